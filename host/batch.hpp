@@ -1,0 +1,48 @@
+// A batch: N instances of one model, each with its own parameters, run with
+// one set of integrator settings. The backend decides only where the loop
+// over instances runs; the per-instance work is run_instance() of kernels/.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "kernels/integrators/run.hpp"
+#include "kernels/models/four_bar.hpp"
+
+namespace hs {
+
+enum class FrictionModel { brown_mcphee, bengisu_akay, none };
+enum class Formulation { double_step };
+
+// Names as written in study files; false if unknown.
+bool parse_friction_model(const std::string& name, FrictionModel& out);
+bool parse_formulation(const std::string& name, Formulation& out);
+std::string friction_model_name(FrictionModel m);
+std::string formulation_name(Formulation f);
+
+using FourBarSummary = RunSummary<3, 3>;
+using FourBarSample = Sample<3, 3>;
+
+struct BatchSpec {
+  std::vector<FourBarParams> instances;
+  IntegratorSettings settings;
+  FrictionModel friction = FrictionModel::brown_mcphee;
+  Formulation formulation = Formulation::double_step;
+  int trajectory_stride = 0;  // record every n-th step (0: no trajectories)
+  int threads = 0;            // 0: all cores (OpenMP default)
+};
+
+struct BatchResult {
+  std::vector<FourBarSummary> summaries;  // one per instance, in input order
+  // Trajectories, instance-major: trajectories[i * samples_per_instance + k].
+  // Samples after a failure keep t = NaN.
+  std::vector<FourBarSample> trajectories;
+  long samples_per_instance = 0;
+  double wall_seconds = 0.0;
+  int threads_used = 1;
+  long failed() const;
+};
+
+// CPU backend: OpenMP over instances.
+BatchResult run_batch_cpu(const BatchSpec& spec);
+
+}  // namespace hs

@@ -1,0 +1,54 @@
+// Fixed-size vectors and matrices for per-thread kernel code.
+//
+// Sizes are compile-time constants so that on the GPU everything lives in
+// registers; element type T is double or Dual<N>. Only what the kernels use
+// is here: indexing, a few BLAS-1/2 helpers. Eigen stays on the host
+// (its decompositions do not compile in device code).
+#pragma once
+#include "hd.hpp"
+
+namespace hs {
+
+template <class T, int N>
+struct Vec {
+  T x[N];
+  HS_HD T& operator[](int i) { return x[i]; }
+  HS_HD const T& operator[](int i) const { return x[i]; }
+  HS_HD static Vec filled(const T& s) { Vec r; for (int i = 0; i < N; ++i) r.x[i] = s; return r; }
+  HS_HD T* data() { return x; }
+  HS_HD const T* data() const { return x; }
+};
+
+// Zero-length vectors (a friction model without internal states) hold nothing.
+template <class T>
+struct Vec<T, 0> {
+  HS_HD T& operator[](int) { return *static_cast<T*>(nullptr); }
+  HS_HD const T& operator[](int) const { return *static_cast<const T*>(nullptr); }
+  HS_HD static Vec filled(const T&) { return {}; }
+  HS_HD T* data() { return nullptr; }
+  HS_HD const T* data() const { return nullptr; }
+};
+
+template <class T, int R, int C>
+struct Mat {
+  T a[R][C];
+  HS_HD T& operator()(int i, int j) { return a[i][j]; }
+  HS_HD const T& operator()(int i, int j) const { return a[i][j]; }
+  HS_HD static Mat zero() { Mat m; for (int i = 0; i < R; ++i) for (int j = 0; j < C; ++j) m.a[i][j] = T(0.0); return m; }
+};
+
+// A planar vector (x, y).
+template <class T>
+struct V2 {
+  T x, y;
+};
+template <class T> HS_HD V2<T> operator+(const V2<T>& a, const V2<T>& b) { return {a.x + b.x, a.y + b.y}; }
+template <class T> HS_HD V2<T> operator-(const V2<T>& a, const V2<T>& b) { return {a.x - b.x, a.y - b.y}; }
+template <class T, class S> HS_HD V2<T> operator*(const S& s, const V2<T>& a) { return {s * a.x, s * a.y}; }
+template <class T> HS_HD T dot(const V2<T>& a, const V2<T>& b) { return a.x * b.x + a.y * b.y; }
+// z-component of the planar cross product a × b.
+template <class T> HS_HD T cross(const V2<T>& a, const V2<T>& b) { return a.x * b.y - a.y * b.x; }
+// k × a: rotation by +90° (velocity of a point at a on a body spinning at unit rate).
+template <class T> HS_HD V2<T> perp(const V2<T>& a) { return {-a.y, a.x}; }
+
+}  // namespace hs

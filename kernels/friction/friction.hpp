@@ -1,0 +1,84 @@
+// Seal friction of the hydraulic cylinder, as interchangeable policies.
+//
+// A friction policy gives the friction force F_μ(v) opposing the piston
+// velocity v = ṡ (it is subtracted from the piston force, seed 002 eq 20)
+// and, for dynamic models, the rates of its internal states w. The
+// integrator treats those states as extra trapezoidal primary variables
+// (seed 002 eqs 35–37, "first approach"), so a policy only states
+//   n_states, force(P, v, w, ẇ), state_rates(P, v, w, ẇ_out).
+// Static models have n_states = 0 and ignore w, ẇ.
+// All laws are odd in v (models/hydraulics-friction-integrators.md §2).
+#pragma once
+#include "../core/dual.hpp"
+
+namespace hs {
+
+// One parameter set for every friction law (each uses the fields it needs).
+// Defaults: reference-parameters.md "Friction": F_c, F_s, σ2 [S] seed 000
+// (the values "used in Ref. [5]" = seed 002); v_s [T]; ξ project choice.
+struct FrictionParams {
+  double coulomb_force = 210.0;      // F_c [N]
+  double static_force = 830.0;       // F_s [N]
+  double stribeck_velocity = 0.005;  // v_s [m/s]
+  double viscous_coefficient = 330.0;  // σ2 [N·s/m]
+  // Bengisu–Akay decay rate ξ of the sliding branch [s/m]. Not in the seed
+  // texts; 1/v_s = 200 s/m makes the Stribeck drop decay over one Stribeck
+  // velocity, the scale the other laws use (project choice).
+  double bengisu_akay_decay = 200.0;
+};
+
+// Brown–McPhee, seed 000 eq (8) (signed form, plain viscous term σ2·v;
+// seed 002 eq (24) multiplies σ2 by tanh(4) = 0.99933, ambiguity A4):
+//   F_μ = F_c tanh(4v/v_s) + (F_s − F_c)(v/v_s)/((v/v_s)²/4 + 3/4)² + σ2 v
+// Smooth, so the Newton tangent is continuous; slope at 0:
+//   4F_c/v_s + (16/9)(F_s − F_c)/v_s + σ2.
+struct BrownMcPhee {
+  static constexpr int n_states = 0;
+  template <class T>
+  HS_HD static T force(const FrictionParams& f, const T& v, const T* = nullptr, const T* = nullptr) {
+    const T x = v * (1.0 / f.stribeck_velocity);
+    const T den = 0.25 * x * x + 0.75;
+    return f.coulomb_force * math::tanh(4.0 * x) + (f.static_force - f.coulomb_force) * x / (den * den) +
+           f.viscous_coefficient * v;
+  }
+  template <class T>
+  HS_HD static void state_rates(const FrictionParams&, const T&, const T*, T*) {}
+};
+
+// Bengisu–Akay, seed 002 eqs (21)–(23):
+//   |v| <  v_s:  F_μ = (F_s − F_s/v_s² (|v| − v_s)²) sgn v            + σ2 v
+//   |v| >= v_s:  F_μ = (F_c + (F_s − F_c) e^{−ξ(|v| − v_s)}) sgn v   + σ2 v
+// Seed 002's corrected form adds σ2 v only in the sliding branch, which
+// makes F_μ jump by σ2·v_s at |v| = v_s (ambiguity A5). We add it in both
+// branches: the law stays continuous (both branches give F_s + σ2 v_s at
+// v_s) and its value differs from seed 002's by at most σ2·v_s = 1.65 N.
+// Slope at 0: 2F_s/v_s + σ2.
+struct BengisuAkay {
+  static constexpr int n_states = 0;
+  template <class T>
+  HS_HD static T force(const FrictionParams& f, const T& v, const T* = nullptr, const T* = nullptr) {
+    const T speed = math::abs(v);
+    const double vs = f.stribeck_velocity;
+    T magnitude;
+    if (speed < vs) {
+      const T d = speed - vs;
+      magnitude = f.static_force - f.static_force / (vs * vs) * d * d;
+    } else {
+      magnitude = f.coulomb_force + (f.static_force - f.coulomb_force) * math::exp(-f.bengisu_akay_decay * (speed - vs));
+    }
+    return magnitude * math::sign(v) + f.viscous_coefficient * v;
+  }
+  template <class T>
+  HS_HD static void state_rates(const FrictionParams&, const T&, const T*, T*) {}
+};
+
+// A policy with no friction at all (frictionless checks, energy tests).
+struct NoFriction {
+  static constexpr int n_states = 0;
+  template <class T>
+  HS_HD static T force(const FrictionParams&, const T&, const T* = nullptr, const T* = nullptr) { return T(0.0); }
+  template <class T>
+  HS_HD static void state_rates(const FrictionParams&, const T&, const T*, T*) {}
+};
+
+}  // namespace hs

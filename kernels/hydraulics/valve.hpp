@@ -1,0 +1,23 @@
+// Semi-empirical valve flow with a laminar region around Δp = 0.
+//
+// Turbulent orifice law, seed 000 eqs (3), (5); seed 001 eqs (24)–(26):
+//     Q = γ2 · sgn(Δp) · √|Δp|
+// Below the laminar limit the flow is linear in Δp, seed 000 eq (6) with the
+// absolute value restored (models/hydraulics-friction-integrators.md A7):
+//     Q = γ1 · Δp,   γ1 = γ2 / √Δp_lim      for |Δp| ≤ Δp_lim
+// γ1 makes Q continuous at ±Δp_lim. The slope is not: γ2/√Δp_lim inside,
+// γ2/(2√Δp_lim) just outside (a factor 2 jump the Newton tangent sees).
+#pragma once
+#include "../core/dual.hpp"
+
+namespace hs {
+
+// γ2: turbulent coefficient [m³/(s·√Pa)], already multiplied by the spool
+// opening for the directional valve. dp: pressure drop in flow direction.
+template <class T, class G>
+HS_HD T orifice_flow(const G& gamma2, const T& dp, double dp_lim) {
+  if (math::abs(dp) <= dp_lim) return gamma2 * dp * (1.0 / ::sqrt(dp_lim));
+  return gamma2 * math::sign(dp) * math::sqrt(math::abs(dp));
+}
+
+}  // namespace hs

@@ -1,0 +1,466 @@
+// Fixed-step implicit trapezoidal rule, double-step (coordinate
+// partitioning) semirecursive formulation: seed 001 §2.2 eqs (13)–(17) and
+// §4 eqs (32)–(41), generic over a hydraulically actuated model.
+//
+// Primary variables x = [z_i; p; w]: independent joint coordinates,
+// circuit pressures and friction states (seed 001 eq 48, seed 002 eq 47).
+// Trapezoidal rule solved for the primaries, eqs (33)–(34):
+//   ż_i = (2/dt) z_i + ẑ_i,   ẑ_i = −((2/dt) z_i,k + ż_i,k)
+//   z̈_i = (4/dt²) z_i + ẑ̈_i,  ẑ̈_i = −((4/dt²) z_i,k + (4/dt) ż_i,k + z̈_i,k)
+//   ṗ   = (2/dt) p + p̂,        p̂ = −((2/dt) p_k + ṗ_k)        (same for w)
+// Residual, eq (38) without its common factor dt²/4 (a row scaling that
+// leaves the Newton iterates unchanged):
+//   f = [ R_zᵀ (M' z̈ − Q' − F ∂s/∂z) ;  ṗ − h(p, z, ż, U) ;  ẇ − u(w, ṡ) ]
+// For every trial z_i the dependent coordinates solve the loop closure
+// Φ(z_d; z_i) = 0 by an inner Newton iteration (§3.2), then
+//   ż_d = −Φ_d⁻¹ Φ_i ż_i                         eq (13)
+//   z̈_d = −Φ_d⁻¹ (Φ_i z̈_i + Φ̇_z ż)              eq (15)
+// so the constraints hold to the inner tolerance at every step.
+//
+// Newton tangent: exact, by evaluating f once on Dual<nx> numbers. The
+// inner solve runs on values; its derivative enters by the implicit
+// function theorem, ∂z_d/∂z_i = −Φ_d⁻¹ Φ_i. Or by forward differences,
+// eq (40)–(41), for comparison with the papers.
+//
+// The spool U is integrated by the same rule in closed form (ambiguity A9);
+// it is not a Newton unknown because its ODE is linear and decoupled.
+#pragma once
+#include "../core/dual.hpp"
+#include "../core/lu.hpp"
+#include "../core/small_matrix.hpp"
+#include "../models/hydraulically_actuated.hpp"
+#include "settings.hpp"
+
+namespace hs {
+
+template <class ModelT>
+struct DoubleStepTrapezoidal {
+  using Model = ModelT;
+  using Mech = typename Model::Mechanism;
+  using Friction = typename Model::Friction;
+  using Circuit = typename Model::Circuit;
+  using Params = typename Model::Params;
+  using Constants = typename Model::Constants;
+  static constexpr int nq = Model::nq;
+  static constexpr int nc = Model::nc;
+  static constexpr int np = Model::np;
+  static constexpr int nw = Model::nw;
+  static constexpr int ni = nq - nc;        // degrees of freedom
+  static constexpr int nx = ni + np + nw;   // Newton unknowns
+  using Jet = Dual<nx>;
+
+  // Which joint coordinates are independent (z_i) and dependent (z_d).
+  struct Partition {
+    int indep[ni];
+    int dep[nc];
+  };
+
+  struct State {
+    double t = 0.0;
+    double q[nq], qd[nq], qdd[nq];
+    double p[np], pd[np];
+    Vec<double, nw> w, wd;
+    double U = 0.0;
+    Partition part;
+  };
+
+  // Everything the model gives at one point of the trajectory.
+  template <class T>
+  struct Evaluation {
+    T q[nq], qd[nq], qdd[nq];
+    T s, sdot;          // actuator length and rate
+    T piston_force;     // A2 p2 − A3 p3
+    T friction_force;   // F_μ(ṡ)
+    T reduced[ni];      // R_zᵀ (M' z̈ − Q' − F ∂s/∂z), seed 001 eq (16)
+    T pressure_rate[np];
+    Vec<T, nw> friction_rate;
+    T kinetic, potential;
+  };
+
+  // ---------------------------------------------------------------------
+  // Loop closure
+
+  // Solve Φ(z_d; z_i) = 0 for the dependent coordinates of q (its z_d
+  // entries are the starting guess). On success S = ∂z_d/∂z_i = −Φ_d⁻¹Φ_i
+  // at the solution and *residual = |Φ|∞.
+  HS_HD static bool solve_dependent(const Params& P, const Partition& part, double tol, int max_iterations,
+                                    double* q, double (*S)[ni], double* residual) {
+    for (int it = 0;; ++it) {
+      const auto pose = Mech::pose(P.mechanism, q);
+      double phi[nc], J[nc][nq];
+      Mech::constraints(P.mechanism, pose, phi);
+      Mech::constraint_jacobian(pose, J);
+      Mat<double, nc, nc> Jd;
+      for (int r = 0; r < nc; ++r)
+        for (int c = 0; c < nc; ++c) Jd(r, c) = J[r][part.dep[c]];
+      int perm[nc];
+      if (!lu_factor(Jd, perm)) return false;
+      double err = 0.0;
+      for (int r = 0; r < nc; ++r) err = fabs(phi[r]) > err ? fabs(phi[r]) : err;
+      if (!(err < 1e30)) return false;
+      if (err <= tol) {
+        for (int j = 0; j < ni; ++j) {
+          double b[nc], y[nc];
+          for (int r = 0; r < nc; ++r) b[r] = J[r][part.indep[j]];
+          lu_solve(Jd, perm, b, y);
+          for (int r = 0; r < nc; ++r) S[r][j] = -y[r];
+        }
+        *residual = err;
+        return true;
+      }
+      if (it >= max_iterations) return false;
+      double d[nc];
+      lu_solve(Jd, perm, phi, d);
+      for (int c = 0; c < nc; ++c) q[part.dep[c]] -= d[c];
+    }
+  }
+
+  // Independent coordinates by Gaussian elimination with full pivoting on
+  // Φ_z (seed 001 §2.2): the columns that never hold a pivot.
+  // Returns the product of the pivots, |det Φ_d| of the chosen split.
+  HS_HD static double full_pivot_partition(const Params& P, const double* q, Partition& part) {
+    const auto pose = Mech::pose(P.mechanism, q);
+    double J[nc][nq];
+    Mech::constraint_jacobian(pose, J);
+    int col[nq];
+    for (int c = 0; c < nq; ++c) col[c] = c;
+    double det = 1.0;
+    for (int k = 0; k < nc; ++k) {
+      int pr = k, pc = k;
+      for (int r = k; r < nc; ++r)
+        for (int c = k; c < nq; ++c)
+          if (fabs(J[r][c]) > fabs(J[pr][pc])) { pr = r; pc = c; }
+      for (int c = 0; c < nq; ++c) { const double t = J[k][c]; J[k][c] = J[pr][c]; J[pr][c] = t; }
+      for (int r = 0; r < nc; ++r) { const double t = J[r][k]; J[r][k] = J[r][pc]; J[r][pc] = t; }
+      const int tc = col[k]; col[k] = col[pc]; col[pc] = tc;
+      det *= fabs(J[k][k]);
+      if (J[k][k] == 0.0) break;
+      for (int r = k + 1; r < nc; ++r) {
+        const double l = J[r][k] / J[k][k];
+        for (int c = k; c < nq; ++c) J[r][c] -= l * J[k][c];
+      }
+    }
+    // Keep both lists in ascending coordinate order (deterministic layout).
+    bool is_dep[nq] = {};
+    for (int k = 0; k < nc; ++k) is_dep[col[k]] = true;
+    int a = 0, b = 0;
+    for (int c = 0; c < nq; ++c) {
+      if (is_dep[c]) part.dep[b++] = c;
+      else part.indep[a++] = c;
+    }
+    return det;
+  }
+
+  // |det Φ_d| for a given split.
+  HS_HD static double partition_determinant(const Params& P, const double* q, const Partition& part) {
+    const auto pose = Mech::pose(P.mechanism, q);
+    double J[nc][nq];
+    Mech::constraint_jacobian(pose, J);
+    Mat<double, nc, nc> Jd;
+    for (int r = 0; r < nc; ++r)
+      for (int c = 0; c < nc; ++c) Jd(r, c) = J[r][part.dep[c]];
+    int perm[nc];
+    if (!lu_factor(Jd, perm)) return 0.0;
+    double det = 1.0;
+    for (int k = 0; k < nc; ++k) det *= fabs(Jd(k, k));
+    return det;
+  }
+
+  // ---------------------------------------------------------------------
+  // Model evaluation at consistent positions q (dependent part carrying
+  // ∂z_d/∂z_i when T is a dual number), given the independent velocities
+  // and accelerations.
+  template <class T>
+  HS_HD static void evaluate(const Params& P, const Constants& K, const Partition& part, const T* q, const T* qd_i,
+                             const T* qdd_i, const T* p, const T* w, const T* wd, double U, Evaluation<T>& e) {
+    const auto pose = Mech::pose(P.mechanism, q);
+    T J[nc][nq];
+    Mech::constraint_jacobian(pose, J);
+    Mat<T, nc, nc> Jd;
+    for (int r = 0; r < nc; ++r)
+      for (int c = 0; c < nc; ++c) Jd(r, c) = J[r][part.dep[c]];
+    int perm[nc];
+    lu_factor(Jd, perm);  // nonsingular: solve_dependent succeeded at these values
+    // G = Φ_d⁻¹ Φ_i, so R_z = [−G; I] in (dependent; independent) order.
+    T G[nc][ni];
+    for (int j = 0; j < ni; ++j) {
+      T b[nc], y[nc];
+      for (int r = 0; r < nc; ++r) b[r] = J[r][part.indep[j]];
+      lu_solve(Jd, perm, b, y);
+      for (int r = 0; r < nc; ++r) G[r][j] = y[r];
+    }
+    for (int k = 0; k < nq; ++k) e.q[k] = q[k];
+    for (int j = 0; j < ni; ++j) {
+      e.qd[part.indep[j]] = qd_i[j];
+      e.qdd[part.indep[j]] = qdd_i[j];
+    }
+    for (int r = 0; r < nc; ++r) {
+      T v(0.0);
+      for (int j = 0; j < ni; ++j) v -= G[r][j] * qd_i[j];
+      e.qd[part.dep[r]] = v;         // eq (13)
+      e.qdd[part.dep[r]] = T(0.0);
+    }
+    const auto motion = Mech::motion(pose, e.qd);
+    // Φ̈ with z̈_d = 0 is Φ_i z̈_i + Φ̇_z ż; eq (15) then gives z̈_d.
+    T c[nc], d[nc];
+    Mech::constraint_acceleration(pose, motion, Mech::acceleration(pose, motion, e.qdd), c);
+    lu_solve(Jd, perm, c, d);
+    for (int r = 0; r < nc; ++r) e.qdd[part.dep[r]] = -d[r];
+    const auto acc = Mech::acceleration(pose, motion, e.qdd);
+
+    const auto act = Mech::actuator(P.mechanism, pose, motion);
+    e.s = act.length;
+    e.sdot = act.rate;
+    e.piston_force = Circuit::piston_force(K.circuit, p);
+    e.friction_force = Friction::force(P.friction, act.rate, w, wd);
+    T r[nq];
+    Mech::dynamics_residual(P.mechanism, pose, motion, acc, act, e.piston_force - e.friction_force, r);
+    // R_zᵀ r = r_i − Gᵀ r_d, seed 001 eq (16).
+    for (int j = 0; j < ni; ++j) {
+      T v = r[part.indep[j]];
+      for (int k = 0; k < nc; ++k) v -= G[k][j] * r[part.dep[k]];
+      e.reduced[j] = v;
+    }
+    Circuit::pressure_rates(P.circuit, K.circuit, p, U, act.length - K.s0, act.rate, e.pressure_rate);
+    Friction::state_rates(P.friction, act.rate, w, e.friction_rate.data());
+    e.kinetic = Mech::kinetic_energy(P.mechanism, motion);
+    e.potential = Mech::potential_energy(P.mechanism, pose);
+  }
+
+  // ---------------------------------------------------------------------
+  // One trapezoidal step
+
+  struct StepContext {
+    double dt;
+    double U;                  // spool at t_{k+1}
+    Partition part;
+    double q_guess[nq];        // full coordinates; z_d entries warm-start the closure solve
+    double qd_hat[nq], qdd_hat[nq], pd_hat[np];
+    Vec<double, nw> wd_hat;
+    double constraint_residual;
+  };
+
+  // Residual f(x) of eq (38); false if the loop closure cannot be solved.
+  template <class T>
+  HS_HD static bool residual(const Params& P, const Constants& K, const IntegratorSettings& S, StepContext& ctx,
+                             const T* x, T* f, Evaluation<T>* out = nullptr) {
+    const double dt = ctx.dt;
+    for (int j = 0; j < ni; ++j) ctx.q_guess[ctx.part.indep[j]] = value(x[j]);
+    double dzd_dzi[nc][ni];
+    if (!solve_dependent(P, ctx.part, S.constraint_tolerance, S.max_position_iterations, ctx.q_guess, dzd_dzi,
+                         &ctx.constraint_residual))
+      return false;
+    T q[nq], qd_i[ni], qdd_i[ni], pd[np];
+    Vec<T, nw> wd;
+    for (int j = 0; j < ni; ++j) {
+      const int k = ctx.part.indep[j];
+      q[k] = x[j];
+      qd_i[j] = (2.0 / dt) * x[j] + ctx.qd_hat[k];
+      qdd_i[j] = (4.0 / (dt * dt)) * x[j] + ctx.qdd_hat[k];
+    }
+    for (int r = 0; r < nc; ++r) {
+      // Implicit function theorem: the value from the inner solve, the
+      // derivative ∂z_d/∂z_i · dz_i.
+      T v(ctx.q_guess[ctx.part.dep[r]]);
+      for (int j = 0; j < ni; ++j) v += dzd_dzi[r][j] * (x[j] - value(x[j]));
+      q[ctx.part.dep[r]] = v;
+    }
+    const T* p = x + ni;
+    const T* w = x + ni + np;
+    for (int k = 0; k < np; ++k) pd[k] = (2.0 / dt) * p[k] + ctx.pd_hat[k];
+    for (int k = 0; k < nw; ++k) wd[k] = (2.0 / dt) * w[k] + ctx.wd_hat[k];
+    Evaluation<T> local;
+    Evaluation<T>& e = out ? *out : local;
+    evaluate(P, K, ctx.part, q, qd_i, qdd_i, p, w, wd.data(), ctx.U, e);
+    for (int j = 0; j < ni; ++j) f[j] = e.reduced[j];
+    for (int k = 0; k < np; ++k) f[ni + k] = pd[k] - e.pressure_rate[k];
+    for (int k = 0; k < nw; ++k) f[ni + np + k] = wd[k] - e.friction_rate[k];
+    return true;
+  }
+
+  // Newton tangent and residual at x.
+  HS_HD static bool tangent(const Params& P, const Constants& K, const IntegratorSettings& S, StepContext& ctx,
+                            const double* x, double* f, Mat<double, nx, nx>& J) {
+    if (S.tangent == Tangent::exact) {
+      Jet xj[nx], fj[nx];
+      for (int k = 0; k < nx; ++k) xj[k] = Jet::variable(x[k], k);
+      if (!residual(P, K, S, ctx, xj, fj)) return false;
+      for (int r = 0; r < nx; ++r) {
+        f[r] = fj[r].a;
+        for (int c = 0; c < nx; ++c) J(r, c) = fj[r].v[c];
+      }
+      return true;
+    }
+    // Forward differences, seed 001 eqs (40)–(41).
+    if (!residual(P, K, S, ctx, x, f)) return false;
+    double xp[nx], fp[nx];
+    for (int k = 0; k < nx; ++k) xp[k] = x[k];
+    for (int c = 0; c < nx; ++c) {
+      const double eps = 1e-8 * (fabs(x[c]) > 1e-2 ? fabs(x[c]) : 1e-2);
+      xp[c] = x[c] + eps;
+      if (!residual(P, K, S, ctx, xp, fp)) return false;
+      for (int r = 0; r < nx; ++r) J(r, c) = (fp[r] - f[r]) / eps;
+      xp[c] = x[c];
+    }
+    return true;
+  }
+
+  struct StepReport {
+    int newton_iterations = 0;
+    double constraint_residual = 0.0;
+  };
+
+  // Advance s by one step of S.dt. On failure s is left at the start of the step.
+  HS_HD static Status step(const Params& P, const Constants& K, const IntegratorSettings& S, State& s,
+                           StepReport& report, Evaluation<double>* eval_out = nullptr) {
+    const double dt = S.dt;
+    StepContext ctx;
+    ctx.dt = dt;
+    // Keep the current split while it stays well conditioned; otherwise take
+    // the full-pivoting choice (A21: hysteresis of a factor 2 on |det Φ_d|).
+    {
+      Partition best;
+      const double best_det = full_pivot_partition(P, s.q, best);
+      if (partition_determinant(P, s.q, s.part) < 0.5 * best_det) s.part = best;
+    }
+    ctx.part = s.part;
+    // Input sampled at the step midpoint: schedules switch on step
+    // boundaries, so U_ref is constant over each step and the trapezoid
+    // stays second order across the switches.
+    ctx.U = Circuit::spool_step(P.circuit, s.U, P.input(s.t + 0.5 * dt), dt);
+    for (int k = 0; k < nq; ++k) {
+      ctx.q_guess[k] = s.q[k] + dt * s.qd[k] + 0.5 * dt * dt * s.qdd[k];  // predictor, §3.2 / §3.5
+      ctx.qd_hat[k] = -((2.0 / dt) * s.q[k] + s.qd[k]);
+      ctx.qdd_hat[k] = -((4.0 / (dt * dt)) * s.q[k] + (4.0 / dt) * s.qd[k] + s.qdd[k]);
+    }
+    double x[nx];
+    for (int j = 0; j < ni; ++j) x[j] = ctx.q_guess[s.part.indep[j]];
+    for (int k = 0; k < np; ++k) {
+      ctx.pd_hat[k] = -((2.0 / dt) * s.p[k] + s.pd[k]);
+      x[ni + k] = s.p[k] + dt * s.pd[k];
+    }
+    for (int k = 0; k < nw; ++k) {
+      ctx.wd_hat[k] = -((2.0 / dt) * s.w[k] + s.wd[k]);
+      x[ni + np + k] = s.w[k] + dt * s.wd[k];
+    }
+
+    bool converged = false;
+    int it = 0;
+    while (it < S.max_newton_iterations) {
+      ++it;
+      double f[nx], dx[nx];
+      Mat<double, nx, nx> J;
+      if (!tangent(P, K, S, ctx, x, f, J)) return Status::constraint_failure;
+      for (int r = 0; r < nx; ++r) f[r] = -f[r];
+      if (!solve_linear(J, f, dx)) return Status::newton_failure;
+      double dq = 0.0, dp = 0.0, dw = 0.0;
+      for (int j = 0; j < ni; ++j) { x[j] += dx[j]; dq = fabs(dx[j]) > dq ? fabs(dx[j]) : dq; }
+      for (int k = ni; k < ni + np; ++k) { x[k] += dx[k]; dp = fabs(dx[k]) > dp ? fabs(dx[k]) : dp; }
+      for (int k = ni + np; k < nx; ++k) { x[k] += dx[k]; dw = fabs(dx[k]) > dw ? fabs(dx[k]) : dw; }
+      if (!(dq + dp + dw < 1e300)) return Status::diverged;  // NaN or Inf
+      if (dq <= S.position_tolerance && dp <= S.pressure_tolerance && dw <= S.friction_state_tolerance) {
+        converged = true;
+        break;
+      }
+    }
+    report.newton_iterations = it;
+    if (!converged) return Status::newton_failure;
+
+    // Consistent state at t_{k+1}: positions on the constraint manifold,
+    // velocities/accelerations from eqs (13)–(15), rates from eqs (33)–(34).
+    Evaluation<double> e;
+    double f[nx];
+    if (!residual(P, K, S, ctx, x, f, &e)) return Status::constraint_failure;
+    report.constraint_residual = ctx.constraint_residual;
+    for (int k = 0; k < nq; ++k) {
+      s.q[k] = e.q[k];
+      s.qd[k] = e.qd[k];
+      s.qdd[k] = e.qdd[k];
+    }
+    for (int k = 0; k < np; ++k) {
+      s.p[k] = x[ni + k];
+      s.pd[k] = (2.0 / dt) * s.p[k] + ctx.pd_hat[k];
+    }
+    for (int k = 0; k < nw; ++k) {
+      s.w[k] = x[ni + np + k];
+      s.wd[k] = (2.0 / dt) * s.w[k] + ctx.wd_hat[k];
+    }
+    s.U = ctx.U;
+    s.t += dt;
+    if (eval_out) *eval_out = e;
+    return Status::ok;
+  }
+
+  // ---------------------------------------------------------------------
+  // Initial state: assembled configuration at the given driving angle, at
+  // rest, valve closed, pressures in static equilibrium with p3 prescribed
+  // and no throttle flow (§1.9), computed from the model itself.
+  HS_HD static Status initialize(const Params& P, const IntegratorSettings& S, State& s, Constants& K,
+                                 Evaluation<double>* eval_out = nullptr) {
+    K.circuit = Circuit::constants(P.circuit);
+    s.t = 0.0;
+    s.U = 0.0;
+    for (int k = 0; k < nq; ++k) { s.q[k] = P.mechanism.initial_angle[k]; s.qd[k] = 0.0; s.qdd[k] = 0.0; }
+    // Assembly: hold the first ni (driving) coordinates.
+    Partition hold;
+    for (int j = 0; j < ni; ++j) hold.indep[j] = j;
+    for (int r = 0; r < nc; ++r) hold.dep[r] = ni + r;
+    double S_[nc][ni], res;
+    if (!solve_dependent(P, hold, S.constraint_tolerance, 4 * S.max_position_iterations, s.q, S_, &res))
+      return Status::invalid_parameters;
+    full_pivot_partition(P, s.q, s.part);
+
+    // Static actuator force: the reduced residual at rest is affine in F.
+    using D1 = Dual<1>;
+    D1 qj[nq], zero[nq];
+    for (int k = 0; k < nq; ++k) { qj[k] = D1(s.q[k]); zero[k] = D1(0.0); }
+    const auto pose = Mech::pose(P.mechanism, qj);
+    const auto motion = Mech::motion(pose, zero);
+    const auto acc = Mech::acceleration(pose, motion, zero);
+    const auto act = Mech::actuator(P.mechanism, pose, motion);
+    K.s0 = act.length.a;
+    D1 r[nq];
+    Mech::dynamics_residual(P.mechanism, pose, motion, acc, act, D1::variable(0.0, 0), r);
+    // Project on the first independent direction: r_i − Gᵀ r_d with G from the split.
+    double Sdep[nc][ni];
+    double qv[nq];
+    for (int k = 0; k < nq; ++k) qv[k] = s.q[k];
+    if (!solve_dependent(P, s.part, S.constraint_tolerance, S.max_position_iterations, qv, Sdep, &res))
+      return Status::invalid_parameters;
+    D1 reduced = r[s.part.indep[0]];
+    for (int k = 0; k < nc; ++k) reduced += Sdep[k][0] * r[s.part.dep[k]];
+    if (reduced.v[0] == 0.0) return Status::invalid_parameters;  // actuator cannot hold the load
+    const double F0 = -reduced.a / reduced.v[0];
+    Circuit::static_pressures(P.circuit, K.circuit, F0, s.p);
+    for (int k = 0; k < nw; ++k) s.w[k] = 0.0;
+    if (!(s.p[1] > S.pressure_min && s.p[1] < S.pressure_max)) return Status::invalid_parameters;
+
+    // Consistent accelerations: the reduced residual is affine in z̈_i.
+    using Di = Dual<ni>;
+    Di qi[nq], qd_i[ni], qdd_i[ni], p[np];
+    Vec<Di, nw> w, wd;
+    for (int k = 0; k < nq; ++k) qi[k] = Di(s.q[k]);
+    for (int j = 0; j < ni; ++j) { qd_i[j] = Di(0.0); qdd_i[j] = Di::variable(0.0, j); }
+    for (int k = 0; k < np; ++k) p[k] = Di(s.p[k]);
+    for (int k = 0; k < nw; ++k) { w[k] = Di(0.0); wd[k] = Di(0.0); }
+    Evaluation<Di> ed;
+    evaluate(P, K, s.part, qi, qd_i, qdd_i, p, w.data(), wd.data(), 0.0, ed);
+    Mat<double, ni, ni> A;
+    double b[ni], a0[ni];
+    for (int r2 = 0; r2 < ni; ++r2) {
+      b[r2] = -ed.reduced[r2].a;
+      for (int c = 0; c < ni; ++c) A(r2, c) = ed.reduced[r2].v[c];
+    }
+    if (!solve_linear(A, b, a0)) return Status::invalid_parameters;
+    double qdi[ni] = {}, wv[nw > 0 ? nw : 1] = {}, wdv[nw > 0 ? nw : 1] = {};
+    Evaluation<double> e;
+    evaluate(P, K, s.part, s.q, qdi, a0, s.p, wv, wdv, 0.0, e);
+    for (int k = 0; k < nq; ++k) s.qdd[k] = e.qdd[k];
+    for (int k = 0; k < np; ++k) s.pd[k] = e.pressure_rate[k];
+    for (int k = 0; k < nw; ++k) s.wd[k] = e.friction_rate[k];
+    if (eval_out) *eval_out = e;
+    return Status::ok;
+  }
+};
+
+}  // namespace hs

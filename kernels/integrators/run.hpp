@@ -1,0 +1,117 @@
+// Integrate one instance over the whole horizon and summarise it: the unit
+// of work every backend runs per instance (one thread on the GPU, one
+// loop iteration on the CPU). Generic over the integrator.
+#pragma once
+#include "../models/hydraulically_actuated.hpp"
+#include "settings.hpp"
+
+namespace hs {
+
+// One recorded sample of a trajectory (stride set by the caller).
+template <int nq, int np>
+struct Sample {
+  double t;
+  double q[nq];
+  double p[np];
+  double U;
+  double s, sdot;              // actuator length and rate
+  double piston_force, friction_force;
+  double energy_drift;         // see RunSummary::peak_energy_drift
+};
+
+template <int nq, int np>
+struct RunSummary {
+  Status status = Status::ok;
+  double t_end = 0.0;           // time reached (the failure time if status != ok)
+  long steps = 0;
+  double q[nq] = {}, qd[nq] = {}, p[np] = {};
+  double U = 0.0, s = 0.0;
+  double p_min[np], p_max[np];
+  // Energy balance (ambiguity A18):
+  //   drift(t) = [T + V](t) − [T + V](0) − W_cyl(t) − W_fr(t)
+  //   W_cyl = ∫ (A2 p2 − A3 p3) ṡ dt,  W_fr = −∫ F_μ ṡ dt  (trapezoidal quadrature)
+  double cylinder_work = 0.0, friction_work = 0.0;
+  double max_cylinder_work = 0.0;   // max_t |W_cyl(t)|
+  double peak_energy_drift = 0.0;   // max_t |drift(t)|
+  double final_energy_drift = 0.0;
+  long newton_iterations = 0;       // total over all steps
+  int max_newton_iterations = 0;
+  double max_constraint_violation = 0.0;  // max_t |Φ|∞ [m]
+};
+
+// Integrate until settings.duration; every `stride` steps (and at t = 0)
+// record(index, sample) is called if stride > 0.
+template <class Integrator, class Recorder>
+HS_HD RunSummary<Integrator::nq, Integrator::np> run_instance(const typename Integrator::Params& P,
+                                                              const IntegratorSettings& S, int stride,
+                                                              Recorder&& record) {
+  constexpr int nq = Integrator::nq, np = Integrator::np;
+  using Model = typename Integrator::Model;
+  RunSummary<nq, np> out;
+  typename Integrator::State st;
+  typename Integrator::Constants K;
+  typename Integrator::template Evaluation<double> e;
+  out.status = Integrator::initialize(P, S, st, K, &e);
+  for (int k = 0; k < np; ++k) { out.p_min[k] = st.p[k]; out.p_max[k] = st.p[k]; }
+  if (out.status != Status::ok) return out;
+
+  const double E0 = e.kinetic + e.potential;
+  double power_cyl = e.piston_force * e.sdot, power_fr = -e.friction_force * e.sdot;
+  auto sample = [&](double drift) {
+    Sample<nq, np> smp;
+    smp.t = st.t;
+    for (int k = 0; k < nq; ++k) smp.q[k] = st.q[k];
+    for (int k = 0; k < np; ++k) smp.p[k] = st.p[k];
+    smp.U = st.U;
+    smp.s = e.s; smp.sdot = e.sdot;
+    smp.piston_force = e.piston_force; smp.friction_force = e.friction_force;
+    smp.energy_drift = drift;
+    return smp;
+  };
+  long record_index = 0;
+  if (stride > 0) record(record_index++, sample(0.0));
+
+  const long n_steps = static_cast<long>(S.duration / S.dt + 0.5);
+  typename Integrator::StepReport rep;
+  for (long n = 0; n < n_steps; ++n) {
+    const Status status = Integrator::step(P, K, S, st, rep, &e);
+    if (status != Status::ok) { out.status = status; break; }
+    out.steps = n + 1;
+    out.newton_iterations += rep.newton_iterations;
+    if (rep.newton_iterations > out.max_newton_iterations) out.max_newton_iterations = rep.newton_iterations;
+    if (rep.constraint_residual > out.max_constraint_violation) out.max_constraint_violation = rep.constraint_residual;
+
+    const double pc = e.piston_force * e.sdot, pf = -e.friction_force * e.sdot;
+    out.cylinder_work += 0.5 * S.dt * (power_cyl + pc);
+    out.friction_work += 0.5 * S.dt * (power_fr + pf);
+    power_cyl = pc;
+    power_fr = pf;
+    const double drift = e.kinetic + e.potential - E0 - out.cylinder_work - out.friction_work;
+    if (fabs(out.cylinder_work) > out.max_cylinder_work) out.max_cylinder_work = fabs(out.cylinder_work);
+    if (fabs(drift) > out.peak_energy_drift) out.peak_energy_drift = fabs(drift);
+    out.final_energy_drift = drift;
+
+    Status check = Model::check(P, K, st.p, e.s, S.pressure_min, S.pressure_max);
+    for (int k = 0; k < np; ++k) {
+      if (st.p[k] < out.p_min[k]) out.p_min[k] = st.p[k];
+      if (st.p[k] > out.p_max[k]) out.p_max[k] = st.p[k];
+    }
+    if (stride > 0 && (n + 1) % stride == 0) record(record_index++, sample(drift));
+    if (check != Status::ok) { out.status = check; break; }
+  }
+  out.t_end = st.t;
+  for (int k = 0; k < nq; ++k) { out.q[k] = st.q[k]; out.qd[k] = st.qd[k]; }
+  for (int k = 0; k < np; ++k) out.p[k] = st.p[k];
+  out.U = st.U;
+  out.s = e.s;
+  return out;
+}
+
+// Number of samples run_instance records for a given stride.
+HS_HD inline long sample_count(const IntegratorSettings& S, int stride) {
+  if (stride <= 0) return 0;
+  const long n_steps = static_cast<long>(S.duration / S.dt + 0.5);
+  return 1 + n_steps / stride;
+}
+
+}  // namespace hs

@@ -1,0 +1,30 @@
+// Settings of the fixed-step trapezoidal integrators (one set per study).
+#pragma once
+
+namespace hs {
+
+enum class Tangent : int {
+  exact = 0,             // Jacobian from dual numbers (one residual pass in Dual<nx>)
+  finite_difference = 1, // seed 001 eqs (40)–(41): forward differences, ε = 1e-8·max(1e-2, |x|)
+};
+
+struct IntegratorSettings {
+  double dt = 1e-3;        // [s]  seeds 001/002
+  double duration = 10.0;  // [s]
+  Tangent tangent = Tangent::exact;
+  int max_newton_iterations = 20;
+  // Newton increment tolerances, seed 001 §5 / seed 002 §5 (applied to the
+  // max-norm of each group of the increment, ambiguity A10).
+  double position_tolerance = 1e-7;        // [rad]
+  double pressure_tolerance = 1e-2;        // [Pa]
+  double friction_state_tolerance = 1e-7;  // [model units]
+  // Dependent-coordinate (loop closure) solve: |Φ|∞ below this [m].
+  double constraint_tolerance = 1e-11;
+  int max_position_iterations = 25;
+  // Admissible absolute pressures; an instance leaving the range stops with
+  // Status::pressure_out_of_range (the lumped model has no cavitation).
+  double pressure_min = 0.0;    // [Pa]
+  double pressure_max = 100e6;  // [Pa]
+};
+
+}  // namespace hs

@@ -1,0 +1,234 @@
+// A planar serial chain of NB rigid bodies in relative joint coordinates,
+// closed to the ground by one cut revolute joint: the four-bar of seeds
+// 001/002 is PlanarLoopChain<3>.
+//
+// Semirecursive formulation (seed 001 §2.1, eqs 1–12; seed 002 eqs 1–8),
+// written for the plane. Body j turns by the relative angle z_j about its
+// proximal joint r_j, so its absolute angle is θ_j = z_1 + … + z_j. With
+// Z_j = [ṡ_j; ω_j] (velocity of the body point at the origin, angular rate):
+//
+//   Z_j = Z_{j−1} + b_j ż_j,          b_j = [r_j,y; −r_j,x; 1]         eq (2)
+//   Ż_j = Ż_{j−1} + b_j z̈_j + ḃ_j ż_j, ḃ_j = [ṙ_j,y; −ṙ_j,x; 0]        eq (3)
+//
+// The virtual-power equations (eq 8) projected on z_i give, for a serial
+// chain, the moment about joint i of the inertia-minus-applied wrench of
+// every body outboard of i:
+//   r_i = b_iᵀ Σ_{j≥i} W_j,  W_j = [m_j g̈_j − f_j ; r_O-moment]       eq (11)
+// i.e. M'(z) z̈ − Q'(z, ż) assembled by the backward accumulation Tᵀ.
+// CoM accelerations are computed as point accelerations,
+//   g̈ = s̈ + ω̇ k×g + ω k×ġ,
+// which is the literal derivative of ġ = ṡ + ω k×g; seed 001 eq (7) writes
+// the velocity term as ω̃ω̃g, which drops ω̃ṡ (tests/test_mechanism.cpp checks
+// ours against the Lagrangian form through energy conservation).
+//
+// Loop closure: the distal point of body NB coincides with the ground point
+// E (two equations). Its Jacobian and its acceleration bias come from the
+// same velocity/acceleration recursion as everything else.
+#pragma once
+#include "../core/dual.hpp"
+#include "../core/small_matrix.hpp"
+
+namespace hs {
+
+template <int NB>
+struct PlanarLoopChainParams {
+  // Per body, in body coordinates: origin at the proximal joint, x axis at
+  // absolute angle θ_j. `distal` is the next body's joint (for the last
+  // body: its half of the cut joint).
+  struct Body {
+    double mass;     // [kg]
+    double inertia;  // about the centre of mass [kg·m²]
+    double com_x, com_y;
+    double distal_x, distal_y;
+  };
+  Body body[NB];
+  double base_x = 0.0, base_y = 0.0;  // ground pivot of body 1 [m]
+  double cut_x = 0.0, cut_y = 0.0;    // ground point of the cut joint [m]
+  double gravity_x = 0.0, gravity_y = -9.81;  // [m/s²]
+  // Actuator: ground point G, moving point F on body `actuator_body`
+  // (0-based), in that body's coordinates.
+  double actuator_ground_x = 0.0, actuator_ground_y = 0.0;
+  int actuator_body = 0;
+  double actuator_local_x = 0.0, actuator_local_y = 0.0;
+  // Initial relative joint angles [rad]. z_1 is the driving angle and is
+  // kept; the others are guesses that select the assembly branch and are
+  // corrected by the loop closure.
+  double initial_angle[NB];
+};
+
+template <int NB>
+struct PlanarLoopChain {
+  static constexpr int nq = NB;
+  static constexpr int nc = 2;
+  using Params = PlanarLoopChainParams<NB>;
+
+  // Positions of everything, for one set of joint angles.
+  template <class T>
+  struct Pose {
+    T cos_t[NB], sin_t[NB];  // of the absolute angles θ_j
+    V2<T> joint[NB];         // r_j, proximal joint of body j
+    V2<T> com[NB];           // g_j
+    V2<T> end;               // distal point of the last body (cut joint)
+    V2<T> actuator_point;    // r_F
+  };
+  template <class T>
+  struct Motion {  // velocities Z_j = [ṡ_j; ω_j] and the CoM velocities
+    V2<T> sdot[NB];
+    T omega[NB];
+    V2<T> com_vel[NB];
+  };
+  template <class T>
+  struct Actuator {
+    T length, rate;  // s = |r_F − r_G|, ṡ
+    V2<T> unit;      // (r_F − r_G)/s
+  };
+
+  template <class T>
+  HS_HD static V2<T> to_global(const Pose<T>& p, int j, double lx, double ly) {
+    return {p.joint[j].x + p.cos_t[j] * lx - p.sin_t[j] * ly, p.joint[j].y + p.sin_t[j] * lx + p.cos_t[j] * ly};
+  }
+
+  template <class T>
+  HS_HD static Pose<T> pose(const Params& P, const T* z) {
+    Pose<T> p;
+    T theta = z[0];
+    V2<T> r{T(P.base_x), T(P.base_y)};
+    for (int j = 0; j < NB; ++j) {
+      if (j > 0) theta = theta + z[j];
+      math::sincos(theta, &p.sin_t[j], &p.cos_t[j]);
+      p.joint[j] = r;
+      p.com[j] = to_global(p, j, P.body[j].com_x, P.body[j].com_y);
+      r = to_global(p, j, P.body[j].distal_x, P.body[j].distal_y);
+    }
+    p.end = r;
+    p.actuator_point = to_global(p, P.actuator_body, P.actuator_local_x, P.actuator_local_y);
+    return p;
+  }
+
+  // Φ(z) = r_end − r_E, seed 001 eq (13)'s closure of the cut joint.
+  template <class T>
+  HS_HD static void constraints(const Params& P, const Pose<T>& p, T* phi) {
+    phi[0] = p.end.x - P.cut_x;
+    phi[1] = p.end.y - P.cut_y;
+  }
+
+  // Φ_z (nc × nq, row-major): turning joint i moves the end by k × (r_end − r_i).
+  template <class T>
+  HS_HD static void constraint_jacobian(const Pose<T>& p, T (*J)[NB]) {
+    for (int i = 0; i < NB; ++i) {
+      const V2<T> d = perp(p.end - p.joint[i]);
+      J[0][i] = d.x;
+      J[1][i] = d.y;
+    }
+  }
+
+  // Velocity recursion, eq (2).
+  template <class T>
+  HS_HD static Motion<T> motion(const Pose<T>& p, const T* zdot) {
+    Motion<T> m;
+    V2<T> s{T(0.0), T(0.0)};
+    T w(0.0);
+    for (int j = 0; j < NB; ++j) {
+      s = s + zdot[j] * V2<T>{p.joint[j].y, -p.joint[j].x};
+      w = w + zdot[j];
+      m.sdot[j] = s;
+      m.omega[j] = w;
+      m.com_vel[j] = s + w * perp(p.com[j]);
+    }
+    return m;
+  }
+
+  // Velocity of a point fixed to body j.
+  template <class T>
+  HS_HD static V2<T> point_velocity(const Motion<T>& m, int j, const V2<T>& r) { return m.sdot[j] + m.omega[j] * perp(r); }
+
+  // Acceleration recursion, eq (3), and the loop-closure acceleration Φ̈.
+  // With z̈ = 0 the result is the bias Φ̇_z ż of the acceleration constraint.
+  template <class T>
+  struct Acceleration {
+    V2<T> sddot[NB];
+    T alpha[NB];
+  };
+  template <class T>
+  HS_HD static Acceleration<T> acceleration(const Pose<T>& p, const Motion<T>& m, const T* zddot) {
+    Acceleration<T> a;
+    V2<T> s{T(0.0), T(0.0)};
+    T al(0.0);
+    for (int j = 0; j < NB; ++j) {
+      // ṙ_j: the joint point moves with the previous body (ground for j = 0).
+      const V2<T> rdot = j == 0 ? V2<T>{T(0.0), T(0.0)} : point_velocity(m, j - 1, p.joint[j]);
+      const T zd = j == 0 ? m.omega[0] : m.omega[j] - m.omega[j - 1];
+      s = s + zddot[j] * V2<T>{p.joint[j].y, -p.joint[j].x} + zd * V2<T>{rdot.y, -rdot.x};
+      al = al + zddot[j];
+      a.sddot[j] = s;
+      a.alpha[j] = al;
+    }
+    return a;
+  }
+  // Acceleration of a point r fixed to body j moving with velocity v.
+  template <class T>
+  HS_HD static V2<T> point_acceleration(const Motion<T>& m, const Acceleration<T>& a, int j, const V2<T>& r,
+                                        const V2<T>& v) {
+    return a.sddot[j] + a.alpha[j] * perp(r) + m.omega[j] * perp(v);
+  }
+  template <class T>
+  HS_HD static void constraint_acceleration(const Pose<T>& p, const Motion<T>& m, const Acceleration<T>& a, T* out) {
+    const V2<T> v = point_velocity(m, NB - 1, p.end);
+    const V2<T> acc = point_acceleration(m, a, NB - 1, p.end, v);
+    out[0] = acc.x;
+    out[1] = acc.y;
+  }
+
+  template <class T>
+  HS_HD static Actuator<T> actuator(const Params& P, const Pose<T>& p, const Motion<T>& m) {
+    Actuator<T> act;
+    const V2<T> d{p.actuator_point.x - P.actuator_ground_x, p.actuator_point.y - P.actuator_ground_y};
+    act.length = math::sqrt(dot(d, d));
+    act.unit = (1.0 / act.length) * d;
+    act.rate = dot(point_velocity(m, P.actuator_body, p.actuator_point), act.unit);
+    return act;
+  }
+
+  // Generalized residual M'(z) z̈ − Q'(z, ż) − F ∂s/∂z, seed 001 eq (11):
+  // gravity on every body and the actuator force F (extension positive)
+  // applied at r_F along the actuator line.
+  template <class T>
+  HS_HD static void dynamics_residual(const Params& P, const Pose<T>& p, const Motion<T>& m,
+                                      const Acceleration<T>& a, const Actuator<T>& act, const T& F, T* r) {
+    // Accumulated wrench about the origin of all bodies outboard of joint i.
+    V2<T> force{T(0.0), T(0.0)};
+    T moment(0.0);
+    for (int j = NB - 1; j >= 0; --j) {
+      const auto& B = P.body[j];
+      const V2<T> gacc = point_acceleration(m, a, j, p.com[j], m.com_vel[j]);
+      // Inertia minus gravity at the CoM; rotational inertia about the CoM.
+      const V2<T> fj{B.mass * (gacc.x - P.gravity_x), B.mass * (gacc.y - P.gravity_y)};
+      force = force + fj;
+      moment = moment + cross(p.com[j], fj) + B.inertia * a.alpha[j];
+      if (j == P.actuator_body) {
+        const V2<T> fa = F * act.unit;
+        force = force - fa;
+        moment = moment - cross(p.actuator_point, fa);
+      }
+      // b_jᵀ W: moment about joint j.
+      r[j] = moment - cross(p.joint[j], force);
+    }
+  }
+
+  // Kinetic and potential energy (gravity), for the energy balance.
+  template <class T>
+  HS_HD static T kinetic_energy(const Params& P, const Motion<T>& m) {
+    T e(0.0);
+    for (int j = 0; j < NB; ++j)
+      e = e + 0.5 * P.body[j].mass * dot(m.com_vel[j], m.com_vel[j]) + 0.5 * P.body[j].inertia * m.omega[j] * m.omega[j];
+    return e;
+  }
+  template <class T>
+  HS_HD static T potential_energy(const Params& P, const Pose<T>& p) {
+    T e(0.0);
+    for (int j = 0; j < NB; ++j) e = e - P.body[j].mass * (P.gravity_x * p.com[j].x + P.gravity_y * p.com[j].y);
+    return e;
+  }
+};
+
+}  // namespace hs
