@@ -59,14 +59,13 @@ struct BengisuAkay {
   HS_HD static T force(const FrictionParams& f, const T& v, const T* = nullptr, const T* = nullptr) {
     const T speed = math::abs(v);
     const double vs = f.stribeck_velocity;
-    T magnitude;
     if (speed < vs) {
-      const T d = speed - vs;
-      magnitude = f.static_force - f.static_force / (vs * vs) * d * d;
-    } else {
-      magnitude = f.coulomb_force + (f.static_force - f.coulomb_force) * math::exp(-f.bengisu_akay_decay * (speed - vs));
+      // (F_s − F_s/v_s² (|v| − v_s)²) sgn v = F_s (2v/v_s − v|v|/v_s²): written
+      // without sgn so that the dual-number slope at v = 0 is 2F_s/v_s, not 0.
+      return f.static_force * (2.0 / vs) * v - f.static_force / (vs * vs) * v * speed + f.viscous_coefficient * v;
     }
-    return magnitude * math::sign(v) + f.viscous_coefficient * v;
+    const T sliding = f.coulomb_force + (f.static_force - f.coulomb_force) * math::exp(-f.bengisu_akay_decay * (speed - vs));
+    return sliding * math::sign(v) + f.viscous_coefficient * v;
   }
   template <class T>
   HS_HD static void state_rates(const FrictionParams&, const T&, const T*, T*) {}

@@ -1,0 +1,149 @@
+// kernels/models: the planar loop chain against independent derivations.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "kernels/integrators/double_step_trapezoidal.hpp"
+#include "kernels/models/four_bar.hpp"
+
+using namespace hs;
+using Mech = PlanarFourBarMechanism;
+using Integrator = DoubleStepTrapezoidal<HydraulicFourBar<BrownMcPhee>>;
+
+namespace {
+
+// Kinetic energy as a function of (q, q̇), on any scalar.
+template <class T>
+T kinetic(const Mech::Params& P, const T* q, const T* qd) {
+  return Mech::kinetic_energy(P, Mech::motion(Mech::pose(P, q), qd));
+}
+template <class T>
+T potential(const Mech::Params& P, const T* q) {
+  return Mech::potential_energy(P, Mech::pose(P, q));
+}
+template <class T>
+T actuator_length(const Mech::Params& P, const T* q) {
+  const T zero[3] = {T(0.0), T(0.0), T(0.0)};
+  const auto pose = Mech::pose(P, q);
+  return Mech::actuator(P, pose, Mech::motion(pose, zero)).length;
+}
+// ∂T/∂q̇ (exact: T is quadratic in q̇).
+void momentum(const Mech::Params& P, const double* q, const double* qd, double* out) {
+  Dual<3> qj[3], qdj[3];
+  for (int k = 0; k < 3; ++k) { qj[k] = q[k]; qdj[k] = Dual<3>::variable(qd[k], k); }
+  const auto T = kinetic(P, qj, qdj);
+  for (int k = 0; k < 3; ++k) out[k] = T.v[k];
+}
+
+}  // namespace
+
+TEST(PlanarFourBar, AssemblesSeed002InitialConfiguration) {
+  // models/hydraulics-friction-integrators.md §4.3 [D]: closure at z1 = 60°
+  // gives z2 = −37.9044°, z3 = −93.5833°, |s| = √3, cylinder at 30°.
+  const FourBarParams P = seed002_four_bar();
+  Integrator::State s;
+  Integrator::Constants K;
+  ASSERT_EQ(Integrator::initialize(P, IntegratorSettings{}, s, K), Status::ok);
+  EXPECT_NEAR(s.q[0] / kDeg, 60.0, 1e-12);
+  EXPECT_NEAR(s.q[1] / kDeg, -37.9044, 5e-5);
+  EXPECT_NEAR(s.q[2] / kDeg, -93.5833, 5e-5);
+  EXPECT_NEAR(K.s0, std::sqrt(3.0), 1e-12);
+  double phi[2];
+  Mech::constraints(P.mechanism, Mech::pose(P.mechanism, s.q), phi);
+  EXPECT_LT(std::fabs(phi[0]) + std::fabs(phi[1]), 1e-11);
+  // ds/dz1 = −0.5 m/rad at 60° (§4.3): only the crank carries the cylinder.
+  Dual<1> q[3] = {Dual<1>::variable(s.q[0], 0), s.q[1], s.q[2]};
+  EXPECT_NEAR(actuator_length(P.mechanism, q).v[0], -0.5, 1e-12);
+}
+
+TEST(PlanarFourBar, StaticCylinderForcesMatchVirtualWork) {
+  // Seed 002 geometry: F(0) = −386.00 N (tension) by virtual work [D].
+  // Seed 001 four-bar: F_s0 = √2 g (3 m1 + 2 m2 + m3) = 11 029.38 N [S, D].
+  struct Case { FourBarParams P; double force; double tol; };
+  const Case cases[] = {{seed002_four_bar(), -386.00, 0.005},
+                        {seed001_four_bar(), std::sqrt(2.0) * 9.81 * (3 * 225 + 2 * 35 + 50), 1e-8}};
+  for (const auto& c : cases) {
+    Integrator::State s;
+    Integrator::Constants K;
+    ASSERT_EQ(Integrator::initialize(c.P, IntegratorSettings{}, s, K), Status::ok);
+    EXPECT_NEAR(ThreeVolumeCircuit::piston_force(K.circuit, s.p), c.force, c.tol);
+    EXPECT_EQ(s.p[0], s.p[1]);
+    EXPECT_EQ(s.p[2], c.P.circuit.rod_side_initial_pressure);
+  }
+}
+
+TEST(PlanarFourBar, ConstraintJacobianAndBiasAreDerivativesOfClosure) {
+  const auto P = seed001_four_bar().mechanism;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-2.0, 2.0);
+  for (int trial = 0; trial < 20; ++trial) {
+    const double q[3] = {u(rng), u(rng), u(rng)}, qd[3] = {u(rng), u(rng), u(rng)};
+    // Φ_z from the recursion vs dual-number derivative of Φ.
+    Dual<3> qj[3];
+    for (int k = 0; k < 3; ++k) qj[k] = Dual<3>::variable(q[k], k);
+    Dual<3> phi[2];
+    Mech::constraints(P, Mech::pose(P, qj), phi);
+    double J[2][3];
+    const auto pose = Mech::pose(P, q);
+    Mech::constraint_jacobian(pose, J);
+    for (int r = 0; r < 2; ++r)
+      for (int c = 0; c < 3; ++c) EXPECT_NEAR(J[r][c], phi[r].v[c], 1e-12);
+    // Φ̈ at z̈ = 0 is (d/dt Φ_z) ż: derivative of Φ_z ż along q̇.
+    const double zero[3] = {0, 0, 0};
+    const auto m = Mech::motion(pose, qd);
+    double bias[2];
+    Mech::constraint_acceleration(pose, m, Mech::acceleration(pose, m, zero), bias);
+    Dual<1> qt[3];
+    for (int k = 0; k < 3; ++k) qt[k] = q[k] + Dual<1>::variable(0.0, 0) * qd[k];
+    Dual<1> Jt[2][3];
+    Mech::constraint_jacobian(Mech::pose(P, qt), Jt);
+    for (int r = 0; r < 2; ++r) {
+      double expect = 0.0;
+      for (int c = 0; c < 3; ++c) expect += Jt[r][c].v[0] * qd[c];
+      EXPECT_NEAR(bias[r], expect, 1e-11 * (1 + std::fabs(expect)));
+    }
+  }
+}
+
+TEST(PlanarFourBar, DynamicsResidualIsLagrangesEquations) {
+  // r = d/dt(∂T/∂q̇) − ∂T/∂q + ∂V/∂q − F ∂s/∂q for arbitrary (q, q̇, q̈, F):
+  // the recursive Newton–Euler residual (seed 001 eq 11) against the
+  // Lagrangian built from the energies. d/dt(∂T/∂q̇) by central differences
+  // along the path (q + h q̇ + h²/2 q̈, q̇ + h q̈): truncation O(h²).
+  for (const FourBarParams& FP : {seed002_four_bar(), seed001_four_bar()}) {
+    const auto& P = FP.mechanism;
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<double> u(-1.5, 1.5);
+    for (int trial = 0; trial < 20; ++trial) {
+      const double q[3] = {u(rng), u(rng), u(rng)}, qd[3] = {u(rng), u(rng), u(rng)}, qdd[3] = {u(rng), u(rng), u(rng)};
+      const double F = 1000.0 * u(rng);
+      const auto pose = Mech::pose(P, q);
+      const auto m = Mech::motion(pose, qd);
+      const auto a = Mech::acceleration(pose, m, qdd);
+      const auto act = Mech::actuator(P, pose, m);
+      double r[3];
+      Mech::dynamics_residual(P, pose, m, a, act, F, r);
+
+      const double h = 1e-4;
+      double qp[3], qm[3], qdp[3], qdm[3], pp[3], pm[3];
+      for (int k = 0; k < 3; ++k) {
+        qp[k] = q[k] + h * qd[k] + 0.5 * h * h * qdd[k];
+        qm[k] = q[k] - h * qd[k] + 0.5 * h * h * qdd[k];
+        qdp[k] = qd[k] + h * qdd[k];
+        qdm[k] = qd[k] - h * qdd[k];
+      }
+      momentum(P, qp, qdp, pp);
+      momentum(P, qm, qdm, pm);
+      Dual<3> qj[3], qdj[3];
+      for (int k = 0; k < 3; ++k) { qj[k] = Dual<3>::variable(q[k], k); qdj[k] = qd[k]; }
+      const auto dT = kinetic(P, qj, qdj);
+      const auto dV = potential(P, qj);
+      const auto ds = actuator_length(P, qj);
+      for (int k = 0; k < 3; ++k) {
+        const double lagrange = (pp[k] - pm[k]) / (2 * h) - dT.v[k] + dV.v[k] - F * ds.v[k];
+        EXPECT_NEAR(r[k], lagrange, 1e-5 * (1 + std::fabs(lagrange))) << "trial " << trial << " coordinate " << k;
+      }
+    }
+  }
+}
