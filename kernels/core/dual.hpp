@@ -32,51 +32,51 @@ struct Dual {
     return d;
   }
 
-  HS_HD Dual& operator+=(const Dual& o) { a += o.a; for (int i = 0; i < N; ++i) v[i] += o.v[i]; return *this; }
-  HS_HD Dual& operator-=(const Dual& o) { a -= o.a; for (int i = 0; i < N; ++i) v[i] -= o.v[i]; return *this; }
-  HS_HD Dual& operator*=(const Dual& o) { for (int i = 0; i < N; ++i) v[i] = a * o.v[i] + o.a * v[i]; a *= o.a; return *this; }
-  HS_HD Dual& operator/=(const Dual& o) { *this = *this / o; return *this; }
-  HS_HD Dual& operator+=(double s) { a += s; return *this; }
-  HS_HD Dual& operator-=(double s) { a -= s; return *this; }
-  HS_HD Dual& operator*=(double s) { a *= s; for (int i = 0; i < N; ++i) v[i] *= s; return *this; }
+  HS_HD HS_FORCEINLINE Dual& operator+=(const Dual& o) { a += o.a; for (int i = 0; i < N; ++i) v[i] += o.v[i]; return *this; }
+  HS_HD HS_FORCEINLINE Dual& operator-=(const Dual& o) { a -= o.a; for (int i = 0; i < N; ++i) v[i] -= o.v[i]; return *this; }
+  HS_HD HS_FORCEINLINE Dual& operator*=(const Dual& o) { for (int i = 0; i < N; ++i) v[i] = a * o.v[i] + o.a * v[i]; a *= o.a; return *this; }
+  HS_HD HS_FORCEINLINE Dual& operator/=(const Dual& o) { *this = *this / o; return *this; }
+  HS_HD HS_FORCEINLINE Dual& operator+=(double s) { a += s; return *this; }
+  HS_HD HS_FORCEINLINE Dual& operator-=(double s) { a -= s; return *this; }
+  HS_HD HS_FORCEINLINE Dual& operator*=(double s) { a *= s; for (int i = 0; i < N; ++i) v[i] *= s; return *this; }
 
   // A function applied at the value, with derivative df: f(a) + df·v ε.
-  HS_HD static Dual chain(double f, double df, const Dual& x) {
+  HS_HD HS_FORCEINLINE static Dual chain(double f, double df, const Dual& x) {
     Dual r(f);
     for (int i = 0; i < N; ++i) r.v[i] = df * x.v[i];
     return r;
   }
 
-  HS_HD friend Dual operator-(const Dual& x) { Dual r(-x.a); for (int i = 0; i < N; ++i) r.v[i] = -x.v[i]; return r; }
-  HS_HD friend Dual operator+(Dual x, const Dual& y) { return x += y; }
-  HS_HD friend Dual operator-(Dual x, const Dual& y) { return x -= y; }
-  HS_HD friend Dual operator*(Dual x, const Dual& y) { return x *= y; }
-  HS_HD friend Dual operator/(const Dual& x, const Dual& y) {
+  HS_HD HS_FORCEINLINE friend Dual operator-(const Dual& x) { Dual r(-x.a); for (int i = 0; i < N; ++i) r.v[i] = -x.v[i]; return r; }
+  HS_HD HS_FORCEINLINE friend Dual operator+(Dual x, const Dual& y) { return x += y; }
+  HS_HD HS_FORCEINLINE friend Dual operator-(Dual x, const Dual& y) { return x -= y; }
+  HS_HD HS_FORCEINLINE friend Dual operator*(Dual x, const Dual& y) { return x *= y; }
+  HS_HD HS_FORCEINLINE friend Dual operator/(const Dual& x, const Dual& y) {
     // (a + v ε)/(b + w ε) = a/b + (v - (a/b) w)/b ε
     const double inv = 1.0 / y.a, q = x.a * inv;
     Dual r(q);
     for (int i = 0; i < N; ++i) r.v[i] = (x.v[i] - q * y.v[i]) * inv;
     return r;
   }
-  HS_HD friend Dual operator+(Dual x, double s) { return x += s; }
-  HS_HD friend Dual operator+(double s, Dual x) { return x += s; }
-  HS_HD friend Dual operator-(Dual x, double s) { return x -= s; }
-  HS_HD friend Dual operator-(double s, const Dual& x) { Dual r = -x; r.a += s; return r; }
-  HS_HD friend Dual operator*(Dual x, double s) { return x *= s; }
-  HS_HD friend Dual operator*(double s, Dual x) { return x *= s; }
-  HS_HD friend Dual operator/(Dual x, double s) { return x *= (1.0 / s); }
-  HS_HD friend Dual operator/(double s, const Dual& x) { const double inv = 1.0 / x.a; return chain(s * inv, -s * inv * inv, x); }
+  HS_HD HS_FORCEINLINE friend Dual operator+(Dual x, double s) { return x += s; }
+  HS_HD HS_FORCEINLINE friend Dual operator+(double s, Dual x) { return x += s; }
+  HS_HD HS_FORCEINLINE friend Dual operator-(Dual x, double s) { return x -= s; }
+  HS_HD HS_FORCEINLINE friend Dual operator-(double s, const Dual& x) { Dual r = -x; r.a += s; return r; }
+  HS_HD HS_FORCEINLINE friend Dual operator*(Dual x, double s) { return x *= s; }
+  HS_HD HS_FORCEINLINE friend Dual operator*(double s, Dual x) { return x *= s; }
+  HS_HD HS_FORCEINLINE friend Dual operator/(Dual x, double s) { return x *= (1.0 / s); }
+  HS_HD HS_FORCEINLINE friend Dual operator/(double s, const Dual& x) { const double inv = 1.0 / x.a; return chain(s * inv, -s * inv * inv, x); }
 
   // Comparisons look at the value only: branches of piecewise laws pick
   // the branch of the point, and the derivative is that branch's.
-  HS_HD friend bool operator<(const Dual& x, const Dual& y) { return x.a < y.a; }
-  HS_HD friend bool operator>(const Dual& x, const Dual& y) { return x.a > y.a; }
-  HS_HD friend bool operator<=(const Dual& x, const Dual& y) { return x.a <= y.a; }
-  HS_HD friend bool operator>=(const Dual& x, const Dual& y) { return x.a >= y.a; }
-  HS_HD friend bool operator<(const Dual& x, double s) { return x.a < s; }
-  HS_HD friend bool operator>(const Dual& x, double s) { return x.a > s; }
-  HS_HD friend bool operator<=(const Dual& x, double s) { return x.a <= s; }
-  HS_HD friend bool operator>=(const Dual& x, double s) { return x.a >= s; }
+  HS_HD HS_FORCEINLINE friend bool operator<(const Dual& x, const Dual& y) { return x.a < y.a; }
+  HS_HD HS_FORCEINLINE friend bool operator>(const Dual& x, const Dual& y) { return x.a > y.a; }
+  HS_HD HS_FORCEINLINE friend bool operator<=(const Dual& x, const Dual& y) { return x.a <= y.a; }
+  HS_HD HS_FORCEINLINE friend bool operator>=(const Dual& x, const Dual& y) { return x.a >= y.a; }
+  HS_HD HS_FORCEINLINE friend bool operator<(const Dual& x, double s) { return x.a < s; }
+  HS_HD HS_FORCEINLINE friend bool operator>(const Dual& x, double s) { return x.a > s; }
+  HS_HD HS_FORCEINLINE friend bool operator<=(const Dual& x, double s) { return x.a <= s; }
+  HS_HD HS_FORCEINLINE friend bool operator>=(const Dual& x, double s) { return x.a >= s; }
 };
 
 // Value of a scalar of either kind: what branches and status checks look at.

@@ -42,13 +42,13 @@ template <class T>
 struct V2 {
   T x, y;
 };
-template <class T> HS_HD V2<T> operator+(const V2<T>& a, const V2<T>& b) { return {a.x + b.x, a.y + b.y}; }
-template <class T> HS_HD V2<T> operator-(const V2<T>& a, const V2<T>& b) { return {a.x - b.x, a.y - b.y}; }
-template <class T, class S> HS_HD V2<T> operator*(const S& s, const V2<T>& a) { return {s * a.x, s * a.y}; }
-template <class T> HS_HD T dot(const V2<T>& a, const V2<T>& b) { return a.x * b.x + a.y * b.y; }
+template <class T> HS_HD HS_FORCEINLINE V2<T> operator+(const V2<T>& a, const V2<T>& b) { return {a.x + b.x, a.y + b.y}; }
+template <class T> HS_HD HS_FORCEINLINE V2<T> operator-(const V2<T>& a, const V2<T>& b) { return {a.x - b.x, a.y - b.y}; }
+template <class T, class S> HS_HD HS_FORCEINLINE V2<T> operator*(const S& s, const V2<T>& a) { return {s * a.x, s * a.y}; }
+template <class T> HS_HD HS_FORCEINLINE T dot(const V2<T>& a, const V2<T>& b) { return a.x * b.x + a.y * b.y; }
 // z-component of the planar cross product a × b.
-template <class T> HS_HD T cross(const V2<T>& a, const V2<T>& b) { return a.x * b.y - a.y * b.x; }
+template <class T> HS_HD HS_FORCEINLINE T cross(const V2<T>& a, const V2<T>& b) { return a.x * b.y - a.y * b.x; }
 // k × a: rotation by +90° (velocity of a point at a on a body spinning at unit rate).
-template <class T> HS_HD V2<T> perp(const V2<T>& a) { return {-a.y, a.x}; }
+template <class T> HS_HD HS_FORCEINLINE V2<T> perp(const V2<T>& a) { return {-a.y, a.x}; }
 
 }  // namespace hs

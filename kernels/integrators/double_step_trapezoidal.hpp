@@ -62,6 +62,7 @@ struct DoubleStepTrapezoidal {
     Vec<double, nw> w, wd;
     double U = 0.0;
     Partition part;
+    double constraint_jacobian[nc][nq];  // Φ_z at q, for the next partition check
   };
 
   // Everything the model gives at one point of the trajectory.
@@ -74,7 +75,8 @@ struct DoubleStepTrapezoidal {
     T reduced[ni];      // R_zᵀ (M' z̈ − Q' − F ∂s/∂z), seed 001 eq (16)
     T pressure_rate[np];
     Vec<T, nw> friction_rate;
-    T kinetic, potential;
+    T constraint_jacobian[nc][nq];
+    T kinetic, potential;  // filled only when evaluate(..., with_energy = true)
   };
 
   // ---------------------------------------------------------------------
@@ -118,10 +120,10 @@ struct DoubleStepTrapezoidal {
   // Independent coordinates by Gaussian elimination with full pivoting on
   // Φ_z (seed 001 §2.2): the columns that never hold a pivot.
   // Returns the product of the pivots, |det Φ_d| of the chosen split.
-  HS_HD static double full_pivot_partition(const Params& P, const double* q, Partition& part) {
-    const auto pose = Mech::pose(P.mechanism, q);
+  HS_HD static double full_pivot_partition(const double (&Phi_q)[nc][nq], Partition& part) {
     double J[nc][nq];
-    Mech::constraint_jacobian(pose, J);
+    for (int r = 0; r < nc; ++r)
+      for (int c = 0; c < nq; ++c) J[r][c] = Phi_q[r][c];
     int col[nq];
     for (int c = 0; c < nq; ++c) col[c] = c;
     double det = 1.0;
@@ -152,13 +154,10 @@ struct DoubleStepTrapezoidal {
   }
 
   // |det Φ_d| for a given split.
-  HS_HD static double partition_determinant(const Params& P, const double* q, const Partition& part) {
-    const auto pose = Mech::pose(P.mechanism, q);
-    double J[nc][nq];
-    Mech::constraint_jacobian(pose, J);
+  HS_HD static double partition_determinant(const double (&Phi_q)[nc][nq], const Partition& part) {
     Mat<double, nc, nc> Jd;
     for (int r = 0; r < nc; ++r)
-      for (int c = 0; c < nc; ++c) Jd(r, c) = J[r][part.dep[c]];
+      for (int c = 0; c < nc; ++c) Jd(r, c) = Phi_q[r][part.dep[c]];
     int perm[nc];
     if (!lu_factor(Jd, perm)) return 0.0;
     double det = 1.0;
@@ -172,9 +171,10 @@ struct DoubleStepTrapezoidal {
   // and accelerations.
   template <class T>
   HS_HD static void evaluate(const Params& P, const Constants& K, const Partition& part, const T* q, const T* qd_i,
-                             const T* qdd_i, const T* p, const T* w, const T* wd, double U, Evaluation<T>& e) {
+                             const T* qdd_i, const T* p, const T* w, const T* wd, double U, Evaluation<T>& e,
+                             bool with_energy) {
     const auto pose = Mech::pose(P.mechanism, q);
-    T J[nc][nq];
+    auto& J = e.constraint_jacobian;
     Mech::constraint_jacobian(pose, J);
     Mat<T, nc, nc> Jd;
     for (int r = 0; r < nc; ++r)
@@ -203,10 +203,13 @@ struct DoubleStepTrapezoidal {
     const auto motion = Mech::motion(pose, e.qd);
     // Φ̈ with z̈_d = 0 is Φ_i z̈_i + Φ̇_z ż; eq (15) then gives z̈_d.
     T c[nc], d[nc];
-    Mech::constraint_acceleration(pose, motion, Mech::acceleration(pose, motion, e.qdd), c);
+    auto acc = Mech::acceleration(pose, motion, e.qdd);
+    Mech::constraint_acceleration(pose, motion, acc, c);
     lu_solve(Jd, perm, c, d);
-    for (int r = 0; r < nc; ++r) e.qdd[part.dep[r]] = -d[r];
-    const auto acc = Mech::acceleration(pose, motion, e.qdd);
+    for (int r = 0; r < nc; ++r) {
+      e.qdd[part.dep[r]] = -d[r];
+      Mech::add_joint_acceleration(pose, part.dep[r], e.qdd[part.dep[r]], acc);
+    }
 
     const auto act = Mech::actuator(P.mechanism, pose, motion);
     e.s = act.length;
@@ -223,8 +226,35 @@ struct DoubleStepTrapezoidal {
     }
     Circuit::pressure_rates(P.circuit, K.circuit, p, U, act.length - K.s0, act.rate, e.pressure_rate);
     Friction::state_rates(P.friction, act.rate, w, e.friction_rate.data());
-    e.kinetic = Mech::kinetic_energy(P.mechanism, motion);
-    e.potential = Mech::potential_energy(P.mechanism, pose);
+    if (with_energy) {
+      e.kinetic = Mech::kinetic_energy(P.mechanism, motion);
+      e.potential = Mech::potential_energy(P.mechanism, pose);
+    }
+  }
+
+  // Value of an evaluation at x + dx from its value and gradient at x.
+  HS_HD static double expand(const Jet& v, const double* dx) {
+    double r = v.a;
+    for (int k = 0; k < nx; ++k) r += v.v[k] * dx[k];
+    return r;
+  }
+  HS_HD static void expand(const Evaluation<Jet>& a, const double* dx, Evaluation<double>& e) {
+    for (int k = 0; k < nq; ++k) {
+      e.q[k] = expand(a.q[k], dx);
+      e.qd[k] = expand(a.qd[k], dx);
+      e.qdd[k] = expand(a.qdd[k], dx);
+    }
+    e.s = expand(a.s, dx);
+    e.sdot = expand(a.sdot, dx);
+    e.piston_force = expand(a.piston_force, dx);
+    e.friction_force = expand(a.friction_force, dx);
+    for (int j = 0; j < ni; ++j) e.reduced[j] = expand(a.reduced[j], dx);
+    for (int k = 0; k < np; ++k) e.pressure_rate[k] = expand(a.pressure_rate[k], dx);
+    for (int k = 0; k < nw; ++k) e.friction_rate[k] = expand(a.friction_rate[k], dx);
+    for (int r = 0; r < nc; ++r)
+      for (int c = 0; c < nq; ++c) e.constraint_jacobian[r][c] = expand(a.constraint_jacobian[r][c], dx);
+    e.kinetic = expand(a.kinetic, dx);
+    e.potential = expand(a.potential, dx);
   }
 
   // ---------------------------------------------------------------------
@@ -241,6 +271,7 @@ struct DoubleStepTrapezoidal {
   };
 
   // Residual f(x) of eq (38); false if the loop closure cannot be solved.
+  // With `out`, the full evaluation (energies included) is returned too.
   template <class T>
   HS_HD static bool residual(const Params& P, const Constants& K, const IntegratorSettings& S, StepContext& ctx,
                              const T* x, T* f, Evaluation<T>* out = nullptr) {
@@ -271,20 +302,22 @@ struct DoubleStepTrapezoidal {
     for (int k = 0; k < nw; ++k) wd[k] = (2.0 / dt) * w[k] + ctx.wd_hat[k];
     Evaluation<T> local;
     Evaluation<T>& e = out ? *out : local;
-    evaluate(P, K, ctx.part, q, qd_i, qdd_i, p, w, wd.data(), ctx.U, e);
+    evaluate(P, K, ctx.part, q, qd_i, qdd_i, p, w, wd.data(), ctx.U, e, out != nullptr);
     for (int j = 0; j < ni; ++j) f[j] = e.reduced[j];
     for (int k = 0; k < np; ++k) f[ni + k] = pd[k] - e.pressure_rate[k];
     for (int k = 0; k < nw; ++k) f[ni + np + k] = wd[k] - e.friction_rate[k];
     return true;
   }
 
-  // Newton tangent and residual at x.
+  // Newton tangent and residual at x. With the exact tangent, `jet_eval`
+  // (if given) receives the evaluation with its derivatives along x.
   HS_HD static bool tangent(const Params& P, const Constants& K, const IntegratorSettings& S, StepContext& ctx,
-                            const double* x, double* f, Mat<double, nx, nx>& J) {
+                            const double* x, double* f, Mat<double, nx, nx>& J,
+                            Evaluation<Jet>* jet_eval = nullptr) {
     if (S.tangent == Tangent::exact) {
       Jet xj[nx], fj[nx];
       for (int k = 0; k < nx; ++k) xj[k] = Jet::variable(x[k], k);
-      if (!residual(P, K, S, ctx, xj, fj)) return false;
+      if (!residual(P, K, S, ctx, xj, fj, jet_eval)) return false;
       for (int r = 0; r < nx; ++r) {
         f[r] = fj[r].a;
         for (int c = 0; c < nx; ++c) J(r, c) = fj[r].v[c];
@@ -320,8 +353,8 @@ struct DoubleStepTrapezoidal {
     // the full-pivoting choice (A21: hysteresis of a factor 2 on |det Φ_d|).
     {
       Partition best;
-      const double best_det = full_pivot_partition(P, s.q, best);
-      if (partition_determinant(P, s.q, s.part) < 0.5 * best_det) s.part = best;
+      const double best_det = full_pivot_partition(s.constraint_jacobian, best);
+      if (partition_determinant(s.constraint_jacobian, s.part) < 0.5 * best_det) s.part = best;
     }
     ctx.part = s.part;
     // Input sampled at the step midpoint: schedules switch on step
@@ -346,11 +379,13 @@ struct DoubleStepTrapezoidal {
 
     bool converged = false;
     int it = 0;
+    double dx[nx];
+    Evaluation<Jet> last;  // evaluation of the last iterate, with ∂/∂x
     while (it < S.max_newton_iterations) {
       ++it;
-      double f[nx], dx[nx];
+      double f[nx];
       Mat<double, nx, nx> J;
-      if (!tangent(P, K, S, ctx, x, f, J)) return Status::constraint_failure;
+      if (!tangent(P, K, S, ctx, x, f, J, &last)) return Status::constraint_failure;
       for (int r = 0; r < nx; ++r) f[r] = -f[r];
       if (!solve_linear(J, f, dx)) return Status::newton_failure;
       double dq = 0.0, dp = 0.0, dw = 0.0;
@@ -368,10 +403,20 @@ struct DoubleStepTrapezoidal {
 
     // Consistent state at t_{k+1}: positions on the constraint manifold,
     // velocities/accelerations from eqs (13)–(15), rates from eqs (33)–(34).
+    // With the exact tangent the last evaluation already holds every
+    // quantity and its derivative along x, so the state at x + Δx is
+    // its first-order expansion, exact to O(|Δx|²) ≤ O(tol²) (Δx passed
+    // the convergence test): no further model evaluation is needed.
     Evaluation<double> e;
-    double f[nx];
-    if (!residual(P, K, S, ctx, x, f, &e)) return Status::constraint_failure;
+    if (S.tangent == Tangent::exact) {
+      expand(last, dx, e);
+    } else {
+      double f[nx];
+      if (!residual(P, K, S, ctx, x, f, &e)) return Status::constraint_failure;
+    }
     report.constraint_residual = ctx.constraint_residual;
+    for (int r = 0; r < nc; ++r)
+      for (int c = 0; c < nq; ++c) s.constraint_jacobian[r][c] = e.constraint_jacobian[r][c];
     for (int k = 0; k < nq; ++k) {
       s.q[k] = e.q[k];
       s.qd[k] = e.qd[k];
@@ -408,7 +453,8 @@ struct DoubleStepTrapezoidal {
     double S_[nc][ni], res;
     if (!solve_dependent(P, hold, S.constraint_tolerance, 4 * S.max_position_iterations, s.q, S_, &res))
       return Status::invalid_parameters;
-    full_pivot_partition(P, s.q, s.part);
+    Mech::constraint_jacobian(Mech::pose(P.mechanism, s.q), s.constraint_jacobian);
+    full_pivot_partition(s.constraint_jacobian, s.part);
 
     // Static actuator force: the reduced residual at rest is affine in F.
     using D1 = Dual<1>;
@@ -444,7 +490,7 @@ struct DoubleStepTrapezoidal {
     for (int k = 0; k < np; ++k) p[k] = Di(s.p[k]);
     for (int k = 0; k < nw; ++k) { w[k] = Di(0.0); wd[k] = Di(0.0); }
     Evaluation<Di> ed;
-    evaluate(P, K, s.part, qi, qd_i, qdd_i, p, w.data(), wd.data(), 0.0, ed);
+    evaluate(P, K, s.part, qi, qd_i, qdd_i, p, w.data(), wd.data(), 0.0, ed, false);
     Mat<double, ni, ni> A;
     double b[ni], a0[ni];
     for (int r2 = 0; r2 < ni; ++r2) {
@@ -454,7 +500,7 @@ struct DoubleStepTrapezoidal {
     if (!solve_linear(A, b, a0)) return Status::invalid_parameters;
     double qdi[ni] = {}, wv[nw > 0 ? nw : 1] = {}, wdv[nw > 0 ? nw : 1] = {};
     Evaluation<double> e;
-    evaluate(P, K, s.part, s.q, qdi, a0, s.p, wv, wdv, 0.0, e);
+    evaluate(P, K, s.part, s.q, qdi, a0, s.p, wv, wdv, 0.0, e, true);
     for (int k = 0; k < nq; ++k) s.qdd[k] = e.qdd[k];
     for (int k = 0; k < np; ++k) s.pd[k] = e.pressure_rate[k];
     for (int k = 0; k < nw; ++k) s.wd[k] = e.friction_rate[k];

@@ -165,6 +165,16 @@ struct PlanarLoopChain {
     }
     return a;
   }
+  // The accelerations are affine in z̈: add the effect of a change dz̈_k of
+  // one joint acceleration (b_k dz̈_k on every body outboard of joint k).
+  template <class T>
+  HS_HD static void add_joint_acceleration(const Pose<T>& p, int k, const T& dzdd, Acceleration<T>& a) {
+    const V2<T> bk = dzdd * V2<T>{p.joint[k].y, -p.joint[k].x};
+    for (int j = k; j < NB; ++j) {
+      a.sddot[j] = a.sddot[j] + bk;
+      a.alpha[j] = a.alpha[j] + dzdd;
+    }
+  }
   // Acceleration of a point r fixed to body j moving with velocity v.
   template <class T>
   HS_HD static V2<T> point_acceleration(const Motion<T>& m, const Acceleration<T>& a, int j, const V2<T>& r,
