@@ -23,7 +23,7 @@ struct Dual {
   double a = 0.0;     // value
   double v[N] = {};   // gradient
 
-  HS_HD constexpr Dual() = default;
+  constexpr Dual() = default;
   HS_HD constexpr Dual(double value) : a(value) {}  // NOLINT: constants promote implicitly
   // A variable: value x, unit gradient in direction k.
   HS_HD static Dual variable(double x, int k) {

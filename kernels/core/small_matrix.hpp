@@ -19,14 +19,17 @@ struct Vec {
   HS_HD const T* data() const { return x; }
 };
 
-// Zero-length vectors (a friction model without internal states) hold nothing.
+// Zero-length vectors (a friction model without internal states): loops
+// over them never run, but their bodies must still compile, so indexing
+// returns a placeholder element.
 template <class T>
 struct Vec<T, 0> {
-  HS_HD T& operator[](int) { return *static_cast<T*>(nullptr); }
-  HS_HD const T& operator[](int) const { return *static_cast<const T*>(nullptr); }
-  HS_HD static Vec filled(const T&) { return {}; }
-  HS_HD T* data() { return nullptr; }
-  HS_HD const T* data() const { return nullptr; }
+  T unused;
+  HS_HD T& operator[](int) { return unused; }
+  HS_HD const T& operator[](int) const { return unused; }
+  HS_HD static Vec filled(const T& s) { return {s}; }
+  HS_HD T* data() { return &unused; }
+  HS_HD const T* data() const { return &unused; }
 };
 
 template <class T, int R, int C>
