@@ -121,7 +121,9 @@ inline std::string command_output(const std::string& cmd) {
 }
 
 // Commit of the source tree the binary was built from, with "-dirty" when
-// kernels/ or host/ have uncommitted changes: the kernels evolve, and a
+// tracked files of kernels/ or host/ have uncommitted changes (new,
+// untracked files cannot change what an existing build compiles unless a
+// tracked file changes too): the kernels evolve, and a
 // figure is only meaningful next to the code that produced it. Read at run
 // time, so it describes the tree at measurement time (the binary should be
 // rebuilt first).
@@ -130,7 +132,8 @@ inline std::string source_revision() {
   const std::string git = std::string("git -C '") + HS_SOURCE_DIR + "' ";
   std::string rev = command_output(git + "rev-parse --short HEAD 2>/dev/null");
   if (rev.empty()) return "unknown";
-  if (!command_output(git + "status --porcelain -- kernels host 2>/dev/null").empty()) rev += "-dirty";
+  if (!command_output(git + "status --porcelain --untracked-files=no -- kernels host 2>/dev/null").empty())
+    rev += "-dirty";
   return rev;
 #else
   return "unknown";

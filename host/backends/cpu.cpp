@@ -45,7 +45,9 @@ void run_all(const BatchSpec& spec, BatchResult& out) {
   using Integrator = DoubleStepTrapezoidal<HydraulicFourBar<Friction>>;
   const long n = static_cast<long>(spec.instances.size());
   const long m = out.samples_per_instance;
-#pragma omp parallel for schedule(dynamic, 16) num_threads(out.threads_used)
+  // One instance per task: each takes ~10 ms, so scheduling costs nothing
+  // and small batches still use every core.
+#pragma omp parallel for schedule(dynamic, 1) num_threads(out.threads_used)
   for (long i = 0; i < n; ++i) {
     FourBarSample* traj = m > 0 ? out.trajectories.data() + i * m : nullptr;
     out.summaries[i] = run_instance<Integrator>(spec.instances[i], spec.settings, spec.trajectory_stride,
