@@ -1,0 +1,403 @@
+// HDF5 and CSV writers (layout: output.hpp). The HDF5 C API is used
+// directly; every handle lives in an RAII wrapper so an exception half-way
+// closes what was opened and the temporary file can be removed.
+#include "host/output.hpp"
+
+#include <hdf5.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <limits>
+
+#ifndef HYDROSWEEP_VERSION
+#define HYDROSWEEP_VERSION "unknown"
+#endif
+
+namespace hs {
+
+const char* hydrosweep_version() { return HYDROSWEEP_VERSION; }
+
+const std::vector<OutputColumn>& summary_columns() {
+  static const std::vector<OutputColumn> columns = [] {
+    std::vector<OutputColumn> c;
+    auto real = [&](std::string name, std::string unit, std::string what, std::function<double(const FourBarSummary&)> f) {
+      c.push_back({std::move(name), std::move(unit), std::move(what), false, std::move(f)});
+    };
+    auto integer = [&](std::string name, std::string what, std::function<double(const FourBarSummary&)> f) {
+      c.push_back({std::move(name), "-", std::move(what), true, std::move(f)});
+    };
+    real("t_end", "s", "time reached (the failure time if status != ok)", [](const FourBarSummary& s) { return s.t_end; });
+    integer("steps", "steps completed", [](const FourBarSummary& s) { return double(s.steps); });
+    for (int k = 0; k < 3; ++k) {
+      const std::string n = std::to_string(k + 1);
+      real("q" + n, "rad", "final relative joint angle " + n, [k](const FourBarSummary& s) { return s.q[k]; });
+    }
+    for (int k = 0; k < 3; ++k) {
+      const std::string n = std::to_string(k + 1);
+      real("qd" + n, "rad/s", "final relative joint rate " + n, [k](const FourBarSummary& s) { return s.qd[k]; });
+    }
+    for (int k = 0; k < 3; ++k) {
+      const std::string n = std::to_string(k + 1);
+      real("p" + n, "Pa", "final pressure of volume " + n, [k](const FourBarSummary& s) { return s.p[k]; });
+    }
+    for (int k = 0; k < 3; ++k) {
+      const std::string n = std::to_string(k + 1);
+      real("p" + n + "_min", "Pa", "minimum pressure of volume " + n, [k](const FourBarSummary& s) { return s.p_min[k]; });
+      real("p" + n + "_max", "Pa", "maximum pressure of volume " + n, [k](const FourBarSummary& s) { return s.p_max[k]; });
+    }
+    real("U", "V", "final spool opening", [](const FourBarSummary& s) { return s.U; });
+    real("s", "m", "final actuator length", [](const FourBarSummary& s) { return s.s; });
+    real("cylinder_work", "J", "work of the cylinder pressures on the mechanism", [](const FourBarSummary& s) { return s.cylinder_work; });
+    real("friction_work", "J", "work of the seal friction (negative: dissipated)", [](const FourBarSummary& s) { return s.friction_work; });
+    real("max_cylinder_work", "J", "max_t |cylinder work|", [](const FourBarSummary& s) { return s.max_cylinder_work; });
+    real("peak_energy_drift", "J", "max_t |T + V - E0 - W_cyl - W_fr|", [](const FourBarSummary& s) { return s.peak_energy_drift; });
+    real("final_energy_drift", "J", "T + V - E0 - W_cyl - W_fr at t_end", [](const FourBarSummary& s) { return s.final_energy_drift; });
+    integer("newton_iterations", "Newton iterations over all steps", [](const FourBarSummary& s) { return double(s.newton_iterations); });
+    integer("max_newton_iterations", "most Newton iterations in one step", [](const FourBarSummary& s) { return double(s.max_newton_iterations); });
+    real("mean_newton_iterations", "-", "newton_iterations / steps (NaN without steps)", [](const FourBarSummary& s) {
+      return s.steps > 0 ? double(s.newton_iterations) / double(s.steps) : std::numeric_limits<double>::quiet_NaN();
+    });
+    real("max_constraint_violation", "m", "max_t |loop-closure residual|", [](const FourBarSummary& s) { return s.max_constraint_violation; });
+    return c;
+  }();
+  return columns;
+}
+
+const std::vector<TrajectoryChannel>& trajectory_channels() {
+  static const std::vector<TrajectoryChannel> channels = [] {
+    std::vector<TrajectoryChannel> c;
+    c.push_back({"t", "s", [](const FourBarSample& s) { return s.t; }});
+    for (int k = 0; k < 3; ++k) c.push_back({"q" + std::to_string(k + 1), "rad", [k](const FourBarSample& s) { return s.q[k]; }});
+    for (int k = 0; k < 3; ++k) c.push_back({"p" + std::to_string(k + 1), "Pa", [k](const FourBarSample& s) { return s.p[k]; }});
+    c.push_back({"U", "V", [](const FourBarSample& s) { return s.U; }});
+    c.push_back({"s", "m", [](const FourBarSample& s) { return s.s; }});
+    c.push_back({"sdot", "m/s", [](const FourBarSample& s) { return s.sdot; }});
+    c.push_back({"piston_force", "N", [](const FourBarSample& s) { return s.piston_force; }});
+    c.push_back({"friction_force", "N", [](const FourBarSample& s) { return s.friction_force; }});
+    c.push_back({"energy_drift", "J", [](const FourBarSample& s) { return s.energy_drift; }});
+    return c;
+  }();
+  return channels;
+}
+
+namespace {
+namespace fs = std::filesystem;
+
+// ---- HDF5 helpers ----------------------------------------------------------
+
+class Handle {
+ public:
+  Handle(hid_t id, herr_t (*close)(hid_t), const std::string& what) : id_(id), close_(close) {
+    if (id < 0) throw OutputError("HDF5: " + what + " failed");
+  }
+  Handle(Handle&& o) noexcept : id_(o.id_), close_(o.close_) { o.id_ = -1; }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  Handle& operator=(Handle&&) = delete;
+  ~Handle() {
+    if (id_ >= 0) close_(id_);
+  }
+  operator hid_t() const { return id_; }
+
+ private:
+  hid_t id_;
+  herr_t (*close_)(hid_t);
+};
+
+void check(herr_t status, const std::string& what) {
+  if (status < 0) throw OutputError("HDF5: " + what + " failed");
+}
+
+Handle group(hid_t parent, const std::string& name) {
+  return Handle(H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, "creating group " + name);
+}
+
+Handle string_type() {
+  Handle t(H5Tcopy(H5T_C_S1), H5Tclose, "string type");
+  check(H5Tset_size(t, H5T_VARIABLE), "string type size");
+  check(H5Tset_cset(t, H5T_CSET_UTF8), "string type charset");
+  return t;
+}
+
+void attribute(hid_t obj, const std::string& name, const std::string& value) {
+  Handle type = string_type();
+  Handle space(H5Screate(H5S_SCALAR), H5Sclose, "dataspace");
+  Handle attr(H5Acreate2(obj, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose, "attribute " + name);
+  const char* p = value.c_str();
+  check(H5Awrite(attr, type, &p), "writing attribute " + name);
+}
+
+// A 1-D string array (an empty list gives a zero-length array).
+void attribute(hid_t obj, const std::string& name, const std::vector<std::string>& values) {
+  Handle type = string_type();
+  const hsize_t n = values.size();
+  Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose, "dataspace");
+  Handle attr(H5Acreate2(obj, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose, "attribute " + name);
+  if (!n) return;
+  std::vector<const char*> p;
+  for (const auto& v : values) p.push_back(v.c_str());
+  check(H5Awrite(attr, type, p.data()), "writing attribute " + name);
+}
+
+template <class T>
+void scalar_attribute(hid_t obj, const std::string& name, hid_t type, T value) {
+  Handle space(H5Screate(H5S_SCALAR), H5Sclose, "dataspace");
+  Handle attr(H5Acreate2(obj, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose, "attribute " + name);
+  check(H5Awrite(attr, type, &value), "writing attribute " + name);
+}
+void attribute(hid_t obj, const std::string& name, double v) { scalar_attribute(obj, name, H5T_NATIVE_DOUBLE, v); }
+void attribute(hid_t obj, const std::string& name, long v) { scalar_attribute<int64_t>(obj, name, H5T_NATIVE_INT64, v); }
+
+// A 1-D dataset of n values; file type = memory type (little-endian native).
+Handle vector_dataset(hid_t parent, const std::string& name, hid_t file_type, hid_t mem_type, const void* data, hsize_t n) {
+  Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose, "dataspace");
+  Handle d(H5Dcreate2(parent, name.c_str(), file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose,
+           "creating dataset " + name);
+  check(H5Dwrite(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), "writing dataset " + name);
+  return d;
+}
+
+// A rows x cols double matrix filled a block of rows at a time, so memory
+// stays bounded (about one chunk) however large N x M gets.
+void matrix_dataset(hid_t parent, const std::string& name, hsize_t rows, hsize_t cols,
+                    const std::function<void(hsize_t row, double* out)>& fill, bool compress,
+                    const std::function<void(hid_t)>& annotate) {
+  const hsize_t dims[2] = {rows, cols};
+  Handle space(H5Screate_simple(2, dims, nullptr), H5Sclose, "dataspace");
+  // ~1 MiB chunks of whole rows: reading one instance's trajectory touches one chunk.
+  const hsize_t block = std::clamp<hsize_t>((hsize_t(1) << 17) / std::max<hsize_t>(cols, 1), 1, rows);
+  const hsize_t chunk[2] = {block, cols};
+  Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "property list");
+  check(H5Pset_chunk(dcpl, 2, chunk), "chunking " + name);
+  if (compress && H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0) {
+    check(H5Pset_shuffle(dcpl), "shuffle filter");
+    check(H5Pset_deflate(dcpl, 1), "deflate filter");
+  }
+  Handle d(H5Dcreate2(parent, name.c_str(), H5T_IEEE_F64LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT), H5Dclose,
+           "creating dataset " + name);
+  std::vector<double> buf(block * cols);
+  for (hsize_t r0 = 0; r0 < rows; r0 += block) {
+    const hsize_t nr = std::min(block, rows - r0);
+    for (hsize_t r = 0; r < nr; ++r) fill(r0 + r, buf.data() + r * cols);
+    const hsize_t start[2] = {r0, 0}, count[2] = {nr, cols};
+    Handle mem(H5Screate_simple(2, count, nullptr), H5Sclose, "dataspace");
+    check(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr), "selecting rows of " + name);
+    check(H5Dwrite(d, H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT, buf.data()), "writing dataset " + name);
+  }
+  if (annotate) annotate(d);
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::vector<std::string> status_names() {
+  std::vector<std::string> names;
+  for (int code = 0;; ++code) {
+    const std::string n = status_name(static_cast<Status>(code));
+    if (n == "unknown") break;
+    names.push_back(n);
+  }
+  return names;
+}
+
+void write_h5(const std::string& path, const Study& study, const BatchSpec& spec, const BatchResult& res,
+              const std::string& backend) {
+  const hsize_t n = spec.instances.size();
+  Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "creating " + path);
+
+  // /inputs: read back from the instances actually run, not re-derived.
+  {
+    Handle g = group(file, "inputs");
+    const auto& params = four_bar_parameters();
+    const auto varied = study.varied_names();
+    attribute(g, "varied", varied);
+    for (const auto& name : varied) {
+      const ParameterInfo& p = *find_parameter(name);
+      std::vector<double> v(n);
+      for (hsize_t i = 0; i < n; ++i) {
+        FourBarParams copy = spec.instances[i];
+        v[i] = p.field(copy);
+      }
+      Handle d = vector_dataset(g, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v.data(), n);
+      attribute(d, "unit", p.unit);
+      attribute(d, "description", p.description);
+    }
+    std::vector<std::string> names, units;
+    for (const auto& p : params) { names.push_back(p.name); units.push_back(p.unit); }
+    matrix_dataset(
+        g, "all", n, params.size(),
+        [&](hsize_t i, double* row) {
+          FourBarParams copy = spec.instances[i];
+          for (size_t k = 0; k < params.size(); ++k) row[k] = params[k].field(copy);
+        },
+        false, [&](hid_t d) { attribute(d, "columns", names); attribute(d, "units", units); });
+  }
+
+  // /outputs
+  {
+    Handle g = group(file, "outputs");
+    std::vector<int32_t> status(n);
+    for (hsize_t i = 0; i < n; ++i) status[i] = static_cast<int32_t>(res.summaries[i].status);
+    Handle d = vector_dataset(g, "status", H5T_STD_I32LE, H5T_NATIVE_INT32, status.data(), n);
+    attribute(d, "status_names", status_names());
+    attribute(d, "description", "why the instance stopped: status_names[status]; 0 = ok (ran to the end)");
+    for (const auto& c : summary_columns()) {
+      Handle col = [&] {
+        if (c.integer) {
+          std::vector<int64_t> v(n);
+          for (hsize_t i = 0; i < n; ++i) v[i] = static_cast<int64_t>(c.value(res.summaries[i]));
+          return vector_dataset(g, c.name, H5T_STD_I64LE, H5T_NATIVE_INT64, v.data(), n);
+        }
+        std::vector<double> v(n);
+        for (hsize_t i = 0; i < n; ++i) v[i] = c.value(res.summaries[i]);
+        return vector_dataset(g, c.name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v.data(), n);
+      }();
+      attribute(col, "unit", c.unit);
+      attribute(col, "description", c.description);
+    }
+  }
+
+  // /trajectories
+  const long m = res.samples_per_instance;
+  if (spec.trajectory_stride > 0 && m > 0) {
+    Handle g = group(file, "trajectories");
+    attribute(g, "stride", static_cast<long>(spec.trajectory_stride));
+    attribute(g, "description", "every stride-th step and t = 0; samples after a failure have t = NaN");
+    for (const auto& ch : trajectory_channels()) {
+      matrix_dataset(
+          g, ch.name, n, static_cast<hsize_t>(m),
+          [&](hsize_t i, double* row) {
+            const FourBarSample* s = res.trajectories.data() + i * m;
+            for (long k = 0; k < m; ++k) row[k] = ch.value(s[k]);
+          },
+          true, [&](hid_t d) { attribute(d, "unit", ch.unit); });
+    }
+  }
+
+  // /metadata
+  Handle g = group(file, "metadata");
+  attribute(g, "study_text", study.text);
+  attribute(g, "study_path", study.path);
+  attribute(g, "study_name", study.name);
+  attribute(g, "study_description", study.description);
+  attribute(g, "hydrosweep_version", std::string(hydrosweep_version()));
+  attribute(g, "model", study.model);
+  attribute(g, "friction", friction_model_name(spec.friction));
+  attribute(g, "formulation", formulation_name(spec.formulation));
+  attribute(g, "backend", backend);
+  attribute(g, "threads", static_cast<long>(res.threads_used));
+  attribute(g, "wall_seconds", res.wall_seconds);
+  attribute(g, "created", utc_now());
+  attribute(g, "instance_count", static_cast<long>(n));
+  attribute(g, "failed_count", res.failed());
+  attribute(g, "dt", spec.settings.dt);
+  attribute(g, "duration", spec.settings.duration);
+  attribute(g, "trajectory_stride", static_cast<long>(spec.trajectory_stride));
+  attribute(g, "samples_per_instance", m);
+  check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flushing " + path);
+}
+
+// ---- CSV -------------------------------------------------------------------
+
+void write_csv(const std::string& path, const Study& study, const BatchSpec& spec, const BatchResult& res) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) throw OutputError("cannot create " + path + ": " + std::strerror(errno));
+  const auto varied = study.varied_names();
+  std::vector<const ParameterInfo*> infos;
+  for (const auto& name : varied) infos.push_back(find_parameter(name));
+  std::fputs("index,status", f);
+  for (const auto& name : varied) std::fprintf(f, ",%s", name.c_str());
+  for (const auto& c : summary_columns()) std::fprintf(f, ",%s", c.name.c_str());
+  std::fputc('\n', f);
+  for (size_t i = 0; i < spec.instances.size(); ++i) {
+    const FourBarSummary& s = res.summaries[i];
+    std::fprintf(f, "%zu,%s", i, status_name(s.status));
+    FourBarParams copy = spec.instances[i];
+    for (const auto* p : infos) std::fprintf(f, ",%.17g", p->field(copy));
+    for (const auto& c : summary_columns()) {
+      if (c.integer) std::fprintf(f, ",%lld", static_cast<long long>(c.value(s)));
+      else std::fprintf(f, ",%.17g", c.value(s));
+    }
+    std::fputc('\n', f);
+  }
+  const bool failed = std::ferror(f);
+  const int saved = errno;
+  if (std::fclose(f) != 0 || failed)
+    throw OutputError("writing " + path + " failed: " + std::strerror(failed ? saved : errno));
+}
+
+// Removes the temporaries (and the directories this run created) unless
+// commit() was reached.
+class Transaction {
+ public:
+  std::vector<fs::path> temps, created_dirs;  // created_dirs: outermost first
+  bool committed = false;
+  ~Transaction() {
+    if (committed) return;
+    std::error_code ec;
+    for (const auto& t : temps) fs::remove(t, ec);
+    for (auto it = created_dirs.rbegin(); it != created_dirs.rend(); ++it) fs::remove(*it, ec);  // only if empty
+  }
+};
+
+}  // namespace
+
+void check_output_dir(const std::string& dir) {
+  std::error_code ec;
+  fs::path p = fs::absolute(dir, ec);
+  if (ec) throw OutputError("output directory " + dir + ": " + ec.message());
+  if (fs::exists(p, ec) && !fs::is_directory(p, ec)) throw OutputError("output directory " + dir + " exists and is not a directory");
+  while (!fs::exists(p, ec)) p = p.parent_path();  // terminates at "/"
+  if (!fs::is_directory(p, ec)) throw OutputError("cannot create output directory " + dir + ": " + p.string() + " is not a directory");
+  if (::access(p.c_str(), W_OK | X_OK) != 0)
+    throw OutputError("cannot write to output directory " + dir + ": " + p.string() + ": " + std::strerror(errno));
+}
+
+OutputPaths write_outputs(const std::string& dir, const Study& study, const BatchSpec& spec, const BatchResult& result,
+                          const std::string& backend) {
+  if (result.summaries.size() != spec.instances.size())
+    throw OutputError("internal: " + std::to_string(result.summaries.size()) + " summaries for " +
+                      std::to_string(spec.instances.size()) + " instances");
+  // HDF5 prints its error stack to stderr by default; our exceptions say enough.
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  check_output_dir(dir);
+
+  Transaction tx;
+  const fs::path out = fs::absolute(dir);
+  for (fs::path p = out; !fs::exists(p); p = p.parent_path()) tx.created_dirs.insert(tx.created_dirs.begin(), p);
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  if (ec) throw OutputError("cannot create output directory " + dir + ": " + ec.message());
+
+  const std::string tag = ".tmp." + std::to_string(::getpid());
+  const fs::path h5 = out / "results.h5", csv = out / "summary.csv";
+  const fs::path h5_tmp = out / (".results.h5" + tag), csv_tmp = out / (".summary.csv" + tag);
+  tx.temps = {h5_tmp, csv_tmp};
+  write_h5(h5_tmp.string(), study, spec, result, backend);
+  write_csv(csv_tmp.string(), study, spec, result);
+
+  fs::rename(h5_tmp, h5, ec);
+  if (ec) throw OutputError("cannot rename " + h5_tmp.string() + " to " + h5.string() + ": " + ec.message());
+  fs::rename(csv_tmp, csv, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove(h5, ignored);  // never leave a results.h5 without its summary.csv
+    throw OutputError("cannot rename " + csv_tmp.string() + " to " + csv.string() + ": " + ec.message());
+  }
+  tx.committed = true;
+  return {h5.string(), csv.string()};
+}
+
+}  // namespace hs

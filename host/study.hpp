@@ -1,0 +1,128 @@
+// Study files: one TOML file describes a whole batch (model, friction law,
+// integrator settings, valve input, base parameters, parameter grid, output).
+//
+// Reference (the README copies this):
+//
+//   [study]                         all keys optional
+//   name        = "bulk_sweep"      default: the file name without .toml
+//   description = "..."             free text, stored in the outputs
+//   model       = "four-bar"        "four-bar" (seed 002, default) | "four-bar-seed001"
+//   formulation = "double-step"     "double-step" (the only one so far)
+//   friction    = "brown-mcphee"    "brown-mcphee" | "bengisu-akay" | "none"
+//
+//   [integrator]                    all keys optional; defaults shown
+//   dt                      = 1e-3      s, > 0 and <= duration
+//   duration                = 10.0      s, (0, 1e6], a whole number of steps (duration/dt within 1e-9)
+//   tangent                 = "exact"   "exact" (dual numbers) | "finite-difference"
+//   max_newton_iterations   = 20        integer, [1, 1000]
+//   max_position_iterations = 25        integer, [1, 1000]
+//   position_tolerance      = 1e-7      rad, > 0
+//   pressure_tolerance      = 1e-2      Pa, > 0
+//   friction_state_tolerance= 1e-7      > 0
+//   constraint_tolerance    = 1e-11     m, > 0
+//   pressure_min            = 0         Pa, [-1e9, 1e10], < pressure_max
+//   pressure_max            = 100e6     Pa, [-1e9, 1e10]
+//
+//   [input]                         piecewise-constant valve reference U_ref(t);
+//                                   default: the model's schedule (seed 002 work
+//                                   cycle 0/+10/0/-10/0 V switching at 0/1/2.5/5/8 s)
+//   times  = [0.0, 1.0, 2.5, 5.0, 8.0]   s, segment start times, >= 0, strictly increasing
+//   values = [0.0, 10.0, 0.0, -10.0, 0.0] V, U_ref on each segment, [-1000, 1000]
+//   gain   = 1.0                         optional; same as parameters input.gain
+//   (times and values: both required, same length, 1 to 16 entries; U_ref = 0
+//    before the first time)
+//
+//   [parameters]                    overrides of the model defaults, by the dotted
+//   "circuit.oil_bulk_modulus" = 1.5e9   names of `hydrosweep parameters`; nested
+//   [parameters.friction]                tables and TOML dotted keys are the same
+//   coulomb_force = 250.0                thing (friction.coulomb_force). Every value
+//                                        is checked against the parameter's range.
+//
+//   [[grid]]                        one table per axis; the sample is the full
+//   parameter = "friction.coulomb_force"   factorial product of all axes, the
+//   values    = [100.0, 210.0, 400.0]      first axis varying slowest. Either
+//   [[grid]]                               `values` (non-empty list) or
+//   parameter = "circuit.oil_bulk_modulus" `min`, `max`, `count` (integer >= 1)
+//   min = 5e8                              and optional `spacing` = "linear"
+//   max = 2e9                              (default) | "log" (needs min > 0).
+//   count = 10                             min <= max; count = 1 gives min.
+//   spacing = "log"                        Endpoints are exact. No grid: 1 instance.
+//
+//   [output]
+//   trajectory_stride = 0           integer, [0, 1e9]: record every n-th step (and
+//                                   t = 0) of every instance; 0 = summaries only
+//
+// Numbers may be written as TOML integers or floats (nan/inf are rejected);
+// keys marked "integer" need a TOML integer. `hydrosweep check FILE` validates a
+// study without running it.
+//
+// Rules checked when the file is read (each failure is a StudyError naming
+// the file, the line when toml++ knows it, the key and the admissible values):
+// unknown tables/keys (with a "did you mean"), wrong types, non-finite numbers,
+// parameter ranges, one axis per parameter, at most 1e8 instances and 16 GiB of
+// trajectories, and cross-field rules on every instance of the grid:
+//   circuit.rod_diameter < circuit.piston_diameter
+//   circuit.piston_chamber_length0 < circuit.cylinder_length
+//   circuit.tank_pressure < circuit.supply_pressure
+// Parameter overrides apply in this order: model defaults, [input],
+// [parameters], grid axis values. Messages number grid axes and array entries
+// from 0 (grid[0] is the first axis), like TOML paths.
+#pragma once
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "host/batch.hpp"
+#include "host/parameters.hpp"
+
+namespace hs {
+
+// Every problem with a study file (message: "FILE[:LINE]: KEY ... allowed ...").
+class StudyError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct GridAxis {
+  std::string parameter;              // dotted name
+  const ParameterInfo* info = nullptr;
+  std::vector<double> values;         // in sweep order
+  int line = 0;                       // line of the [[grid]] header (0: unknown)
+};
+
+struct Study {
+  std::string path;   // as given (used in messages and metadata)
+  std::string text;   // the whole file, stored verbatim in the outputs
+  std::string name, description;
+  std::string model = "four-bar";
+  Formulation formulation = Formulation::double_step;
+  FrictionModel friction = FrictionModel::brown_mcphee;
+  IntegratorSettings settings;
+  int trajectory_stride = 0;
+  InputSchedule input;     // [input] (also base.input)
+  FourBarParams base;      // model defaults + [input] + [parameters]
+  std::vector<GridAxis> grid;
+
+  // Product of the axis sizes (1 without a grid).
+  long instance_count() const;
+  // Names of the grid axes' parameters, in axis order (the varied inputs).
+  std::vector<std::string> varied_names() const;
+  // The varied inputs of instance i, in axis order (first axis slowest).
+  std::vector<double> varied_values(long i) const;
+  // Base parameters with instance i's grid values applied.
+  FourBarParams instance(long i) const;
+  std::vector<FourBarParams> instances() const;
+  // Everything run_batch_cpu needs (threads: 0 = all cores).
+  BatchSpec batch_spec(int threads = 0) const;
+};
+
+// Read and validate a study file; throws StudyError.
+Study load_study(const std::string& path);
+// Same, from text already in memory (path is used for messages only).
+Study parse_study(const std::string& text, const std::string& path);
+
+// Limits enforced by the parser.
+constexpr long kMaxInstances = 100'000'000;
+constexpr double kMaxTrajectoryBytes = 16.0 * 1024 * 1024 * 1024;
+
+}  // namespace hs

@@ -1,0 +1,20 @@
+# Study-file, output and CLI tests. Included from tests/CMakeLists.txt; also
+# works when included from elsewhere (paths are relative to this file).
+find_package(GTest REQUIRED)
+include(GoogleTest)
+if(NOT TARGET HDF5::HDF5)  # test_cli reads results.h5 back
+  find_package(HDF5 REQUIRED COMPONENTS C)
+endif()
+get_filename_component(_hs_root "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
+
+add_executable(test_study ${CMAKE_CURRENT_LIST_DIR}/test_study.cpp)
+target_link_libraries(test_study PRIVATE hydrosweep_host GTest::gtest_main)
+target_compile_definitions(test_study PRIVATE HYDROSWEEP_SOURCE_DIR="${_hs_root}")
+gtest_discover_tests(test_study PROPERTIES LABELS "cpu" DISCOVERY_TIMEOUT 60)
+
+# Runs the built `hydrosweep` executable end to end.
+add_executable(test_cli ${CMAKE_CURRENT_LIST_DIR}/test_cli.cpp)
+target_link_libraries(test_cli PRIVATE HDF5::HDF5 GTest::gtest_main)
+target_compile_definitions(test_cli PRIVATE HYDROSWEEP_EXE="$<TARGET_FILE:hydrosweep>" HYDROSWEEP_SOURCE_DIR="${_hs_root}")
+add_dependencies(test_cli hydrosweep)
+gtest_discover_tests(test_cli PROPERTIES LABELS "cpu" TIMEOUT 300 DISCOVERY_TIMEOUT 60)

@@ -1,0 +1,259 @@
+// Study-file parsing: the shipped studies, grid expansion, spacing, key
+// forms, and one StudyError per mistake in tests/data/bad/.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "host/study.hpp"
+
+namespace fs = std::filesystem;
+using namespace hs;
+
+namespace {
+
+const std::string kRoot = HYDROSWEEP_SOURCE_DIR;
+
+Study parse(const std::string& text) { return parse_study(text, "inline.toml"); }
+
+// The message of the StudyError `f` throws ("" if it throws none).
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const StudyError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(Study, Seed002WorkCycleStudy) {
+  const Study s = load_study(kRoot + "/studies/seed002_work_cycle.toml");
+  EXPECT_EQ(s.name, "seed002_work_cycle");
+  EXPECT_EQ(s.model, "four-bar");
+  EXPECT_EQ(s.friction, FrictionModel::brown_mcphee);
+  EXPECT_EQ(s.formulation, Formulation::double_step);
+  EXPECT_EQ(s.settings.dt, 1e-3);
+  EXPECT_EQ(s.settings.duration, 10.0);
+  EXPECT_EQ(s.settings.tangent, Tangent::exact);
+  EXPECT_EQ(s.trajectory_stride, 10);
+  EXPECT_EQ(s.instance_count(), 1);
+  EXPECT_TRUE(s.varied_names().empty());
+
+  // Same schedule and parameters as the kernel's seed 002 reference.
+  const InputSchedule ref = seed002_work_cycle();
+  ASSERT_EQ(s.input.count, ref.count);
+  for (int i = 0; i < ref.count; ++i) {
+    EXPECT_EQ(s.input.start[i], ref.start[i]);
+    EXPECT_EQ(s.input.value[i], ref.value[i]);
+  }
+  FourBarParams got = s.instance(0), want = seed002_four_bar();
+  for (const auto& p : four_bar_parameters()) EXPECT_EQ(p.field(got), p.field(want)) << p.name;
+  EXPECT_EQ(got.input.count, 5);
+  EXPECT_EQ(got.input(1.5), 10.0);
+  EXPECT_EQ(got.input(6.0), -10.0);
+  EXPECT_NE(s.text.find("trajectory_stride = 10"), std::string::npos);
+}
+
+TEST(Study, GridFrictionBulkStudy) {
+  const Study s = load_study(kRoot + "/studies/grid_friction_bulk.toml");
+  EXPECT_EQ(s.instance_count(), 1000);
+  EXPECT_EQ(s.trajectory_stride, 0);
+  EXPECT_EQ(s.varied_names(),
+            (std::vector<std::string>{"friction.coulomb_force", "circuit.oil_bulk_modulus", "circuit.valve_time_constant"}));
+  for (const auto& a : s.grid) EXPECT_EQ(a.values.size(), 10u);
+  // First axis slowest: instance 123 = (1, 2, 3).
+  const std::vector<double> v = s.varied_values(123);
+  EXPECT_EQ(v[0], s.grid[0].values[1]);
+  EXPECT_EQ(v[1], s.grid[1].values[2]);
+  EXPECT_EQ(v[2], s.grid[2].values[3]);
+  const FourBarParams p = s.instance(123);
+  EXPECT_EQ(p.friction.coulomb_force, v[0]);
+  EXPECT_EQ(p.circuit.oil_bulk_modulus, v[1]);
+  EXPECT_EQ(p.circuit.valve_time_constant, v[2]);
+}
+
+TEST(Study, EmptyFileGivesModelDefaults) {
+  const Study s = parse("");
+  EXPECT_EQ(s.name, "inline");
+  EXPECT_EQ(s.instance_count(), 1);
+  EXPECT_EQ(s.trajectory_stride, 0);
+  EXPECT_EQ(s.settings.dt, IntegratorSettings{}.dt);
+  EXPECT_EQ(s.settings.max_newton_iterations, IntegratorSettings{}.max_newton_iterations);
+  FourBarParams got = s.instance(0), want = seed002_four_bar();
+  for (const auto& p : four_bar_parameters()) EXPECT_EQ(p.field(got), p.field(want)) << p.name;
+}
+
+TEST(Study, Seed001Model) {
+  const Study s = parse("[study]\nmodel = \"four-bar-seed001\"\nfriction = \"bengisu-akay\"\n");
+  EXPECT_EQ(s.friction, FrictionModel::bengisu_akay);
+  FourBarParams got = s.instance(0), want = seed001_four_bar();
+  for (const auto& p : four_bar_parameters()) EXPECT_EQ(p.field(got), p.field(want)) << p.name;
+}
+
+TEST(Study, IntegratorKeys) {
+  const Study s = parse(R"(
+[integrator]
+dt = 5e-4
+duration = 2
+tangent = "finite-difference"
+max_newton_iterations = 7
+max_position_iterations = 9
+position_tolerance = 1e-6
+pressure_tolerance = 0.5
+friction_state_tolerance = 1e-5
+constraint_tolerance = 1e-10
+pressure_min = -1e5
+pressure_max = 5e7
+)");
+  const IntegratorSettings& S = s.settings;
+  EXPECT_EQ(S.dt, 5e-4);
+  EXPECT_EQ(S.duration, 2.0);  // an integer is accepted where a number is expected
+  EXPECT_EQ(S.tangent, Tangent::finite_difference);
+  EXPECT_EQ(S.max_newton_iterations, 7);
+  EXPECT_EQ(S.max_position_iterations, 9);
+  EXPECT_EQ(S.position_tolerance, 1e-6);
+  EXPECT_EQ(S.pressure_tolerance, 0.5);
+  EXPECT_EQ(S.friction_state_tolerance, 1e-5);
+  EXPECT_EQ(S.constraint_tolerance, 1e-10);
+  EXPECT_EQ(S.pressure_min, -1e5);
+  EXPECT_EQ(S.pressure_max, 5e7);
+}
+
+TEST(Study, GridExpansionOrder) {
+  const Study s = parse(R"(
+[parameters]
+friction.static_force = 900.0
+[[grid]]
+parameter = "friction.coulomb_force"
+values = [1.0, 2.0, 3.0]
+[[grid]]
+parameter = "circuit.oil_bulk_modulus"
+values = [1e9, 2e9]
+)");
+  ASSERT_EQ(s.instance_count(), 6);
+  const auto all = s.instances();
+  ASSERT_EQ(all.size(), 6u);
+  const double expect[6][2] = {{1, 1e9}, {1, 2e9}, {2, 1e9}, {2, 2e9}, {3, 1e9}, {3, 2e9}};
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_EQ(s.varied_values(i), (std::vector<double>{expect[i][0], expect[i][1]})) << i;
+    EXPECT_EQ(all[i].friction.coulomb_force, expect[i][0]);
+    EXPECT_EQ(all[i].circuit.oil_bulk_modulus, expect[i][1]);
+    EXPECT_EQ(all[i].friction.static_force, 900.0);  // base override kept
+  }
+  const BatchSpec spec = s.batch_spec(3);
+  EXPECT_EQ(spec.instances.size(), 6u);
+  EXPECT_EQ(spec.threads, 3);
+  EXPECT_EQ(spec.trajectory_stride, 0);
+}
+
+TEST(Study, LinearAndLogSpacing) {
+  const Study s = parse(R"(
+[[grid]]
+parameter = "circuit.oil_bulk_modulus"
+min = 1e8
+max = 1e10
+count = 5
+spacing = "log"
+[[grid]]
+parameter = "friction.coulomb_force"
+min = 100
+max = 200
+count = 5
+[[grid]]
+parameter = "friction.viscous_coefficient"
+min = 42
+max = 1000
+count = 1
+)");
+  const auto& lg = s.grid[0].values;
+  ASSERT_EQ(lg.size(), 5u);
+  const double want[] = {1e8, 1e8 * std::sqrt(10.0), 1e9, 1e9 * std::sqrt(10.0), 1e10};
+  for (int k = 0; k < 5; ++k) EXPECT_NEAR(lg[k] / want[k], 1.0, 1e-14) << k;
+  EXPECT_EQ(lg.front(), 1e8);  // endpoints exact
+  EXPECT_EQ(lg.back(), 1e10);
+  EXPECT_EQ(s.grid[1].values, (std::vector<double>{100, 125, 150, 175, 200}));
+  EXPECT_EQ(s.grid[2].values, (std::vector<double>{42}));  // count 1 gives min
+  EXPECT_EQ(s.instance_count(), 25);
+}
+
+TEST(Study, NestedDottedAndQuotedParameterKeysAgree) {
+  const char* forms[] = {
+      "[parameters.circuit]\noil_bulk_modulus = 1.2e9\n[parameters.mechanism.body2]\nmass = 70\n",
+      "[parameters]\ncircuit.oil_bulk_modulus = 1.2e9\nmechanism.body2.mass = 70\n",
+      "[parameters]\n\"circuit.oil_bulk_modulus\" = 1.2e9\n\"mechanism.body2.mass\" = 70\n",
+  };
+  for (const char* text : forms) {
+    const Study s = parse(text);
+    EXPECT_EQ(s.base.circuit.oil_bulk_modulus, 1.2e9) << text;
+    EXPECT_EQ(s.base.mechanism.body[1].mass, 70.0) << text;
+  }
+}
+
+TEST(Study, InputScheduleAndGain) {
+  const Study s = parse("[input]\ntimes = [0, 0.5]\nvalues = [2, -3]\ngain = 1.5\n");
+  EXPECT_EQ(s.input.count, 2);
+  EXPECT_EQ(s.base.input.gain, 1.5);
+  EXPECT_EQ(s.instance(0).input(0.25), 3.0);
+  EXPECT_EQ(s.instance(0).input(0.75), -4.5);
+  // input.gain is also an ordinary (sweepable) parameter.
+  const Study g = parse("[[grid]]\nparameter = \"input.gain\"\nvalues = [0.5, 2]\n");
+  EXPECT_EQ(g.instance(1).input(1.5), 20.0);
+  EXPECT_NE(error_of([] { parse("[input]\ngain = 2\n[parameters]\ninput.gain = 3\n"); }).find("given twice"), std::string::npos);
+}
+
+TEST(Study, CrossFieldRulesPassWhenEveryInstanceIsValid) {
+  EXPECT_NO_THROW(parse(R"(
+[[grid]]
+parameter = "circuit.rod_diameter"
+values = [0.02, 0.05, 0.079]
+[[grid]]
+parameter = "circuit.piston_chamber_length0"
+values = [0.01, 0.99]
+)"));
+  // The rule looks at the combination: a piston grid that dips below the rod fails.
+  const std::string msg = error_of([] {
+    parse("[[grid]]\nparameter = \"circuit.oil_bulk_modulus\"\nvalues = [1e9, 2e9]\n"
+          "[[grid]]\nparameter = \"circuit.piston_diameter\"\nvalues = [0.1, 0.03]\n");
+  });
+  EXPECT_NE(msg.find("inline.toml:4: circuit.rod_diameter = 0.035 (model four-bar default) must be < circuit.piston_diameter = 0.03 (grid[1])"),
+            std::string::npos) << msg;
+  EXPECT_NE(msg.find("first violated by instance 1 of 4"), std::string::npos) << msg;
+}
+
+// Every file in tests/data/bad/ holds one mistake and lists, in "# expect: "
+// lines, what the message must contain (file:line, key, range text).
+TEST(Study, BadFilesThrowStudyErrorNamingFileAndKey) {
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(kRoot + "/tests/data/bad")) {
+    if (entry.path().extension() != ".toml") continue;
+    ++files;
+    const std::string path = entry.path().string();
+    std::ifstream in(path);
+    std::vector<std::string> expects;
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("# expect: ", 0) == 0) expects.push_back(line.substr(10));
+    EXPECT_FALSE(expects.empty()) << path << " has no '# expect: ' line";
+    const std::string msg = error_of([&] { load_study(path); });
+    ASSERT_FALSE(msg.empty()) << path << " was accepted";
+    EXPECT_EQ(msg.rfind(path, 0), 0u) << "message does not start with the file: " << msg;
+    for (const auto& e : expects) EXPECT_NE(msg.find(e), std::string::npos) << "expected '" << e << "' in: " << msg;
+  }
+  EXPECT_GE(files, 15);
+}
+
+TEST(Study, MissingFile) {
+  const std::string path = kRoot + "/tests/data/bad/no_such_study.toml";
+  const std::string msg = error_of([&] { load_study(path); });
+  EXPECT_NE(msg.find(path + ": no such study file"), std::string::npos) << msg;
+  EXPECT_NE(error_of([&] { load_study(kRoot + "/tests/data"); }).find("is a directory"), std::string::npos);
+}
+
+TEST(Study, StudyErrorIsARuntimeError) {
+  EXPECT_THROW(parse("[integrator]\ndt = -1\n"), std::runtime_error);
+}
