@@ -2,6 +2,7 @@
 // a description of the machine and build (so a result file says where its
 // numbers come from), a small JSON writer and argv parsing.
 #pragma once
+#include "host/output.hpp"
 #include <unistd.h>
 
 #include <cctype>
@@ -98,15 +99,6 @@ inline std::string compiler_description() {
 #else
   return "unknown";
 #endif
-}
-
-inline std::string utc_now_iso8601() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 // Output of a shell command, trimmed ("" on failure). Only used for git.
@@ -227,7 +219,7 @@ inline void write_machine(Json& j) {
       .field("cxx_flags", HS_BENCH_CXX_FLAGS)
 #endif
       .field("source_revision", source_revision())
-      .field("date_utc", utc_now_iso8601())
+      .field("date_utc", hs::utc_now_iso8601())
       .end_object();
 }
 

@@ -193,15 +193,6 @@ void matrix_dataset(hid_t parent, const std::string& name, hsize_t rows, hsize_t
   if (annotate) annotate(d);
 }
 
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 std::vector<std::string> status_names() {
   std::vector<std::string> names;
   for (int code = 0;; ++code) {
@@ -299,7 +290,7 @@ void write_h5(const std::string& path, const Study& study, const BatchSpec& spec
   attribute(g, "backend", backend);
   attribute(g, "threads", static_cast<long>(res.threads_used));
   attribute(g, "wall_seconds", res.wall_seconds);
-  attribute(g, "created", utc_now());
+  attribute(g, "created", utc_now_iso8601());
   attribute(g, "instance_count", static_cast<long>(n));
   attribute(g, "failed_count", res.failed());
   attribute(g, "dt", spec.settings.dt);
@@ -398,6 +389,15 @@ OutputPaths write_outputs(const std::string& dir, const Study& study, const Batc
   }
   tx.committed = true;
   return {h5.string(), csv.string()};
+}
+
+std::string utc_now_iso8601() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
 }
 
 }  // namespace hs

@@ -70,4 +70,7 @@ OutputPaths write_outputs(const std::string& dir, const Study& study, const Batc
 // PROJECT_VERSION of the build.
 const char* hydrosweep_version();
 
+// Current UTC time as "YYYY-MM-DDTHH:MM:SSZ" (run metadata, benchmark records).
+std::string utc_now_iso8601();
+
 }  // namespace hs
