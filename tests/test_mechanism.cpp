@@ -122,8 +122,10 @@ TEST(PlanarFourBar, DynamicsResidualIsLagrangesEquations) {
       const auto m = Mech::motion(pose, qd);
       const auto a = Mech::acceleration(pose, m, qdd);
       const auto act = Mech::actuator(P, pose, m);
-      double r[3];
-      Mech::dynamics_residual(P, pose, m, a, act, F, r);
+      double r[3], ds_dz[3];
+      Mech::dynamics_residual(P, pose, m, a, r);
+      Mech::actuator_jacobian(P, pose, act, ds_dz);
+      for (int k = 0; k < 3; ++k) r[k] -= F * ds_dz[k];
 
       const double h = 1e-4;
       double qp[3], qm[3], qdp[3], qdm[3], pp[3], pm[3];

@@ -20,6 +20,7 @@ namespace hs {
 
 template <int N>
 struct Dual {
+  static constexpr int size = N;
   double a = 0.0;     // value
   double v[N] = {};   // gradient
 
@@ -120,6 +121,42 @@ template <int N> HS_HD void sincos(const Dual<N>& x, Dual<N>* s, Dual<N>* c) {
   *c = Dual<N>::chain(cv, -sv, x);
 }
 }  // namespace math
+
+// Moving derivatives between jets of different widths, for residuals whose
+// first M unknowns drive a sub-computation (the mechanism depends on the
+// independent coordinates only, not on the pressures): that part runs on
+// Dual<M>, and its results enter the Dual<N> residual through `widen`.
+// head<M>(x): the derivatives of x along its first M directions.
+// widen<N>(y): y as a Dual<N> whose last N − M derivatives are zero.
+template <int M, int N>
+HS_HD HS_FORCEINLINE Dual<M> head(const Dual<N>& x) {
+  static_assert(M <= N, "head<M> of a narrower jet");
+  Dual<M> r(x.a);
+  for (int i = 0; i < M; ++i) r.v[i] = x.v[i];
+  return r;
+}
+template <int M>
+HS_HD HS_FORCEINLINE double head(double x) { return x; }
+template <int N, int M>
+HS_HD HS_FORCEINLINE Dual<N> widen(const Dual<M>& x) {
+  static_assert(M <= N, "widen<N> to a narrower jet");
+  Dual<N> r(x.a);
+  for (int i = 0; i < M; ++i) r.v[i] = x.v[i];
+  return r;
+}
+// The scalar type T of a computation that has only the first M of T's
+// directions: double stays double, Dual<N> becomes Dual<M>.
+template <class T, int M>
+struct HeadScalar { using type = double; };
+template <int N, int M>
+struct HeadScalar<Dual<N>, M> { using type = Dual<M>; };
+// Conversion to the wider scalar T (identity when the types agree).
+template <class T>
+struct Widen {
+  HS_HD HS_FORCEINLINE static T from(const T& x) { return x; }
+  template <int M>
+  HS_HD HS_FORCEINLINE static T from(const Dual<M>& x) { return widen<T::size>(x); }
+};
 
 // The scalar that carries derivatives of a residual with nx unknowns.
 template <int N>

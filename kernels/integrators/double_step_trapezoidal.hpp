@@ -21,6 +21,11 @@
 // inner solve runs on values; its derivative enters by the implicit
 // function theorem, ∂z_d/∂z_i = −Φ_d⁻¹ Φ_i. Or by forward differences,
 // eq (40)–(41), for comparison with the papers.
+// The mechanism (kinematics, M'z̈ − Q', ∂s/∂z) depends on z_i alone, so it
+// runs on Dual<ni> ("kinematic scalar"); the pressures and friction states
+// act only through the actuator force F, which enters the reduced equations
+// as − F R_zᵀ ∂s/∂z. Only F, the circuit and the friction law run on
+// Dual<nx>. Same derivatives, a quarter of the work for the four-bar.
 //
 // The spool U is integrated by the same rule in closed form (ambiguity A9);
 // it is not a Newton unknown because its ODE is linear and decoupled.
@@ -65,18 +70,24 @@ struct DoubleStepTrapezoidal {
     double constraint_jacobian[nc][nq];  // Φ_z at q, for the next partition check
   };
 
+  // Scalar of the mechanism part for a residual on scalar T: double for
+  // double, Dual<ni> (derivatives along z_i only) for any dual number.
+  template <class T>
+  using Kinematic = typename HeadScalar<T, ni>::type;
+
   // Everything the model gives at one point of the trajectory.
   template <class T>
   struct Evaluation {
-    T q[nq], qd[nq], qdd[nq];
-    T s, sdot;          // actuator length and rate
+    using K = Kinematic<T>;
+    K q[nq], qd[nq], qdd[nq];
+    K s, sdot;          // actuator length and rate
     T piston_force;     // A2 p2 − A3 p3
     T friction_force;   // F_μ(ṡ)
     T reduced[ni];      // R_zᵀ (M' z̈ − Q' − F ∂s/∂z), seed 001 eq (16)
     T pressure_rate[np];
     Vec<T, nw> friction_rate;
-    T constraint_jacobian[nc][nq];
-    T kinetic, potential;  // filled only when evaluate(..., with_energy = true)
+    K constraint_jacobian[nc][nq];
+    K kinetic, potential;  // filled only when evaluate(..., with_energy = true)
   };
 
   // ---------------------------------------------------------------------
@@ -170,21 +181,22 @@ struct DoubleStepTrapezoidal {
   // ∂z_d/∂z_i when T is a dual number), given the independent velocities
   // and accelerations.
   template <class T>
-  HS_HD static void evaluate(const Params& P, const Constants& K, const Partition& part, const T* q, const T* qd_i,
-                             const T* qdd_i, const T* p, const T* w, const T* wd, double U, Evaluation<T>& e,
-                             bool with_energy) {
+  HS_HD static void evaluate(const Params& P, const Constants& K, const Partition& part, const Kinematic<T>* q,
+                             const Kinematic<T>* qd_i, const Kinematic<T>* qdd_i, const T* p, const T* w, const T* wd,
+                             double U, Evaluation<T>& e, bool with_energy) {
+    using Tk = Kinematic<T>;
     const auto pose = Mech::pose(P.mechanism, q);
     auto& J = e.constraint_jacobian;
     Mech::constraint_jacobian(pose, J);
-    Mat<T, nc, nc> Jd;
+    Mat<Tk, nc, nc> Jd;
     for (int r = 0; r < nc; ++r)
       for (int c = 0; c < nc; ++c) Jd(r, c) = J[r][part.dep[c]];
     int perm[nc];
     lu_factor(Jd, perm);  // nonsingular: solve_dependent succeeded at these values
     // G = Φ_d⁻¹ Φ_i, so R_z = [−G; I] in (dependent; independent) order.
-    T G[nc][ni];
+    Tk G[nc][ni];
     for (int j = 0; j < ni; ++j) {
-      T b[nc], y[nc];
+      Tk b[nc], y[nc];
       for (int r = 0; r < nc; ++r) b[r] = J[r][part.indep[j]];
       lu_solve(Jd, perm, b, y);
       for (int r = 0; r < nc; ++r) G[r][j] = y[r];
@@ -195,14 +207,14 @@ struct DoubleStepTrapezoidal {
       e.qdd[part.indep[j]] = qdd_i[j];
     }
     for (int r = 0; r < nc; ++r) {
-      T v(0.0);
+      Tk v(0.0);
       for (int j = 0; j < ni; ++j) v -= G[r][j] * qd_i[j];
       e.qd[part.dep[r]] = v;         // eq (13)
-      e.qdd[part.dep[r]] = T(0.0);
+      e.qdd[part.dep[r]] = Tk(0.0);
     }
     const auto motion = Mech::motion(pose, e.qd);
     // Φ̈ with z̈_d = 0 is Φ_i z̈_i + Φ̇_z ż; eq (15) then gives z̈_d.
-    T c[nc], d[nc];
+    Tk c[nc], d[nc];
     auto acc = Mech::acceleration(pose, motion, e.qdd);
     Mech::constraint_acceleration(pose, motion, acc, c);
     lu_solve(Jd, perm, c, d);
@@ -214,18 +226,24 @@ struct DoubleStepTrapezoidal {
     const auto act = Mech::actuator(P.mechanism, pose, motion);
     e.s = act.length;
     e.sdot = act.rate;
+    const T sdot = Widen<T>::from(act.rate);
     e.piston_force = Circuit::piston_force(K.circuit, p);
-    e.friction_force = Friction::force(P.friction, act.rate, w, wd);
-    T r[nq];
-    Mech::dynamics_residual(P.mechanism, pose, motion, acc, act, e.piston_force - e.friction_force, r);
-    // R_zᵀ r = r_i − Gᵀ r_d, seed 001 eq (16).
+    e.friction_force = Friction::force(P.friction, sdot, w, wd);
+    Tk r[nq], ds_dz[nq];
+    Mech::dynamics_residual(P.mechanism, pose, motion, acc, r);
+    Mech::actuator_jacobian(P.mechanism, pose, act, ds_dz);
+    // R_zᵀ (r − F ∂s/∂z) = (r_i − Gᵀ r_d) − F (∂s/∂z_i − Gᵀ ∂s/∂z_d), seed 001 eq (16).
+    const T F = e.piston_force - e.friction_force;
     for (int j = 0; j < ni; ++j) {
-      T v = r[part.indep[j]];
-      for (int k = 0; k < nc; ++k) v -= G[k][j] * r[part.dep[k]];
-      e.reduced[j] = v;
+      Tk rj = r[part.indep[j]], sj = ds_dz[part.indep[j]];
+      for (int k = 0; k < nc; ++k) {
+        rj -= G[k][j] * r[part.dep[k]];
+        sj -= G[k][j] * ds_dz[part.dep[k]];
+      }
+      e.reduced[j] = Widen<T>::from(rj) - F * Widen<T>::from(sj);
     }
-    Circuit::pressure_rates(P.circuit, K.circuit, p, U, act.length - K.s0, act.rate, e.pressure_rate);
-    Friction::state_rates(P.friction, act.rate, w, e.friction_rate.data());
+    Circuit::pressure_rates(P.circuit, K.circuit, p, U, Widen<T>::from(act.length - K.s0), sdot, e.pressure_rate);
+    Friction::state_rates(P.friction, sdot, w, e.friction_rate.data());
     if (with_energy) {
       e.kinetic = Mech::kinetic_energy(P.mechanism, motion);
       e.potential = Mech::potential_energy(P.mechanism, pose);
@@ -233,9 +251,11 @@ struct DoubleStepTrapezoidal {
   }
 
   // Value of an evaluation at x + dx from its value and gradient at x.
-  HS_HD static double expand(const Jet& v, const double* dx) {
+  // A Dual<ni> (kinematic) quantity uses the first ni entries of dx, the z_i.
+  template <int N>
+  HS_HD static double expand(const Dual<N>& v, const double* dx) {
     double r = v.a;
-    for (int k = 0; k < nx; ++k) r += v.v[k] * dx[k];
+    for (int k = 0; k < N; ++k) r += v.v[k] * dx[k];
     return r;
   }
   HS_HD static void expand(const Evaluation<Jet>& a, const double* dx, Evaluation<double>& e) {
@@ -281,19 +301,22 @@ struct DoubleStepTrapezoidal {
     if (!solve_dependent(P, ctx.part, S.constraint_tolerance, S.max_position_iterations, ctx.q_guess, dzd_dzi,
                          &ctx.constraint_residual))
       return false;
-    T q[nq], qd_i[ni], qdd_i[ni], pd[np];
+    using Tk = Kinematic<T>;
+    Tk q[nq], zi[ni], qd_i[ni], qdd_i[ni];
+    T pd[np];
     Vec<T, nw> wd;
     for (int j = 0; j < ni; ++j) {
       const int k = ctx.part.indep[j];
-      q[k] = x[j];
-      qd_i[j] = (2.0 / dt) * x[j] + ctx.qd_hat[k];
-      qdd_i[j] = (4.0 / (dt * dt)) * x[j] + ctx.qdd_hat[k];
+      zi[j] = head<ni>(x[j]);
+      q[k] = zi[j];
+      qd_i[j] = (2.0 / dt) * zi[j] + ctx.qd_hat[k];
+      qdd_i[j] = (4.0 / (dt * dt)) * zi[j] + ctx.qdd_hat[k];
     }
     for (int r = 0; r < nc; ++r) {
       // Implicit function theorem: the value from the inner solve, the
       // derivative ∂z_d/∂z_i · dz_i.
-      T v(ctx.q_guess[ctx.part.dep[r]]);
-      for (int j = 0; j < ni; ++j) v += dzd_dzi[r][j] * (x[j] - value(x[j]));
+      Tk v(ctx.q_guess[ctx.part.dep[r]]);
+      for (int j = 0; j < ni; ++j) v += dzd_dzi[r][j] * (zi[j] - value(zi[j]));
       q[ctx.part.dep[r]] = v;
     }
     const T* p = x + ni;
@@ -456,27 +479,30 @@ struct DoubleStepTrapezoidal {
     Mech::constraint_jacobian(Mech::pose(P.mechanism, s.q), s.constraint_jacobian);
     full_pivot_partition(s.constraint_jacobian, s.part);
 
-    // Static actuator force: the reduced residual at rest is affine in F.
-    using D1 = Dual<1>;
-    D1 qj[nq], zero[nq];
-    for (int k = 0; k < nq; ++k) { qj[k] = D1(s.q[k]); zero[k] = D1(0.0); }
-    const auto pose = Mech::pose(P.mechanism, qj);
+    // Static actuator force: at rest R_zᵀ(r − F ∂s/∂z) = 0 along the first
+    // independent direction (one actuator).
+    double zero[nq] = {};
+    const auto pose = Mech::pose(P.mechanism, s.q);
     const auto motion = Mech::motion(pose, zero);
     const auto acc = Mech::acceleration(pose, motion, zero);
     const auto act = Mech::actuator(P.mechanism, pose, motion);
-    K.s0 = act.length.a;
-    D1 r[nq];
-    Mech::dynamics_residual(P.mechanism, pose, motion, acc, act, D1::variable(0.0, 0), r);
-    // Project on the first independent direction: r_i − Gᵀ r_d with G from the split.
+    K.s0 = act.length;
+    double r[nq], ds_dz[nq];
+    Mech::dynamics_residual(P.mechanism, pose, motion, acc, r);
+    Mech::actuator_jacobian(P.mechanism, pose, act, ds_dz);
+    // Project with R_z = ∂z/∂z_i from the split.
     double Sdep[nc][ni];
     double qv[nq];
     for (int k = 0; k < nq; ++k) qv[k] = s.q[k];
     if (!solve_dependent(P, s.part, S.constraint_tolerance, S.max_position_iterations, qv, Sdep, &res))
       return Status::invalid_parameters;
-    D1 reduced = r[s.part.indep[0]];
-    for (int k = 0; k < nc; ++k) reduced += Sdep[k][0] * r[s.part.dep[k]];
-    if (reduced.v[0] == 0.0) return Status::invalid_parameters;  // actuator cannot hold the load
-    const double F0 = -reduced.a / reduced.v[0];
+    double reduced_r = r[s.part.indep[0]], reduced_s = ds_dz[s.part.indep[0]];
+    for (int k = 0; k < nc; ++k) {
+      reduced_r += Sdep[k][0] * r[s.part.dep[k]];
+      reduced_s += Sdep[k][0] * ds_dz[s.part.dep[k]];
+    }
+    if (reduced_s == 0.0) return Status::invalid_parameters;  // actuator cannot hold the load
+    const double F0 = reduced_r / reduced_s;
     Circuit::static_pressures(P.circuit, K.circuit, F0, s.p);
     for (int k = 0; k < nw; ++k) s.w[k] = 0.0;
     if (!(s.p[1] > S.pressure_min && s.p[1] < S.pressure_max)) return Status::invalid_parameters;

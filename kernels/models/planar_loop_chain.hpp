@@ -14,7 +14,8 @@
 // chain, the moment about joint i of the inertia-minus-applied wrench of
 // every body outboard of i:
 //   r_i = b_iᵀ Σ_{j≥i} W_j,  W_j = [m_j g̈_j − f_j ; r_O-moment]       eq (11)
-// i.e. M'(z) z̈ − Q'(z, ż) assembled by the backward accumulation Tᵀ.
+// i.e. M'(z) z̈ − Q'(z, ż) assembled by the backward accumulation Tᵀ; the
+// actuator adds − F ∂s/∂z.
 // CoM accelerations are computed as point accelerations,
 //   g̈ = s̈ + ω̇ k×g + ω k×ġ,
 // which is the literal derivative of ġ = ṡ + ω k×g; seed 001 eq (7) writes
@@ -199,12 +200,15 @@ struct PlanarLoopChain {
     return act;
   }
 
-  // Generalized residual M'(z) z̈ − Q'(z, ż) − F ∂s/∂z, seed 001 eq (11):
-  // gravity on every body and the actuator force F (extension positive)
-  // applied at r_F along the actuator line.
+  // Generalized residual M'(z) z̈ − Q'(z, ż) of the bodies under gravity,
+  // seed 001 eq (11). The actuator enters the equations of motion as
+  // − F ∂s/∂z (actuator_jacobian): kept apart because F depends on the
+  // pressures while everything here depends on the joint coordinates only,
+  // which lets the integrators differentiate the mechanism with respect to
+  // the independent coordinates alone.
   template <class T>
   HS_HD static void dynamics_residual(const Params& P, const Pose<T>& p, const Motion<T>& m,
-                                      const Acceleration<T>& a, const Actuator<T>& act, const T& F, T* r) {
+                                      const Acceleration<T>& a, T* r) {
     // Accumulated wrench about the origin of all bodies outboard of joint i.
     V2<T> force{T(0.0), T(0.0)};
     T moment(0.0);
@@ -215,14 +219,19 @@ struct PlanarLoopChain {
       const V2<T> fj{B.mass * (gacc.x - P.gravity_x), B.mass * (gacc.y - P.gravity_y)};
       force = force + fj;
       moment = moment + cross(p.com[j], fj) + B.inertia * a.alpha[j];
-      if (j == P.actuator_body) {
-        const V2<T> fa = F * act.unit;
-        force = force - fa;
-        moment = moment - cross(p.actuator_point, fa);
-      }
       // b_jᵀ W: moment about joint j.
       r[j] = moment - cross(p.joint[j], force);
     }
+  }
+
+  // ∂s/∂z: turning joint j (j ≤ actuator body) moves r_F by k × (r_F − r_j),
+  // which lengthens the actuator by ((k × (r_F − r_j)) · u) = (r_F − r_j) × u.
+  // The actuator force F (extension positive) contributes − F ∂s/∂z to the
+  // residual (virtual power of F u at r_F).
+  template <class T>
+  HS_HD static void actuator_jacobian(const Params& P, const Pose<T>& p, const Actuator<T>& act, T* ds_dz) {
+    for (int j = 0; j < NB; ++j)
+      ds_dz[j] = j <= P.actuator_body ? cross(p.actuator_point - p.joint[j], act.unit) : T(0.0);
   }
 
   // Kinetic and potential energy (gravity), for the energy balance.
