@@ -2,6 +2,7 @@
 // one set of integrator settings. The backend decides only where the loop
 // over instances runs; the per-instance work is run_instance() of kernels/.
 #pragma once
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,12 @@ struct BatchSpec {
   Formulation formulation = Formulation::double_step;
   int trajectory_stride = 0;  // record every n-th step (0: no trajectories)
   int threads = 0;            // 0: all cores (OpenMP default)
+  double settling_rate = 1e-3;      // [rad/s] for RunSummary::settling_time
+  std::vector<double> reference;    // z_1 at every step (tracking_rms); empty: none
+  // Optional: instances not yet started are skipped once *cancel is true
+  // (their status stays not_run); *progress counts finished instances.
+  const std::atomic<bool>* cancel = nullptr;
+  std::atomic<long>* progress = nullptr;
 };
 
 struct BatchResult {
@@ -39,6 +46,7 @@ struct BatchResult {
   long samples_per_instance = 0;
   double wall_seconds = 0.0;
   int threads_used = 1;
+  bool cancelled = false;     // some instances were skipped (BatchSpec::cancel)
   long failed() const;
 };
 

@@ -64,6 +64,10 @@ const std::vector<OutputColumn>& summary_columns() {
       return s.steps > 0 ? double(s.newton_iterations) / double(s.steps) : std::numeric_limits<double>::quiet_NaN();
     });
     real("max_constraint_violation", "m", "max_t |loop-closure residual|", [](const FourBarSummary& s) { return s.max_constraint_violation; });
+    real("settling_time", "s", "from the last U_ref switch until |dz1/dt| stays below the settling rate (NaN: still moving at the end)",
+         [](const FourBarSummary& s) { return s.settling_time; });
+    real("tracking_rms", "rad", "RMS of z1 - z1 of the nominal instance over the steps (NaN without a reference run)",
+         [](const FourBarSummary& s) { return s.tracking_rms; });
     return c;
   }();
   return columns;
@@ -203,44 +207,113 @@ std::vector<std::string> status_names() {
   return names;
 }
 
-void write_h5(const std::string& path, const Study& study, const BatchSpec& spec, const BatchResult& res,
-              const std::string& backend) {
-  const hsize_t n = spec.instances.size();
+void analysis_group(hid_t file, const StudyAnalysis& a) {
+  Handle g = group(file, "analysis");
+  std::vector<std::string> quantities;
+  for (const auto& [q, _] : a.statistics) quantities.push_back(q);
+  attribute(g, "quantities", quantities);
+  attribute(g, "confidence", a.confidence);
+  {
+    Handle st = group(g, "statistics");
+    for (const auto& [q, m] : a.statistics) {
+      Handle h = group(st, q);
+      attribute(h, "mean", m.mean);
+      attribute(h, "std", m.std_dev);
+      attribute(h, "mean_ci_low", m.mean_ci.lower);
+      attribute(h, "mean_ci_high", m.mean_ci.upper);
+      attribute(h, "std_ci_low", m.std_dev_ci.lower);
+      attribute(h, "std_ci_high", m.std_dev_ci.upper);
+      attribute(h, "count_ok", static_cast<long>(m.valid));
+      attribute(h, "count_failed", static_cast<long>(m.failed + m.infinite));
+      attribute(h, "confidence", a.confidence);
+      std::vector<double> lv, v, lo, hi;
+      for (const auto& e : m.quantiles) {
+        lv.push_back(e.probability); v.push_back(e.value); lo.push_back(e.ci.lower); hi.push_back(e.ci.upper);
+      }
+      const hsize_t n = lv.size();
+      vector_dataset(h, "quantile_levels", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, lv.data(), n);
+      vector_dataset(h, "quantiles", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v.data(), n);
+      vector_dataset(h, "quantile_ci_low", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, lo.data(), n);
+      vector_dataset(h, "quantile_ci_high", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, hi.data(), n);
+    }
+  }
+  if (a.has_failure) {
+    Handle f = group(g, "failure");
+    attribute(f, "quantity", a.failure_quantity);
+    attribute(f, "limit", a.limit);
+    attribute(f, "direction", std::string(a.limit_above ? "above" : "below"));
+    attribute(f, "probability", a.failure.estimate);
+    attribute(f, "ci_low", a.failure.ci.lower);
+    attribute(f, "ci_high", a.failure.ci.upper);
+    attribute(f, "failures", static_cast<long>(a.failure.failures));
+    attribute(f, "count", static_cast<long>(a.failure.valid));
+    attribute(f, "failed_instances", static_cast<long>(a.failure.failed_instances));
+    attribute(f, "method", std::string("Wilson score interval"));
+  }
+  if (!a.sobol.empty()) {
+    Handle so = group(g, "sobol");
+    for (const auto& [q, idx] : a.sobol) {
+      Handle h = group(so, q);
+      attribute(h, "base_samples", static_cast<long>(idx.base_rows));
+      attribute(h, "dropped_rows", static_cast<long>(idx.dropped_rows));
+      attribute(h, "confidence", a.confidence);
+      attribute(h, "variance", idx.output_variance);
+      std::vector<double> v[6];
+      for (size_t k = 0; k < idx.dimension; ++k) {
+        v[0].push_back(idx.first_order[k].value); v[1].push_back(idx.first_order[k].ci.lower); v[2].push_back(idx.first_order[k].ci.upper);
+        v[3].push_back(idx.total_order[k].value); v[4].push_back(idx.total_order[k].ci.lower); v[5].push_back(idx.total_order[k].ci.upper);
+      }
+      const char* names[6] = {"first_order", "first_order_ci_low", "first_order_ci_high", "total", "total_ci_low", "total_ci_high"};
+      for (int k = 0; k < 6; ++k) vector_dataset(h, names[k], H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v[k].data(), idx.dimension);
+    }
+  }
+}
+
+void write_h5(const std::string& path, const Study& study, const StudyResults& res) {
+  const hsize_t n = res.summaries.size();
   Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "creating " + path);
 
-  // /inputs: read back from the instances actually run, not re-derived.
+  // /inputs: the values each instance ran with, regenerated from the study
+  // (deterministic), one instance at a time so memory stays bounded.
   {
     Handle g = group(file, "inputs");
     const auto& params = four_bar_parameters();
     const auto varied = study.varied_names();
+    const auto units = study.varied_units();
     attribute(g, "varied", varied);
-    for (const auto& name : varied) {
-      const ParameterInfo& p = *find_parameter(name);
-      std::vector<double> v(n);
+    if (!varied.empty()) {
+      std::vector<std::vector<double>> columns(varied.size(), std::vector<double>(n));
       for (hsize_t i = 0; i < n; ++i) {
-        FourBarParams copy = spec.instances[i];
-        v[i] = p.field(copy);
+        const std::vector<double> v = study.varied_values(static_cast<long>(i));
+        for (size_t k = 0; k < varied.size(); ++k) columns[k][i] = v[k];
       }
-      Handle d = vector_dataset(g, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v.data(), n);
-      attribute(d, "unit", p.unit);
-      attribute(d, "description", p.description);
+      for (size_t k = 0; k < varied.size(); ++k) {
+        Handle d = vector_dataset(g, varied[k], H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, columns[k].data(), n);
+        attribute(d, "unit", units[k]);
+        const ParameterInfo* p = find_parameter(varied[k]);
+        attribute(d, "description", p ? p->description : "scale factor of " + varied[k]);
+      }
     }
-    std::vector<std::string> names, units;
-    for (const auto& p : params) { names.push_back(p.name); units.push_back(p.unit); }
+    std::vector<std::string> names, punits;
+    for (const auto& p : params) { names.push_back(p.name); punits.push_back(p.unit); }
     matrix_dataset(
         g, "all", n, params.size(),
         [&](hsize_t i, double* row) {
-          FourBarParams copy = spec.instances[i];
-          for (size_t k = 0; k < params.size(); ++k) row[k] = params[k].field(copy);
+          FourBarParams inst = study.instance(static_cast<long>(i));
+          for (size_t k = 0; k < params.size(); ++k) row[k] = params[k].field(inst);
         },
-        false, [&](hid_t d) { attribute(d, "columns", names); attribute(d, "units", units); });
+        false, [&](hid_t d) { attribute(d, "columns", names); attribute(d, "units", punits); });
   }
 
   // /outputs
+  long failed = 0;
   {
     Handle g = group(file, "outputs");
     std::vector<int32_t> status(n);
-    for (hsize_t i = 0; i < n; ++i) status[i] = static_cast<int32_t>(res.summaries[i].status);
+    for (hsize_t i = 0; i < n; ++i) {
+      status[i] = static_cast<int32_t>(res.summaries[i].status);
+      failed += status[i] != 0;
+    }
     Handle d = vector_dataset(g, "status", H5T_STD_I32LE, H5T_NATIVE_INT32, status.data(), n);
     attribute(d, "status_names", status_names());
     attribute(d, "description", "why the instance stopped: status_names[status]; 0 = ok (ran to the end)");
@@ -260,22 +333,34 @@ void write_h5(const std::string& path, const Study& study, const BatchSpec& spec
     }
   }
 
-  // /trajectories
+  // /trajectories, a block of instances at a time.
   const long m = res.samples_per_instance;
-  if (spec.trajectory_stride > 0 && m > 0) {
+  if (study.trajectory_stride > 0 && m > 0 && res.trajectories) {
     Handle g = group(file, "trajectories");
-    attribute(g, "stride", static_cast<long>(spec.trajectory_stride));
+    attribute(g, "stride", static_cast<long>(study.trajectory_stride));
     attribute(g, "description", "every stride-th step and t = 0; samples after a failure have t = NaN");
+    const long block = std::max<long>(1, (1L << 20) / m);
+    std::vector<FourBarSample> buf;
+    long buf_first = -1;
     for (const auto& ch : trajectory_channels()) {
       matrix_dataset(
           g, ch.name, n, static_cast<hsize_t>(m),
           [&](hsize_t i, double* row) {
-            const FourBarSample* s = res.trajectories.data() + i * m;
+            const long li = static_cast<long>(i);
+            if (buf_first < 0 || li < buf_first || li >= buf_first + block) {
+              buf_first = li - li % block;
+              const long count = std::min<long>(block, static_cast<long>(n) - buf_first);
+              buf.resize(static_cast<size_t>(count * m));
+              res.trajectories(buf_first, count, buf.data());
+            }
+            const FourBarSample* s = buf.data() + (li - buf_first) * m;
             for (long k = 0; k < m; ++k) row[k] = ch.value(s[k]);
           },
           true, [&](hid_t d) { attribute(d, "unit", ch.unit); });
     }
   }
+
+  if (res.analysis) analysis_group(file, *res.analysis);
 
   // /metadata
   Handle g = group(file, "metadata");
@@ -285,38 +370,43 @@ void write_h5(const std::string& path, const Study& study, const BatchSpec& spec
   attribute(g, "study_description", study.description);
   attribute(g, "hydrosweep_version", std::string(hydrosweep_version()));
   attribute(g, "model", study.model);
-  attribute(g, "friction", friction_model_name(spec.friction));
-  attribute(g, "formulation", formulation_name(spec.formulation));
-  attribute(g, "backend", backend);
-  attribute(g, "threads", static_cast<long>(res.threads_used));
-  attribute(g, "wall_seconds", res.wall_seconds);
+  attribute(g, "friction", friction_model_name(study.friction));
+  attribute(g, "formulation", formulation_name(study.formulation));
+  attribute(g, "sample_method", std::string(sample_method_name(study.method)));
+  attribute(g, "sample_count", study.sample_count);
+  attribute(g, "seed", static_cast<long>(study.seed));
+  attribute(g, "backend", res.run.backend);
+  attribute(g, "device", res.run.device);
+  attribute(g, "threads", static_cast<long>(res.run.threads));
+  attribute(g, "wall_seconds", res.run.wall_seconds);
+  attribute(g, "chunk_size", res.run.chunk_size);
+  attribute(g, "chunks", res.run.chunks);
+  attribute(g, "resumed_instances", res.run.resumed_instances);
   attribute(g, "created", utc_now_iso8601());
   attribute(g, "instance_count", static_cast<long>(n));
-  attribute(g, "failed_count", res.failed());
-  attribute(g, "dt", spec.settings.dt);
-  attribute(g, "duration", spec.settings.duration);
-  attribute(g, "trajectory_stride", static_cast<long>(spec.trajectory_stride));
+  attribute(g, "failed_count", failed);
+  attribute(g, "dt", study.settings.dt);
+  attribute(g, "duration", study.settings.duration);
+  attribute(g, "trajectory_stride", static_cast<long>(study.trajectory_stride));
   attribute(g, "samples_per_instance", m);
   check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flushing " + path);
 }
 
 // ---- CSV -------------------------------------------------------------------
 
-void write_csv(const std::string& path, const Study& study, const BatchSpec& spec, const BatchResult& res) {
+void write_csv(const std::string& path, const Study& study, const StudyResults& res) {
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (!f) throw OutputError("cannot create " + path + ": " + std::strerror(errno));
   const auto varied = study.varied_names();
-  std::vector<const ParameterInfo*> infos;
-  for (const auto& name : varied) infos.push_back(find_parameter(name));
   std::fputs("index,status", f);
   for (const auto& name : varied) std::fprintf(f, ",%s", name.c_str());
   for (const auto& c : summary_columns()) std::fprintf(f, ",%s", c.name.c_str());
   std::fputc('\n', f);
-  for (size_t i = 0; i < spec.instances.size(); ++i) {
+  for (size_t i = 0; i < res.summaries.size(); ++i) {
     const FourBarSummary& s = res.summaries[i];
     std::fprintf(f, "%zu,%s", i, status_name(s.status));
-    FourBarParams copy = spec.instances[i];
-    for (const auto* p : infos) std::fprintf(f, ",%.17g", p->field(copy));
+    if (!varied.empty())
+      for (double v : study.varied_values(static_cast<long>(i))) std::fprintf(f, ",%.17g", v);
     for (const auto& c : summary_columns()) {
       if (c.integer) std::fprintf(f, ",%lld", static_cast<long long>(c.value(s)));
       else std::fprintf(f, ",%.17g", c.value(s));
@@ -356,11 +446,10 @@ void check_output_dir(const std::string& dir) {
     throw OutputError("cannot write to output directory " + dir + ": " + p.string() + ": " + std::strerror(errno));
 }
 
-OutputPaths write_outputs(const std::string& dir, const Study& study, const BatchSpec& spec, const BatchResult& result,
-                          const std::string& backend) {
-  if (result.summaries.size() != spec.instances.size())
+OutputPaths write_outputs(const std::string& dir, const Study& study, const StudyResults& result) {
+  if (static_cast<long>(result.summaries.size()) != study.instance_count())
     throw OutputError("internal: " + std::to_string(result.summaries.size()) + " summaries for " +
-                      std::to_string(spec.instances.size()) + " instances");
+                      std::to_string(study.instance_count()) + " instances");
   // HDF5 prints its error stack to stderr by default; our exceptions say enough.
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   check_output_dir(dir);
@@ -376,8 +465,8 @@ OutputPaths write_outputs(const std::string& dir, const Study& study, const Batc
   const fs::path h5 = out / "results.h5", csv = out / "summary.csv";
   const fs::path h5_tmp = out / (".results.h5" + tag), csv_tmp = out / (".summary.csv" + tag);
   tx.temps = {h5_tmp, csv_tmp};
-  write_h5(h5_tmp.string(), study, spec, result, backend);
-  write_csv(csv_tmp.string(), study, spec, result);
+  write_h5(h5_tmp.string(), study, result);
+  write_csv(csv_tmp.string(), study, result);
 
   fs::rename(h5_tmp, h5, ec);
   if (ec) throw OutputError("cannot rename " + h5_tmp.string() + " to " + h5.string() + ": " + ec.message());

@@ -1,8 +1,9 @@
 // Writers of a batch's results: DIR/results.h5 (HDF5) and DIR/summary.csv.
 //
 // results.h5 layout (N instances, P parameters, M samples per trajectory):
-//   /inputs/<dotted name>     N doubles per varied (grid) parameter; the group's
-//                             attribute "varied" lists them in grid-axis order
+//   /inputs/<name>            N doubles per varied input (factor or derived
+//                             parameter); the group's attribute "varied" lists
+//                             them in design order
 //   /inputs/all               N x P doubles, every parameter of every instance;
 //                             attributes "columns" (dotted names) and "units"
 //   /outputs/status           N int32 (Status codes); attribute "status_names":
@@ -11,11 +12,26 @@
 //                             each has attributes "unit" and "description")
 //   /trajectories/<channel>   N x M doubles (only if trajectory_stride > 0);
 //                             samples after a failure have t = NaN
+//   /analysis                 (with [analysis] quantities) attribute "quantities";
+//     statistics/<quantity>   attributes mean, std, mean_ci_low/high, std_ci_low/high,
+//                             count_ok, count_failed, confidence; datasets
+//                             quantile_levels, quantiles, quantile_ci_low/high
+//     failure                 (with [analysis.limit]) attributes quantity, limit,
+//                             direction, probability, ci_low, ci_high, failures,
+//                             count, method
+//     sobol/<quantity>        (saltelli designs) attributes factors, base_samples,
+//                             dropped_rows, confidence; datasets first_order,
+//                             first_order_ci_low/high, total, total_ci_low/high
 //   /metadata                 attributes: study_text, study_path, study_name,
 //                             hydrosweep_version, model, friction, formulation,
-//                             backend, threads, wall_seconds, created (UTC ISO
-//                             8601), instance_count, failed_count, dt, duration,
+//                             sample_method, sample_count, seed, backend, device,
+//                             threads, wall_seconds, chunk_size, chunks,
+//                             resumed_instances, created (UTC ISO 8601),
+//                             instance_count, failed_count, dt, duration,
 //                             trajectory_stride, samples_per_instance
+// Everything except the run record (wall_seconds, created, threads,
+// resumed_instances) depends only on the study text and the build, so a
+// resumed run writes the same file content as an uninterrupted one.
 // summary.csv: header, then one row per instance: index, status, the varied
 // inputs, the scalar outputs; doubles with 17 significant digits (%.17g).
 //
@@ -27,6 +43,7 @@
 #include <string>
 #include <vector>
 
+#include "host/analysis.hpp"
 #include "host/batch.hpp"
 #include "host/study.hpp"
 
@@ -62,10 +79,41 @@ struct OutputPaths {
 // Creates nothing.
 void check_output_dir(const std::string& dir);
 
+// What a study's analysis found (host/runner.cpp computes it).
+struct StudyAnalysis {
+  double confidence = 0.95;
+  std::vector<double> quantile_levels;
+  std::vector<std::pair<std::string, MonteCarloSummary>> statistics;  // per quantity
+  bool has_failure = false;
+  std::string failure_quantity;
+  double limit = 0.0;
+  bool limit_above = true;
+  FailureProbability failure;
+  std::vector<std::pair<std::string, SobolIndices>> sobol;  // per quantity (saltelli)
+};
+
+// How the results were obtained (the non-reproducible part of the metadata).
+struct RunRecord {
+  std::string backend = "cpu", device;
+  int threads = 1;
+  double wall_seconds = 0.0;
+  long chunk_size = 0, chunks = 0;
+  long resumed_instances = 0;  // instances read back from an interrupted run
+};
+
+// Everything written for one study, instance i in study order.
+struct StudyResults {
+  std::vector<FourBarSummary> summaries;
+  long samples_per_instance = 0;
+  // Fills count x samples_per_instance samples of instances [first, first + count).
+  std::function<void(long first, long count, FourBarSample* out)> trajectories;
+  RunRecord run;
+  const StudyAnalysis* analysis = nullptr;
+};
+
 // Create DIR if needed and write both files; throws OutputError. On failure
 // the temporaries are removed, and DIR too if this call created it.
-OutputPaths write_outputs(const std::string& dir, const Study& study, const BatchSpec& spec, const BatchResult& result,
-                          const std::string& backend = "cpu");
+OutputPaths write_outputs(const std::string& dir, const Study& study, const StudyResults& results);
 
 // PROJECT_VERSION of the build.
 const char* hydrosweep_version();

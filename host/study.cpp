@@ -7,6 +7,8 @@
 // toml++ stays an implementation detail of this file.
 #include "host/study.hpp"
 
+#include "host/output.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -126,10 +128,17 @@ class Parser {
     read_integrator(table_of(root, "integrator"));
     read_input(table_of(root, "input"));
     read_parameters(table_of(root, "parameters"));
+    read_sample(table_of(root, "sample"), root);
     read_grid(root);
+    read_factors(root);
+    read_derived(table_of(root, "derived"));
     read_output(table_of(root, "output"));
+    read_analysis(table_of(root, "analysis"));
+    read_execution(table_of(root, "execution"));
+    build_design();
     check_sizes();
-    check_pair_rules();
+    if (s_.method == SampleMethod::grid && s_.derived.empty() && set_mode_only()) check_pair_rules();
+    else check_first_instance();
     return std::move(s_);
   }
 
@@ -244,19 +253,20 @@ class Parser {
     }
   }
   void check_top_level(const toml::table& root) const {
-    const std::vector<std::string> tables = {"study", "integrator", "input", "parameters", "grid", "output"};
+    const std::vector<std::string> tables = {"study",  "integrator", "input",    "parameters", "sample", "grid",
+                                             "factor", "derived",    "analysis", "output",     "execution"};
     for (const auto& e : in_file_order(root)) {
       const toml::node& v = *e.node;
       const auto where = at(e.source);
       if (std::find(tables.begin(), tables.end(), e.key) == tables.end()) {
         const std::string hint = closest(e.key, tables, false);
         fail(where, std::string(v.is_table() ? "unknown table [" + e.key + "]" : "unknown top-level key '" + e.key + "'") +
-                        "; a study has the tables " + join(tables, ", ", "") + " ([[grid]] is an array of tables)" +
+                        "; a study has the tables " + join(tables, ", ", "") + " ([[grid]] and [[factor]] are arrays of tables)" +
                         (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
       }
-      if (e.key == "grid") {
+      if (e.key == "grid" || e.key == "factor") {
         if (!v.is_array() || (!v.as_array()->empty() && !v.is_array_of_tables()))
-          fail(where, "grid must be an array of tables: write each axis as [[grid]], got " + type_name(v));
+          fail(where, e.key + " must be an array of tables: write each one as [[" + e.key + "]], got " + type_name(v));
       } else if (!v.is_table()) {
         fail(where, e.key + " must be a table [" + e.key + "], got " + type_name(v) + " " + show(v));
       }
@@ -401,24 +411,18 @@ class Parser {
     for (size_t i = 0; i < axes->size(); ++i) {
       const toml::table& t = *(*axes)[i].as_table();
       const std::string g = "grid[" + std::to_string(i) + "]";
-      check_keys(t, g, {"parameter", "values", "min", "max", "count", "spacing"}, "[[grid]]");
-      GridAxis axis;
-      axis.line = static_cast<int>(t.source().begin.line);
-      const toml::node* pn = t.get("parameter");
-      if (!pn) fail(at(axis.line), g + " needs parameter = \"dotted.name\"");
-      axis.parameter = string(*pn, g + ".parameter");
-      const ParameterInfo& p = parameter(axis.parameter, pn->source(), g + ".parameter");
-      axis.info = &p;
-      for (size_t j = 0; j < s_.grid.size(); ++j)
-        if (s_.grid[j].parameter == axis.parameter)
-          fail(at(*pn), g + ".parameter = \"" + axis.parameter + "\" is already swept by grid[" + std::to_string(j) +
-                            "] (line " + std::to_string(s_.grid[j].line) + "); one axis per parameter");
+      check_keys(t, g, {"parameter", "name", "scales", "values", "min", "max", "count", "spacing"}, "[[grid]]");
+      if (s_.method != SampleMethod::grid)
+        fail(at(t.source()), "[[grid]] axes need sample.method = \"grid\" (the default); with sample.method = \"" +
+                                 std::string(sample_method_name(s_.method)) + "\" describe the inputs as [[factor]] tables");
+      Factor axis = factor_target(t, g);
+      const ParameterInfo& p = axis.info ? *axis.info : scale_info();
 
       if (const toml::node* vn = t.get("values")) {
         for (const char* k : {"min", "max", "count", "spacing"})
           if (t.get(k)) fail(at(*t.get(k)), g + "." + k + ": give either " + g + ".values or min/max/count, not both");
         const toml::array& va = array(*vn, g + ".values");
-        if (va.empty()) fail(at(*vn), g + ".values is empty; give at least one value for " + axis.parameter);
+        if (va.empty()) fail(at(*vn), g + ".values is empty; give at least one value for " + axis.name);
         if (va.size() > static_cast<size_t>(kMaxInstances))
           fail(at(*vn), g + ".values has more than " + std::to_string(kMaxInstances) + " entries");
         for (size_t j = 0; j < va.size(); ++j)
@@ -428,7 +432,7 @@ class Parser {
         const toml::node* xn = t.get("max");
         const toml::node* cn = t.get("count");
         if (!mn || !xn || !cn)
-          fail(at(axis.line), g + " (" + axis.parameter + ") needs values = [...] or min, max and count; missing " +
+          fail(at(axis.line), g + " (" + axis.name + ") needs values = [...] or min, max and count; missing " +
                                   (!mn ? "min" : !xn ? "max" : "count"));
         const double lo = parameter_value(*mn, g + ".min", p);
         const double hi = parameter_value(*xn, g + ".max", p);
@@ -439,8 +443,302 @@ class Parser {
           fail(at(*mn), g + ".min = " + fmt(lo) + " must be > 0 for spacing = \"log\"");
         axis.values = spaced(lo, hi, count, spacing == "log");
       }
+      if (!axis.scaled.empty())
+        for (size_t j = 0; j < axis.values.size(); ++j)
+          check_scaled_value(axis, axis.values[j], at(axis.line), g + ".values[" + std::to_string(j) + "]");
       s_.grid.push_back(std::move(axis));
     }
+  }
+
+  // ---- design: [sample], [[factor]], [derived] ---------------------------
+
+  // The pseudo-parameter of a scale factor: any positive multiplier.
+  static const ParameterInfo& scale_info() {
+    static const ParameterInfo info{"a scale factor", "-", 0.0, 1e12, true, "multiplier of the base values", nullptr};
+    return info;
+  }
+
+  // `parameter = "x.y"` or `name = "..."` with `scales = [...]`; checks that
+  // no parameter is varied twice.
+  Factor factor_target(const toml::table& t, const std::string& g) const {
+    Factor f;
+    f.line = static_cast<int>(t.source().begin.line);
+    const toml::node* pn = t.get("parameter");
+    const toml::node* nn = t.get("name");
+    const toml::node* sn = t.get("scales");
+    if (pn && (nn || sn))
+      fail(at(nn ? *nn : *sn), g + ": give either parameter = \"dotted.name\" or name = \"...\" with scales = [...], not both");
+    if (!pn && !sn)
+      fail(at(f.line), g + " needs parameter = \"dotted.name\" (sets it) or name = \"...\" and scales = [\"dotted.name\", ...] "
+                           "(multiplies their base values)");
+    std::vector<std::pair<const ParameterInfo*, const toml::node*>> targets;
+    if (pn) {
+      f.name = string(*pn, g + ".parameter");
+      f.info = &parameter(f.name, pn->source(), g + ".parameter");
+      f.unit = f.info->unit;
+      targets.push_back({f.info, pn});
+    } else {
+      if (!nn) fail(at(*sn), g + ".scales needs name = \"...\" for the scale factor (its column in the outputs)");
+      f.name = string(*nn, g + ".name");
+      if (f.name.empty() || find_parameter(f.name))
+        fail(at(*nn), g + ".name = \"" + f.name + "\" must be a new, non-empty name, not a parameter's");
+      const toml::array& sa = array(*sn, g + ".scales");
+      if (sa.empty()) fail(at(*sn), g + ".scales is empty; list the dotted names of the parameters it multiplies");
+      for (size_t k = 0; k < sa.size(); ++k) {
+        const std::string key = g + ".scales[" + std::to_string(k) + "]";
+        const ParameterInfo* p = &parameter(string(sa[k], key), sa[k].source(), key);
+        f.scaled.push_back(p);
+        targets.push_back({p, &sa[k]});
+      }
+      f.unit = "-";
+    }
+    for (const auto& [p, node] : targets)
+      for (size_t j = 0; j < s_.grid.size(); ++j) {
+        const Factor& o = s_.grid[j];
+        const bool clash = o.info == p || std::find(o.scaled.begin(), o.scaled.end(), p) != o.scaled.end();
+        if (clash || o.name == f.name)
+          fail(at(*node), g + ": " + (clash ? p->name : f.name) + " is already varied by " + design_table() + "[" +
+                              std::to_string(j) + "] (line " + std::to_string(o.line) + "); one factor per parameter");
+      }
+    return f;
+  }
+  std::string design_table() const { return s_.method == SampleMethod::grid ? "grid" : "factor"; }
+
+  // A scale factor value must keep every parameter it multiplies in range.
+  void check_scaled_value(const Factor& f, double v, const std::string& where, const std::string& key) const {
+    for (const ParameterInfo* p : f.scaled) {
+      FourBarParams b = s_.base;
+      const double x = p->field(b) * v;
+      if (!p->admits(x))
+        fail(where, key + " (" + f.name + ") = " + fmt(v) + " scales " + p->name + " to " + fmt(x) + ", out of its range " +
+                        p->range_text() + (p->unit == "-" ? "" : " " + p->unit));
+    }
+  }
+
+  void read_sample(const toml::table* t, const toml::table& root) {
+    const bool has_factors = root.get("factor") != nullptr;
+    if (!t) {
+      if (has_factors)
+        fail(at(root.get("factor")->source()), "[[factor]] tables need a [sample] table with method = \"lhs\", \"sobol\", "
+                                                "\"monte-carlo\" or \"saltelli\" and count");
+      return;
+    }
+    check_keys(*t, "sample", {"method", "count", "seed", "scramble"});
+    const std::vector<std::string> methods = {"grid", "lhs", "sobol", "monte-carlo", "saltelli"};
+    if (auto n = t->get("method")) {
+      const std::string m = choice(*n, "sample.method", methods);
+      s_.method = m == "grid" ? SampleMethod::grid : m == "lhs" ? SampleMethod::lhs : m == "sobol" ? SampleMethod::sobol
+                : m == "monte-carlo" ? SampleMethod::monte_carlo : SampleMethod::saltelli;
+    } else {
+      fail(at(*t), "[sample] needs method = one of " + join(methods, ", ", "\""));
+    }
+    const bool sampled = s_.method != SampleMethod::grid;
+    if (auto n = t->get("count")) {
+      if (!sampled) fail(at(*n), "sample.count is for sampled designs; a grid's size is the product of its axes");
+      s_.sample_count = integer(*n, "sample.count", 1, s_.method == SampleMethod::lhs ? kMaxLatinHypercube : kMaxInstances);
+    } else if (sampled) {
+      fail(at(*t), std::string("sample.count is missing: the number of ") +
+                       (s_.method == SampleMethod::saltelli ? "base samples N (the study runs N x (factors + 2) instances)"
+                                                           : "instances") + ", an integer >= 1");
+    }
+    if (auto n = t->get("seed")) s_.seed = static_cast<std::uint64_t>(integer(*n, "sample.seed", 0, std::numeric_limits<long>::max()));
+    if (auto n = t->get("scramble")) {
+      if (s_.method != SampleMethod::sobol && s_.method != SampleMethod::saltelli)
+        fail(at(*n), "sample.scramble applies to method = \"sobol\" and \"saltelli\" only");
+      if (!n->is_boolean()) fail(at(*n), "sample.scramble must be true or false, got " + type_name(*n) + " " + show(*n));
+      s_.scramble = n->as_boolean()->get();
+    }
+    if (sampled && !has_factors)
+      fail(at(*t), "sample.method = \"" + std::string(sample_method_name(s_.method)) +
+                       "\" needs at least one [[factor]] table (parameter, distribution and its bounds)");
+  }
+
+  void read_factors(const toml::table& root) {
+    const toml::array* list = root["factor"].as_array();
+    if (!list) return;
+    if (s_.method == SampleMethod::grid) fail(at(list->source()), "[[factor]] tables need a sampled design: [sample] method = \"lhs\", "
+                                                                  "\"sobol\", \"monte-carlo\" or \"saltelli\"");
+    const std::vector<std::string> laws = {"uniform", "normal", "truncated-normal", "lognormal"};
+    for (size_t i = 0; i < list->size(); ++i) {
+      const toml::table& t = *(*list)[i].as_table();
+      const std::string g = "factor[" + std::to_string(i) + "]";
+      check_keys(t, g, {"parameter", "name", "scales", "distribution", "min", "max", "mean", "std", "median", "sigma_log",
+                        "relative"}, "[[factor]]");
+      Factor f = factor_target(t, g);
+      FourBarParams b = s_.base;
+      const double base_value = f.info ? f.info->field(b) : 1.0;
+      const std::string law = t.get("distribution") ? choice(*t.get("distribution"), g + ".distribution", laws) : "uniform";
+      auto need = [&](const char* key) -> double {
+        const toml::node* n = t.get(key);
+        if (!n) fail(at(f.line), g + " (" + f.name + ", " + law + ") needs " + key);
+        return number(*n, g + "." + key);
+      };
+      auto forbid = [&](std::initializer_list<const char*> keys) {
+        for (const char* k : keys)
+          if (t.get(k)) fail(at(*t.get(k)), g + "." + k + " does not apply to distribution = \"" + law + "\"");
+      };
+      if (const toml::node* rn = t.get("relative")) {
+        // relative = r: uniform on base·[1 − r, 1 + r] (or normal with std = r·base).
+        const double r = number_in(*rn, g + ".relative", {0, 1, true, true}, "");
+        forbid({"min", "max", "mean", "std", "median", "sigma_log"});
+        if (law == "uniform") f.distribution = Distribution::uniform(base_value * (1 - r), base_value * (1 + r));
+        else if (law == "normal") f.distribution = Distribution::normal(base_value, r * std::fabs(base_value));
+        else if (law == "lognormal") f.distribution = Distribution::lognormal(base_value, r);
+        else fail(at(*rn), g + ".relative applies to uniform, normal and lognormal laws; truncated-normal needs mean, std, min, max");
+        if (base_value == 0.0) fail(at(*rn), g + ".relative needs a non-zero base value of " + f.name);
+        if (base_value < 0.0 && law == "uniform") f.distribution = Distribution::uniform(base_value * (1 + r), base_value * (1 - r));
+      } else if (law == "uniform") {
+        forbid({"mean", "std", "median", "sigma_log"});
+        f.distribution = Distribution::uniform(need("min"), need("max"));
+      } else if (law == "normal") {
+        forbid({"min", "max", "median", "sigma_log"});
+        f.distribution = Distribution::normal(need("mean"), need("std"));
+      } else if (law == "truncated-normal") {
+        forbid({"median", "sigma_log"});
+        f.distribution = Distribution::truncated_normal(need("mean"), need("std"), need("min"), need("max"));
+      } else {
+        forbid({"min", "max", "mean", "std"});
+        f.distribution = Distribution::lognormal(need("median"), need("sigma_log"));
+      }
+      const std::string problem = f.distribution.validate();
+      if (!problem.empty()) fail(at(f.line), g + " (" + f.name + "): " + law + ": " + problem);
+      // Every value the sampler can produce must be admissible: the extreme
+      // quantiles reachable with 53-bit uniforms.
+      const double u_min = 0x1p-53, u_max = 1.0 - 0x1p-53;
+      for (double u : {u_min, u_max}) {
+        const double v = f.distribution.quantile(u);
+        if (f.info && !(std::isfinite(v) && f.info->admits(v)))
+          fail(at(f.line), g + " (" + f.name + "): " + f.distribution.describe() + " reaches " + fmt(v) + " (quantile " + fmt(u) +
+                               "), outside the parameter's range " + f.info->range_text() +
+                               (f.info->unit == "-" ? "" : " " + f.info->unit) + "; narrow it or use truncated-normal");
+        if (!f.info) check_scaled_value(f, v, at(f.line), g);
+      }
+      s_.grid.push_back(std::move(f));
+    }
+    if (s_.grid.size() > 64) fail(at(list->source()), "at most 64 [[factor]] tables");
+  }
+
+  void read_derived(const toml::table* t) {
+    if (!t) return;
+    std::vector<std::pair<std::string, const toml::node*>> leaves;
+    flatten(*t, "", leaves);
+    std::stable_sort(leaves.begin(), leaves.end(), [](const auto& a, const auto& b) {
+      const auto &x = a.second->source().begin, &y = b.second->source().begin;
+      return x.line != y.line ? x.line < y.line : x.column < y.column;
+    });
+    for (const auto& [name, node] : leaves) {
+      const std::string key = "derived." + name;
+      DerivedParameter d;
+      d.line = static_cast<int>(node->source().begin.line);
+      d.target = &parameter(name, node->source(), key);
+      for (const auto& f : s_.grid)
+        if (f.info == d.target || std::find(f.scaled.begin(), f.scaled.end(), d.target) != f.scaled.end())
+          fail(at(*node), key + ": " + name + " is already varied by " + design_table() + " (line " + std::to_string(f.line) +
+                              "); a parameter is either a factor or derived");
+      for (const auto& o : s_.derived)
+        if (o.target == d.target) fail(at(*node), key + " is given twice (also on line " + std::to_string(o.line) + ")");
+      const std::string text = string(*node, key);
+      try {
+        d.expression = std::make_shared<const Expression>(
+            Expression::parse(text, [](const std::string& n) { return find_parameter(n) != nullptr; }));
+      } catch (const ExpressionError& e) {
+        fail(at(*node), key + " = \"" + text + "\": " + e.what() + " (names are the dotted parameter names of 'hydrosweep parameters')");
+      }
+      for (const auto& n : d.expression->names()) {
+        const ParameterInfo* p = find_parameter(n);
+        if (p == d.target) fail(at(*node), key + " = \"" + text + "\" refers to itself");
+        d.inputs.push_back(p);
+      }
+      s_.derived.push_back(std::move(d));
+    }
+  }
+
+  void read_analysis(const toml::table* t) {
+    AnalysisSpec& a = s_.analysis;
+    if (!t) {
+      if (s_.method == SampleMethod::saltelli)
+        fail(at(0), "sample.method = \"saltelli\" needs [analysis] quantities = [...] (the outputs whose Sobol indices are wanted)");
+      return;
+    }
+    check_keys(*t, "analysis", {"quantities", "confidence", "bootstrap", "quantile_levels", "settling_rate", "reference_run", "limit"});
+    std::vector<std::string> columns;
+    for (const auto& c : summary_columns_names()) columns.push_back(c);
+    if (auto n = t->get("quantities")) {
+      const toml::array& qa = array(*n, "analysis.quantities");
+      for (size_t k = 0; k < qa.size(); ++k) {
+        const std::string key = "analysis.quantities[" + std::to_string(k) + "]";
+        a.quantities.push_back(choice(qa[k], key, columns));
+      }
+    }
+    if (s_.method == SampleMethod::saltelli && a.quantities.empty())
+      fail(at(*t), "sample.method = \"saltelli\" needs analysis.quantities = [...] (the outputs whose Sobol indices are wanted)");
+    if (auto n = t->get("confidence")) a.confidence = number_in(*n, "analysis.confidence", {0, 1, true, true}, "");
+    if (auto n = t->get("bootstrap")) a.bootstrap = integer(*n, "analysis.bootstrap", 10, 100000);
+    if (auto n = t->get("quantile_levels")) {
+      const toml::array& la = array(*n, "analysis.quantile_levels");
+      if (la.empty()) fail(at(*n), "analysis.quantile_levels is empty");
+      a.quantile_levels.clear();
+      for (size_t k = 0; k < la.size(); ++k)
+        a.quantile_levels.push_back(number_in(la[k], "analysis.quantile_levels[" + std::to_string(k) + "]", {0, 1, false, false}, ""));
+    }
+    if (auto n = t->get("settling_rate")) a.settling_rate = number_in(*n, "analysis.settling_rate", kPositive, "rad/s");
+    if (auto n = t->get("reference_run")) {
+      if (!n->is_boolean()) fail(at(*n), "analysis.reference_run must be true or false, got " + type_name(*n) + " " + show(*n));
+      a.reference_run = n->as_boolean()->get();
+    }
+    if (auto n = t->get("limit")) {
+      if (!n->is_table()) fail(at(*n), "analysis.limit must be a table [analysis.limit] with quantity and above or below");
+      const toml::table& lt = *n->as_table();
+      check_keys(lt, "analysis.limit", {"quantity", "above", "below"});
+      const toml::node* qn = lt.get("quantity");
+      if (!qn) fail(at(*n), "analysis.limit needs quantity = \"<output column>\"");
+      a.limit_quantity = choice(*qn, "analysis.limit.quantity", columns);
+      const toml::node* above = lt.get("above");
+      const toml::node* below = lt.get("below");
+      if (!!above == !!below) fail(at(*n), "analysis.limit needs exactly one of above = X (failure: quantity > X) or below = X");
+      a.limit_above = above != nullptr;
+      a.limit = number(above ? *above : *below, std::string("analysis.limit.") + (above ? "above" : "below"));
+      a.has_limit = true;
+    }
+  }
+  static std::vector<std::string> summary_columns_names();
+
+  void read_execution(const toml::table* t) {
+    if (!t) return;
+    check_keys(*t, "execution", {"chunk_size"});
+    if (auto n = t->get("chunk_size")) s_.chunk_size = integer(*n, "execution.chunk_size", 1, kMaxInstances);
+  }
+
+  void build_design() {
+    const size_t d = s_.grid.size();
+    switch (s_.method) {
+      case SampleMethod::lhs:
+        s_.latin_hypercube = std::make_shared<const LatinHypercube>(s_.sample_count, d, s_.seed);
+        break;
+      case SampleMethod::sobol:
+        s_.sobol = std::make_shared<const SobolSequence>(d, s_.scramble, s_.seed);
+        break;
+      case SampleMethod::saltelli:
+        s_.sobol = std::make_shared<const SobolSequence>(2 * d, s_.scramble, s_.seed);
+        break;
+      default: break;
+    }
+  }
+
+  bool set_mode_only() const {
+    for (const auto& f : s_.grid)
+      if (!f.scaled.empty()) return false;
+    return true;
+  }
+
+  // Designs checked per instance at run time (sampled, scaled, derived):
+  // the first instance must at least be admissible, so a derived parameter
+  // that is always out of range is an error here, not N flagged instances.
+  void check_first_instance() const {
+    const std::string problem = s_.instance_problem(0);
+    if (problem.empty()) return;
+    int line = s_.derived.empty() ? (s_.grid.empty() ? 0 : s_.grid[0].line) : s_.derived[0].line;
+    fail(at(line), "instance 0 of the design is not admissible: " + problem);
   }
 
   // count points from lo to hi; the endpoints are exact (no rounding drift).
@@ -465,7 +763,7 @@ class Parser {
 
   void check_sizes() const {
     long total = 1;
-    for (size_t i = 0; i < s_.grid.size(); ++i) {
+    for (size_t i = 0; s_.method == SampleMethod::grid && i < s_.grid.size(); ++i) {
       const long n = static_cast<long>(s_.grid[i].values.size());
       if (total > kMaxInstances / n) {
         std::string sizes;
@@ -474,6 +772,12 @@ class Parser {
                                       " instances is more than the limit of " + std::to_string(kMaxInstances) + " per study");
       }
       total *= n;
+    }
+    if (s_.method != SampleMethod::grid) {
+      total = s_.method == SampleMethod::saltelli ? s_.sample_count * static_cast<long>(s_.grid.size() + 2) : s_.sample_count;
+      if (total > kMaxInstances)
+        fail(at(0), "sample.count = " + std::to_string(s_.sample_count) + " gives " + std::to_string(total) +
+                        " instances, more than the limit of " + std::to_string(kMaxInstances) + " per study");
     }
     const double bytes = static_cast<double>(total) * sample_count(s_.settings, s_.trajectory_stride) * sizeof(FourBarSample);
     if (bytes > kMaxTrajectoryBytes)
@@ -499,7 +803,7 @@ class Parser {
     auto side = [&](const std::string& name) {
       Side sd;
       for (size_t i = 0; i < s_.grid.size(); ++i)
-        if (s_.grid[i].parameter == name) {
+        if (s_.grid[i].name == name) {
           sd.values = s_.grid[i].values;
           sd.stride = strides[i];
           sd.line = s_.grid[i].line;
@@ -533,35 +837,138 @@ class Parser {
   }
 };
 
+std::vector<std::string> Parser::summary_columns_names() {
+  std::vector<std::string> names;
+  for (const auto& c : summary_columns()) names.push_back(c.name);
+  return names;
+}
+
 }  // namespace
 
+const char* sample_method_name(SampleMethod m) {
+  switch (m) {
+    case SampleMethod::grid: return "grid";
+    case SampleMethod::lhs: return "lhs";
+    case SampleMethod::sobol: return "sobol";
+    case SampleMethod::monte_carlo: return "monte-carlo";
+    case SampleMethod::saltelli: return "saltelli";
+  }
+  return "?";
+}
+
 long Study::instance_count() const {
-  long n = 1;
-  for (const auto& a : grid) n *= static_cast<long>(a.values.size());
-  return n;
+  switch (method) {
+    case SampleMethod::grid: {
+      long n = 1;
+      for (const auto& a : grid) n *= static_cast<long>(a.values.size());
+      return n;
+    }
+    case SampleMethod::saltelli: return sample_count * static_cast<long>(grid.size() + 2);
+    default: return sample_count;
+  }
 }
 
 std::vector<std::string> Study::varied_names() const {
   std::vector<std::string> names;
-  for (const auto& a : grid) names.push_back(a.parameter);
+  for (const auto& a : grid) names.push_back(a.name);
+  for (const auto& d : derived) names.push_back(d.target->name);
   return names;
 }
 
-std::vector<double> Study::varied_values(long i) const {
-  std::vector<double> v(grid.size());
-  for (size_t k = grid.size(); k-- > 0;) {  // last axis varies fastest
-    const long n = static_cast<long>(grid[k].values.size());
-    v[k] = grid[k].values[i % n];
-    i /= n;
+std::vector<std::string> Study::varied_units() const {
+  std::vector<std::string> units;
+  for (const auto& a : grid) units.push_back(a.unit);
+  for (const auto& d : derived) units.push_back(d.target->unit);
+  return units;
+}
+
+void Study::unit_point(long i, double* u) const {
+  const size_t d = grid.size();
+  switch (method) {
+    case SampleMethod::lhs: latin_hypercube->point(static_cast<size_t>(i), u); break;
+    // The unscrambled sequence starts at the origin, which an unbounded law
+    // maps to -inf: skip it (scrambled points are never exactly 0).
+    case SampleMethod::sobol: sobol->point(static_cast<uint64_t>(i) + (scramble ? 0 : 1), u); break;
+    case SampleMethod::monte_carlo: monte_carlo_unit_point(seed, static_cast<uint64_t>(i), d, u); break;
+    case SampleMethod::saltelli: {
+      const long block = static_cast<long>(saltelli_block_size(d));
+      std::vector<double> base(2 * d);
+      sobol->point(static_cast<uint64_t>(i / block) + (scramble ? 0 : 1), base.data());
+      saltelli_point(base.data(), d, static_cast<size_t>(i % block), u);
+      break;
+    }
+    case SampleMethod::grid: break;
+  }
+}
+
+namespace {
+// Factor values of instance i, in factor order.
+std::vector<double> factor_values(const Study& s, long i) {
+  std::vector<double> v(s.grid.size());
+  if (s.method == SampleMethod::grid) {
+    for (size_t k = s.grid.size(); k-- > 0;) {  // last axis varies fastest
+      const long n = static_cast<long>(s.grid[k].values.size());
+      v[k] = s.grid[k].values[i % n];
+      i /= n;
+    }
+    return v;
+  }
+  std::vector<double> u(s.grid.size());
+  s.unit_point(i, u.data());
+  for (size_t k = 0; k < s.grid.size(); ++k) v[k] = s.grid[k].distribution.quantile(u[k]);
+  return v;
+}
+
+// Apply factors then derived parameters (file order, so a derived parameter
+// may use an earlier one). Returns the varied values in varied_names() order.
+std::vector<double> apply(const Study& s, long i, FourBarParams& p) {
+  std::vector<double> v = factor_values(s, i);
+  FourBarParams base = s.base;
+  for (size_t k = 0; k < s.grid.size(); ++k) {
+    const Factor& f = s.grid[k];
+    if (f.info) f.info->field(p) = v[k];
+    for (const ParameterInfo* q : f.scaled) q->field(p) = q->field(base) * v[k];
+  }
+  double inputs[64];
+  for (const auto& d : s.derived) {
+    const size_t n = std::min<size_t>(d.inputs.size(), 64);
+    for (size_t k = 0; k < n; ++k) inputs[k] = d.inputs[k]->field(p);
+    const double x = d.expression->evaluate(inputs);
+    d.target->field(p) = x;
+    v.push_back(x);
   }
   return v;
+}
+}  // namespace
+
+std::vector<double> Study::varied_values(long i) const {
+  FourBarParams p = base;
+  return apply(*this, i, p);
 }
 
 FourBarParams Study::instance(long i) const {
   FourBarParams p = base;
-  const std::vector<double> v = varied_values(i);
-  for (size_t k = 0; k < grid.size(); ++k) grid[k].info->field(p) = v[k];
+  apply(*this, i, p);
   return p;
+}
+
+std::string Study::instance_problem(long i) const {
+  FourBarParams p = instance(i);
+  for (const auto& d : derived) {
+    const double x = d.target->field(p);
+    if (!d.target->admits(x))
+      return "derived." + d.target->name + " = " + fmt(x) + " is out of range " + d.target->range_text() +
+             (d.target->unit == "-" ? "" : " " + d.target->unit);
+  }
+  for (const auto& f : grid)
+    for (const ParameterInfo* q : f.scaled)
+      if (!q->admits(q->field(p)))
+        return f.name + " scales " + q->name + " to " + fmt(q->field(p)) + ", out of range " + q->range_text();
+  for (const auto& rule : kPairRules) {
+    const double a = find_parameter(rule.a)->field(p), b = find_parameter(rule.b)->field(p);
+    if (!(a < b)) return std::string(rule.a) + " = " + fmt(a) + " must be < " + rule.b + " = " + fmt(b) + ": " + rule.why;
+  }
+  return "";
 }
 
 std::vector<FourBarParams> Study::instances() const {
@@ -572,14 +979,18 @@ std::vector<FourBarParams> Study::instances() const {
   return out;
 }
 
-BatchSpec Study::batch_spec(int threads) const {
+BatchSpec Study::batch_spec(int threads, long first, long count) const {
   BatchSpec spec;
-  spec.instances = instances();
+  const long n = instance_count();
+  if (count < 0 || first + count > n) count = n - first;
+  spec.instances.reserve(count);
+  for (long i = first; i < first + count; ++i) spec.instances.push_back(instance(i));
   spec.settings = settings;
   spec.friction = friction;
   spec.formulation = formulation;
   spec.trajectory_stride = trajectory_stride;
   spec.threads = threads;
+  spec.settling_rate = analysis.settling_rate;
   return spec;
 }
 

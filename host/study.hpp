@@ -68,12 +68,16 @@
 // [parameters], grid axis values. Messages number grid axes and array entries
 // from 0 (grid[0] is the first axis), like TOML paths.
 #pragma once
+#include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "host/batch.hpp"
+#include "host/expression.hpp"
 #include "host/parameters.hpp"
+#include "host/sampling.hpp"
 
 namespace hs {
 
@@ -83,11 +87,44 @@ class StudyError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-struct GridAxis {
-  std::string parameter;              // dotted name
-  const ParameterInfo* info = nullptr;
-  std::vector<double> values;         // in sweep order
-  int line = 0;                       // line of the [[grid]] header (0: unknown)
+enum class SampleMethod { grid, lhs, sobol, monte_carlo, saltelli };
+const char* sample_method_name(SampleMethod m);
+
+// One varied input of the design: a [[grid]] axis or a sampled [[factor]].
+// It either sets one parameter (`parameter`), or is a free-named multiplier
+// applied to the base values of several parameters (`scales`), e.g. one
+// friction scale for F_C, F_S and σ2 together.
+struct Factor {
+  std::string name;                          // the dotted parameter, or the factor's own name
+  const ParameterInfo* info = nullptr;       // set mode: the parameter (null in scale mode)
+  std::vector<const ParameterInfo*> scaled;  // scale mode: the parameters it multiplies
+  std::string unit;                          // the parameter's unit, "-" for a scale
+  std::vector<double> values;                // grid: the axis values, in sweep order
+  Distribution distribution;                 // sampled designs: the marginal law
+  int line = 0;                              // line of its [[grid]]/[[factor]] header (0: unknown)
+};
+using GridAxis = Factor;
+
+// [derived] target = "expression over dotted parameter names".
+struct DerivedParameter {
+  const ParameterInfo* target = nullptr;
+  std::shared_ptr<const Expression> expression;
+  std::vector<const ParameterInfo*> inputs;  // in expression.names() order
+  int line = 0;
+};
+
+// [analysis]: what the study reports beyond the per-instance table.
+struct AnalysisSpec {
+  std::vector<std::string> quantities;       // output columns (summary_columns() names)
+  double confidence = 0.95;
+  long bootstrap = 1000;
+  std::vector<double> quantile_levels{0.05, 0.5, 0.95};
+  double settling_rate = 1e-3;               // rad/s, for settling_time
+  bool reference_run = true;                 // nominal run for tracking_rms
+  bool has_limit = false;                    // [analysis.limit]
+  std::string limit_quantity;
+  double limit = 0.0;
+  bool limit_above = true;                   // failure: quantity > limit (else < limit)
 };
 
 struct Study {
@@ -101,19 +138,41 @@ struct Study {
   int trajectory_stride = 0;
   InputSchedule input;     // [input] (also base.input)
   FourBarParams base;      // model defaults + [input] + [parameters]
-  std::vector<GridAxis> grid;
 
-  // Product of the axis sizes (1 without a grid).
+  SampleMethod method = SampleMethod::grid;
+  long sample_count = 0;   // lhs/sobol/monte-carlo: instances; saltelli: base samples N
+  std::uint64_t seed = 0;
+  bool scramble = true;    // sobol/saltelli
+  std::vector<Factor> grid;  // the design's factors ([[grid]] axes or [[factor]]s), in file order
+  std::vector<DerivedParameter> derived;
+  AnalysisSpec analysis;
+  long chunk_size = 0;     // [execution] instances per chunk (0: automatic)
+
+  // Grid: product of the axis sizes (1 without a grid); lhs/sobol/monte-carlo:
+  // sample_count; saltelli: sample_count × (factors + 2).
   long instance_count() const;
-  // Names of the grid axes' parameters, in axis order (the varied inputs).
+  // Names of the varied inputs: the factors, then the derived parameters.
   std::vector<std::string> varied_names() const;
-  // The varied inputs of instance i, in axis order (first axis slowest).
+  std::vector<std::string> varied_units() const;
+  // The varied inputs of instance i, in varied_names() order. Any instance
+  // can be generated alone (chunked and resumed runs), deterministically
+  // from the seed.
   std::vector<double> varied_values(long i) const;
-  // Base parameters with instance i's grid values applied.
+  // Base parameters with instance i's factors and derived parameters applied.
   FourBarParams instance(long i) const;
+  // Empty if instance i's parameters are admissible, else why not (a
+  // derived value out of range, a rod thicker than the piston, ...).
+  std::string instance_problem(long i) const;
   std::vector<FourBarParams> instances() const;
-  // Everything run_batch_cpu needs (threads: 0 = all cores).
-  BatchSpec batch_spec(int threads = 0) const;
+  // Everything run_batch_cpu needs for instances [first, first + count)
+  // (count < 0: all). threads: 0 = all cores.
+  BatchSpec batch_spec(int threads = 0, long first = 0, long count = -1) const;
+
+  // Design of the sampled methods (built by the parser).
+  std::shared_ptr<const LatinHypercube> latin_hypercube;
+  std::shared_ptr<const SobolSequence> sobol;
+  // Unit-cube point of instance i (sampled methods), factor order.
+  void unit_point(long i, double* u) const;
 };
 
 // Read and validate a study file; throws StudyError.
@@ -123,6 +182,7 @@ Study parse_study(const std::string& text, const std::string& path);
 
 // Limits enforced by the parser.
 constexpr long kMaxInstances = 100'000'000;
+constexpr long kMaxLatinHypercube = 10'000'000;  // the design is held in memory
 constexpr double kMaxTrajectoryBytes = 16.0 * 1024 * 1024 * 1024;
 
 }  // namespace hs

@@ -9,7 +9,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <csignal>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -375,4 +377,238 @@ TEST(Cli, HelpAndParameterTable) {
   const Result c = hydrosweep("check '" + kRoot + "/studies/grid_friction_bulk.toml'", tmp.path);
   EXPECT_EQ(c.code, 0) << c.err;
   EXPECT_NE(c.out.find("1000 instances"), std::string::npos) << c.out;
+}
+
+// ---- study engine: resume, interruption, isolation of failures ---------------
+
+namespace {
+
+// Every dataset of a results file, as raw bytes in its stored type, by path.
+herr_t collect_dataset(hid_t obj, const char* name, const H5O_info_t* info, void* out) {
+  if (info->type != H5O_TYPE_DATASET) return 0;
+  const hid_t d = H5Dopen2(obj, name, H5P_DEFAULT);
+  const hid_t t = H5Dget_type(d);
+  const hid_t sp = H5Dget_space(d);
+  const size_t n = static_cast<size_t>(H5Sget_simple_extent_npoints(sp)) * H5Tget_size(t);
+  std::string bytes(n, '\0');
+  H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes.data());
+  static_cast<std::map<std::string, std::string>*>(out)->emplace(name, std::move(bytes));
+  H5Sclose(sp);
+  H5Tclose(t);
+  H5Dclose(d);
+  return 0;
+}
+std::map<std::string, std::string> datasets(const fs::path& p) {
+  std::map<std::string, std::string> all;
+  H5File f(p);
+  EXPECT_GE(f.id, 0) << p;
+  if (f.id >= 0) H5Ovisit2(f.id, H5_INDEX_NAME, H5_ITER_NATIVE, collect_dataset, &all, H5O_INFO_BASIC);
+  return all;
+}
+
+// A small grid with trajectories and an analysis, in chunks of 3.
+const char* kChunkedStudy = R"([integrator]
+duration = 2.0
+[[grid]]
+parameter = "friction.coulomb_force"
+values = [100.0, 200.0, 300.0, 400.0]
+[[grid]]
+parameter = "circuit.oil_bulk_modulus"
+values = [1.0e9, 1.5e9, 2.0e9]
+[analysis]
+quantities = ["p2_max", "tracking_rms"]
+bootstrap = 50
+[analysis.limit]
+quantity = "p2_max"
+above = 4.5e6
+[output]
+trajectory_stride = 100
+[execution]
+chunk_size = 3
+)";
+
+// Start hydrosweep in the background; returns its pid.
+pid_t spawn(const std::vector<std::string>& args, const fs::path& log) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    std::vector<char*> argv;
+    std::vector<std::string> all = {kExe};
+    all.insert(all.end(), args.begin(), args.end());
+    for (auto& a : all) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    FILE* f = std::freopen(log.c_str(), "w", stderr);
+    (void)f;
+    ::execv(kExe.c_str(), argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+// Wait until `dir` holds at least `count` chunk files (or the process ended).
+void wait_for_chunks(const fs::path& dir, int count, pid_t pid) {
+  for (int spin = 0; spin < 6000; ++spin) {
+    int n = 0;
+    std::error_code ec;
+    if (fs::exists(dir, ec))
+      for (const auto& e : fs::directory_iterator(dir, ec)) n += e.path().extension() == ".bin";
+    if (n >= count) return;
+    int status;
+    if (::waitpid(pid, &status, WNOHANG) == pid) return;
+    ::usleep(10000);
+  }
+}
+
+}  // namespace
+
+// A run killed with SIGKILL mid-way and resumed writes the same results as an
+// uninterrupted run: every dataset byte for byte (inputs, outputs,
+// trajectories, analysis) and the same summary.csv. Only the run record in
+// /metadata (wall time, date, resumed count) may differ.
+TEST(Cli, ResumeAfterSigkillGivesIdenticalResults) {
+  TempDir tmp;
+  const fs::path study = tmp.path / "chunked.toml";
+  write_file(study, kChunkedStudy);
+  const Result whole = hydrosweep("run '" + study.string() + "' --out '" + (tmp.path / "whole").string() + "' -j 1", tmp.path);
+  ASSERT_EQ(whole.code, 0) << whole.err;
+
+  const fs::path out = tmp.path / "killed";
+  const pid_t pid = spawn({"run", study.string(), "--out", out.string(), "-j", "1", "--progress", "none"}, tmp.path / "log");
+  wait_for_chunks(out / ".hydrosweep-partial", 2, pid);
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the run finished before it could be killed; make the study longer";
+  EXPECT_FALSE(fs::exists(out / "results.h5"));
+  EXPECT_FALSE(fs::exists(out / "summary.csv"));
+  EXPECT_TRUE(fs::exists(out / ".hydrosweep-partial" / "manifest"));
+
+  // Without --resume the interrupted run is not silently overwritten.
+  const Result again = hydrosweep("run '" + study.string() + "' --out '" + out.string() + "'", tmp.path);
+  EXPECT_EQ(again.code, 2);
+  EXPECT_NE(again.err.find("--resume"), std::string::npos) << again.err;
+
+  const Result resumed = hydrosweep("run '" + study.string() + "' --out '" + out.string() + "' --resume -j 2", tmp.path);
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_NE(resumed.out.find("resumed from the interrupted run"), std::string::npos) << resumed.out;
+  EXPECT_FALSE(fs::exists(out / ".hydrosweep-partial"));
+
+  const auto a = datasets(tmp.path / "whole" / "results.h5"), b = datasets(out / "results.h5");
+  EXPECT_GT(a.size(), 40u);
+  EXPECT_TRUE(a.count("trajectories/q1") && a.count("analysis/statistics/p2_max/quantiles"));
+  ASSERT_EQ(a.size(), b.size());
+  for (const auto& [name, bytes] : a) {
+    ASSERT_TRUE(b.count(name)) << name;
+    EXPECT_TRUE(b.at(name) == bytes) << name << " differs after resume";
+  }
+  EXPECT_EQ(read_file(tmp.path / "whole" / "summary.csv"), read_file(out / "summary.csv"));
+  H5File f(out / "results.h5");
+  EXPECT_GT(int_attribute(f.id, "/metadata", "resumed_instances"), 0);
+  EXPECT_EQ(int_attribute(f.id, "/metadata", "chunks"), 4);
+  EXPECT_DOUBLE_EQ(read_doubles(f.id, "/analysis/statistics/p2_max/quantile_levels")[1], 0.5);
+}
+
+// Ctrl-C stops cleanly (exit 130, finished chunks kept), a changed study
+// cannot resume someone else's chunks, and --resume completes the run.
+TEST(Cli, InterruptStopsCleanlyAndResumeChecksTheStudy) {
+  TempDir tmp;
+  const fs::path study = tmp.path / "chunked.toml";
+  write_file(study, kChunkedStudy);
+  const fs::path out = tmp.path / "o";
+  const pid_t pid = spawn({"run", study.string(), "--out", out.string(), "-j", "1", "--progress", "lines"}, tmp.path / "log");
+  wait_for_chunks(out / ".hydrosweep-partial", 1, pid);
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130) << read_file(tmp.path / "log");
+  EXPECT_NE(read_file(tmp.path / "log").find("--resume"), std::string::npos) << read_file(tmp.path / "log");
+  EXPECT_FALSE(fs::exists(out / "results.h5"));
+  for (const auto& e : fs::directory_iterator(out / ".hydrosweep-partial"))
+    EXPECT_NE(e.path().extension(), ".tmp") << "a half-written chunk was left: " << e.path();
+
+  const fs::path changed = tmp.path / "changed.toml";
+  write_file(changed, std::string(kChunkedStudy) + "# a comment changes the study text\n");
+  const Result wrong = hydrosweep("run '" + changed.string() + "' --out '" + out.string() + "' --resume", tmp.path);
+  EXPECT_EQ(wrong.code, 2);
+  EXPECT_NE(wrong.err.find("different study text"), std::string::npos) << wrong.err;
+
+  const Result resumed = hydrosweep("run '" + study.string() + "' --out '" + out.string() + "' --resume", tmp.path);
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_EQ(read_csv(out / "summary.csv").size(), 13u);
+}
+
+// An instance that fails mid-run (here: a valve gain of 100 drives p2 out of
+// range after about 1 s) is flagged, and every other instance's results are
+// bit-identical to a run without it.
+TEST(Cli, FailedInstanceDoesNotDisturbTheOthers) {
+  TempDir tmp;
+  auto study = [&](const std::string& values) {
+    const fs::path p = tmp.path / ("s" + std::to_string(values.size()) + ".toml");
+    write_file(p, "[integrator]\nduration = 3.0\n[[grid]]\nparameter = \"input.gain\"\nvalues = [" + values +
+                      "]\n[execution]\nchunk_size = 2\n");
+    return p;
+  };
+  const fs::path with = study("1.0, 100.0, 1.5, 0.5"), without = study("1.0, 1.5, 0.5");
+  ASSERT_EQ(hydrosweep("run '" + with.string() + "' --out '" + (tmp.path / "a").string() + "'", tmp.path).code, 0);
+  ASSERT_EQ(hydrosweep("run '" + without.string() + "' --out '" + (tmp.path / "b").string() + "'", tmp.path).code, 0);
+  const auto a = read_csv(tmp.path / "a" / "summary.csv"), b = read_csv(tmp.path / "b" / "summary.csv");
+  ASSERT_EQ(a.size(), 5u);
+  ASSERT_EQ(b.size(), 4u);
+  EXPECT_EQ(a[2][1], "pressure_out_of_range") << "the extreme instance should fail";
+  const std::vector<std::pair<int, int>> same = {{1, 1}, {3, 2}, {4, 3}};
+  for (const auto& [ia, ib] : same)
+    for (size_t c = 1; c < a[ia].size(); ++c) EXPECT_EQ(a[ia][c], b[ib][c]) << a[0][c] << " of instance " << ia;
+}
+
+// A sampled study end to end: Monte Carlo design with a scale factor and a
+// derived parameter; the inputs in the outputs follow the study's rules.
+TEST(Cli, MonteCarloStudyWithScaleAndDerivedParameter) {
+  TempDir tmp;
+  const fs::path study = tmp.path / "mc.toml";
+  write_file(study, R"([integrator]
+duration = 1.0
+[sample]
+method = "monte-carlo"
+count = 12
+seed = 5
+[[factor]]
+name = "friction_scale"
+scales = ["friction.coulomb_force", "friction.static_force"]
+min = 0.5
+max = 2.0
+[[factor]]
+parameter = "circuit.oil_bulk_modulus"
+distribution = "truncated-normal"
+mean = 1.5e9
+std = 2e8
+min = 1.2e9
+max = 1.8e9
+[derived]
+"friction.viscous_coefficient" = "2 * friction.coulomb_force"
+[analysis]
+quantities = ["p2_max"]
+bootstrap = 50
+)");
+  const Result r = hydrosweep("run '" + study.string() + "' --out '" + (tmp.path / "o").string() + "'", tmp.path);
+  ASSERT_EQ(r.code, 0) << r.err;
+  H5File f(tmp.path / "o" / "results.h5");
+  const auto scale = read_doubles(f.id, "/inputs/friction_scale");
+  const auto bulk = read_doubles(f.id, "/inputs/circuit.oil_bulk_modulus");
+  const auto sigma2 = read_doubles(f.id, "/inputs/friction.viscous_coefficient");
+  const auto all = read_doubles(f.id, "/inputs/all");
+  ASSERT_EQ(scale.size(), 12u);
+  const size_t columns = all.size() / 12;
+  for (size_t i = 0; i < 12; ++i) {
+    EXPECT_GE(scale[i], 0.5);
+    EXPECT_LE(scale[i], 2.0);
+    EXPECT_GE(bulk[i], 1.2e9);
+    EXPECT_LE(bulk[i], 1.8e9);
+    EXPECT_DOUBLE_EQ(sigma2[i], 2 * 210.0 * scale[i]);  // derived from the scaled Coulomb force
+    (void)columns;
+  }
+  EXPECT_EQ(string_attribute(f.id, "/metadata", "sample_method"), "monte-carlo");
+  // Same seed, same sample.
+  const Result again = hydrosweep("run '" + study.string() + "' --out '" + (tmp.path / "p").string() + "'", tmp.path);
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(read_file(tmp.path / "o" / "summary.csv"), read_file(tmp.path / "p" / "summary.csv"));
 }

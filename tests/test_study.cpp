@@ -257,3 +257,125 @@ TEST(Study, MissingFile) {
 TEST(Study, StudyErrorIsARuntimeError) {
   EXPECT_THROW(parse("[integrator]\ndt = -1\n"), std::runtime_error);
 }
+
+// ---- sampled designs, scale factors, derived parameters -------------------
+
+namespace {
+const char* kFactors = R"(
+[[factor]]
+name = "friction_scale"
+scales = ["friction.coulomb_force", "friction.static_force"]
+min = 0.5
+max = 1.5
+[[factor]]
+parameter = "circuit.oil_bulk_modulus"
+distribution = "lognormal"
+median = 1.5e9
+sigma_log = 0.1
+[[factor]]
+parameter = "circuit.valve_time_constant"
+distribution = "truncated-normal"
+mean = 0.005
+std = 0.002
+min = 0.002
+max = 0.01
+)";
+Study sampled(const std::string& method, long count, long seed) {
+  return parse("[sample]\nmethod = \"" + method + "\"\ncount = " + std::to_string(count) + "\nseed = " + std::to_string(seed) +
+               "\n" + kFactors + (method == "saltelli" ? "[analysis]\nquantities = [\"p2_max\"]\n" : ""));
+}
+}  // namespace
+
+// Chunked and resumed runs regenerate any instance alone: the values must
+// depend on (study text, index) only, not on what was generated before.
+TEST(Study, SampledInstancesAreReproducibleAndIndexAddressable) {
+  for (const std::string method : {"lhs", "sobol", "monte-carlo", "saltelli"}) {
+    const Study a = sampled(method, 64, 11), b = sampled(method, 64, 11), c = sampled(method, 64, 12);
+    const long n = a.instance_count();
+    EXPECT_EQ(n, method == "saltelli" ? 64 * 5 : 64) << method;
+    std::vector<std::vector<double>> forward(n);
+    for (long i = 0; i < n; ++i) forward[i] = a.varied_values(i);
+    bool differs = false;
+    for (long i = n - 1; i >= 0; --i) {
+      EXPECT_EQ(b.varied_values(i), forward[i]) << method << " instance " << i;
+      differs = differs || c.varied_values(i) != forward[i];
+    }
+    EXPECT_TRUE(differs) << method << ": another seed should give another sample";
+    for (long i = 0; i < n; ++i) {
+      const auto& v = forward[i];
+      EXPECT_GE(v[0], 0.5); EXPECT_LE(v[0], 1.5);
+      EXPECT_GT(v[1], 0.0);
+      EXPECT_GE(v[2], 0.002); EXPECT_LE(v[2], 0.01);
+      EXPECT_TRUE(a.instance_problem(i).empty()) << a.instance_problem(i);
+    }
+  }
+}
+
+// LHS through the study: each factor's n values fall one per equal-probability
+// stratum of its law (the stratification survives the inverse-CDF mapping).
+TEST(Study, LatinHypercubeStratifiesEveryFactor) {
+  const long n = 50;
+  const Study s = sampled("lhs", n, 3);
+  for (size_t k = 0; k < s.grid.size(); ++k) {
+    std::vector<int> hits(n, 0);
+    for (long i = 0; i < n; ++i) {
+      const double u = s.grid[k].distribution.cdf(s.varied_values(i)[k]);
+      const long stratum = std::min<long>(n - 1, static_cast<long>(u * n));
+      ++hits[stratum];
+    }
+    for (long j = 0; j < n; ++j) EXPECT_EQ(hits[j], 1) << "factor " << k << " stratum " << j;
+  }
+}
+
+// Saltelli blocks: A, B, then A with column i from B (host/sampling.hpp).
+TEST(Study, SaltelliBlocksShareColumnsAsDesigned) {
+  const Study s = sampled("saltelli", 8, 1);
+  const size_t d = s.grid.size();
+  for (long r = 0; r < 8; ++r) {
+    const long b0 = r * static_cast<long>(d + 2);
+    const auto A = s.varied_values(b0), B = s.varied_values(b0 + 1);
+    for (size_t i = 0; i < d; ++i) {
+      const auto ABi = s.varied_values(b0 + 2 + static_cast<long>(i));
+      for (size_t j = 0; j < d; ++j) EXPECT_EQ(ABi[j], j == i ? B[j] : A[j]) << r << " " << i << " " << j;
+    }
+  }
+}
+
+TEST(Study, ScaleFactorsMultiplyTheBaseValuesAndDerivedParametersFollow) {
+  const Study s = parse(R"([parameters]
+friction.coulomb_force = 200.0
+[[grid]]
+name = "friction_scale"
+scales = ["friction.coulomb_force", "friction.static_force"]
+values = [0.5, 2.0]
+[derived]
+"friction.viscous_coefficient" = "friction.coulomb_force + friction.static_force / 2"
+"circuit.rod_diameter" = "0.5 * circuit.piston_diameter"
+)");
+  EXPECT_EQ(s.varied_names(), (std::vector<std::string>{"friction_scale", "friction.viscous_coefficient", "circuit.rod_diameter"}));
+  const double Fs = 830.0, D = s.base.circuit.piston_diameter;
+  for (long i = 0; i < 2; ++i) {
+    const double k = i == 0 ? 0.5 : 2.0;
+    const FourBarParams p = s.instance(i);
+    EXPECT_EQ(p.friction.coulomb_force, 200.0 * k);
+    EXPECT_EQ(p.friction.static_force, Fs * k);
+    EXPECT_DOUBLE_EQ(p.friction.viscous_coefficient, 200.0 * k + Fs * k / 2);
+    EXPECT_DOUBLE_EQ(p.circuit.rod_diameter, 0.5 * D);
+    EXPECT_EQ(s.varied_values(i), (std::vector<double>{k, p.friction.viscous_coefficient, p.circuit.rod_diameter}));
+  }
+}
+
+// A derived value that leaves its range for some instances only: the study
+// loads (instance 0 is fine) and those instances are reported inadmissible,
+// to be flagged at run time without stopping the others.
+TEST(Study, InadmissibleInstancesAreReportedOneByOne) {
+  const Study s = parse(R"([[grid]]
+parameter = "friction.coulomb_force"
+values = [100.0, 300.0]
+[derived]
+"friction.static_force" = "1000 - 4 * friction.coulomb_force"
+)");
+  EXPECT_TRUE(s.instance_problem(0).empty());
+  EXPECT_NE(s.instance_problem(1).find("derived.friction.static_force = -200 is out of range [0, 1e+08] N"), std::string::npos)
+      << s.instance_problem(1);
+}

@@ -47,12 +47,25 @@ void run_all(const BatchSpec& spec, BatchResult& out) {
   const long m = out.samples_per_instance;
   // One instance per task: each takes ~10 ms, so scheduling costs nothing
   // and small batches still use every core.
-#pragma omp parallel for schedule(dynamic, 1) num_threads(out.threads_used)
+  RunOptions opt;
+  opt.stride = spec.trajectory_stride;
+  opt.settling_rate = spec.settling_rate;
+  const long n_steps = static_cast<long>(spec.settings.duration / spec.settings.dt + 0.5);
+  if (static_cast<long>(spec.reference.size()) == n_steps + 1) opt.reference = spec.reference.data();
+  bool cancelled = false;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(out.threads_used) reduction(|| : cancelled)
   for (long i = 0; i < n; ++i) {
+    if (spec.cancel && spec.cancel->load(std::memory_order_relaxed)) {
+      out.summaries[i].status = Status::not_run;
+      cancelled = true;
+      continue;
+    }
     FourBarSample* traj = m > 0 ? out.trajectories.data() + i * m : nullptr;
-    out.summaries[i] = run_instance<Integrator>(spec.instances[i], spec.settings, spec.trajectory_stride,
+    out.summaries[i] = run_instance<Integrator>(spec.instances[i], spec.settings, opt,
                                                 [&](long k, const FourBarSample& s) { if (k < m) traj[k] = s; });
+    if (spec.progress) spec.progress->fetch_add(1, std::memory_order_relaxed);
   }
+  out.cancelled = cancelled;
 }
 
 }  // namespace

@@ -1,13 +1,21 @@
 // hydrosweep: command-line front end.
 //
-//   hydrosweep run STUDY.toml --out DIR [--threads N] [--quiet]
-//   hydrosweep check STUDY.toml            validate a study, print its grid
+//   hydrosweep run STUDY.toml --out DIR [--threads N] [--resume] [--chunk-size N]
+//                                       [--progress auto|bar|lines|none] [--quiet]
+//   hydrosweep check STUDY.toml            validate a study, print its design
 //   hydrosweep parameters [--model NAME]   Markdown table of all parameters
+//   hydrosweep plot DIR [--out PLOTDIR]    PNG plots of a finished study (python3)
 //
 // Exit codes: 0 success (instances that failed are flagged in the outputs,
-// they are results, not errors); 2 bad study file or command line (nothing is
-// written); 1 anything else (I/O, HDF5, out of memory).
+// they are results, not errors); 2 bad study file, command line or resume
+// mismatch (nothing is written); 130 interrupted by Ctrl-C (finished chunks
+// are kept for --resume); 1 anything else (I/O, HDF5, out of memory).
 #include <CLI/CLI.hpp>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstring>
 
 #include <charconv>
 #include <cmath>
@@ -19,12 +27,23 @@
 #include "host/batch.hpp"
 #include "host/output.hpp"
 #include "host/parameters.hpp"
+#include "host/runner.hpp"
 #include "host/study.hpp"
 
 namespace {
 
 constexpr int kExitFailure = 1;
 constexpr int kExitUsage = 2;
+constexpr int kExitInterrupted = 130;  // 128 + SIGINT, the shell convention
+
+// Ctrl-C: the first asks the run to stop after the instances in flight; the
+// handler then restores the default, so a second Ctrl-C kills at once.
+std::atomic<bool> g_cancel{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler needs a lock-free flag");
+extern "C" void on_interrupt(int) {
+  g_cancel.store(true);
+  std::signal(SIGINT, SIG_DFL);
+}
 
 // A usage-class error (exit 2), raised after CLI11 has parsed the line.
 struct UsageError : std::runtime_error {
@@ -41,49 +60,90 @@ std::string fmt(double v) {
 std::string plural(long n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
 
 void print_study(const hs::Study& s) {
-  std::printf("study \"%s\" (%s): %s, model %s, friction %s, dt %s s, duration %s s\n", s.name.c_str(), s.path.c_str(),
-              plural(s.instance_count(), "instance").c_str(), s.model.c_str(), hs::friction_model_name(s.friction).c_str(),
-              fmt(s.settings.dt).c_str(), fmt(s.settings.duration).c_str());
+  std::printf("study \"%s\" (%s): %s (%s), model %s, friction %s, dt %s s, duration %s s\n", s.name.c_str(), s.path.c_str(),
+              plural(s.instance_count(), "instance").c_str(), hs::sample_method_name(s.method), s.model.c_str(),
+              hs::friction_model_name(s.friction).c_str(), fmt(s.settings.dt).c_str(), fmt(s.settings.duration).c_str());
   for (size_t i = 0; i < s.grid.size(); ++i) {
     const auto& a = s.grid[i];
-    std::printf("  grid[%zu] %s: %zu values, %s .. %s %s\n", i, a.parameter.c_str(), a.values.size(), fmt(a.values.front()).c_str(),
-                fmt(a.values.back()).c_str(), a.info->unit.c_str());
+    std::string what = a.info ? a.name : a.name + " (scales";
+    for (size_t k = 0; k < a.scaled.size(); ++k) what += (k ? ", " : " ") + a.scaled[k]->name;
+    if (!a.info) what += ")";
+    if (s.method == hs::SampleMethod::grid)
+      std::printf("  grid[%zu] %s: %zu values, %s .. %s %s\n", i, what.c_str(), a.values.size(), fmt(a.values.front()).c_str(),
+                  fmt(a.values.back()).c_str(), a.unit.c_str());
+    else
+      std::printf("  factor[%zu] %s: %s %s\n", i, what.c_str(), a.distribution.describe().c_str(), a.unit.c_str());
   }
+  for (const auto& d : s.derived)
+    std::printf("  derived %s = %s\n", d.target->name.c_str(), d.expression->text().c_str());
 }
 
-int run(const std::string& study_path, const std::string& out_dir, int threads, bool quiet) {
+struct RunFlags {
+  int threads = 0;
+  bool quiet = false, resume = false;
+  long chunk_size = 0;
+  std::string progress = "auto";
+};
+
+int run(const std::string& study_path, const std::string& out_dir, const RunFlags& flags) {
   const hs::Study study = hs::load_study(study_path);  // StudyError: exit 2, nothing written
   try {
     hs::check_output_dir(out_dir);  // fail before the run, not after it
   } catch (const hs::OutputError& e) {
     throw UsageError(std::string("--out: ") + e.what());
   }
-  if (!quiet) print_study(study);
+  if (!flags.quiet) print_study(study);
 
-  const hs::BatchSpec spec = study.batch_spec(threads);
-  const hs::BatchResult result = hs::run_batch_cpu(spec);
-  const hs::OutputPaths paths = hs::write_outputs(out_dir, study, spec, result, "cpu");
-  if (quiet) return 0;
-
-  long steps = 0;
-  std::map<std::string, long> failures;
-  for (const auto& s : result.summaries) {
-    steps += s.steps;
-    if (s.status != hs::Status::ok) ++failures[hs::status_name(s.status)];
+  hs::StudyRunOptions opt;
+  opt.threads = flags.threads;
+  opt.chunk_size = flags.chunk_size;
+  opt.resume = flags.resume;
+  opt.progress = flags.quiet ? hs::ProgressStyle::none
+                 : flags.progress == "bar" ? hs::ProgressStyle::bar
+                 : flags.progress == "lines" ? hs::ProgressStyle::lines
+                 : flags.progress == "none" ? hs::ProgressStyle::none : hs::ProgressStyle::automatic;
+  opt.cancel = &g_cancel;
+  std::signal(SIGINT, on_interrupt);
+  hs::StudyRunReport rep;
+  try {
+    rep = hs::run_study(study, out_dir, opt);
+  } catch (const hs::ResumeError& e) {
+    throw UsageError(e.what());
   }
-  const long n = static_cast<long>(result.summaries.size());
-  std::printf("ran %s on %s in %.3f s: %.4g instance-steps/s\n", plural(n, "instance").c_str(),
-              plural(result.threads_used, "thread").c_str(), result.wall_seconds,
-              result.wall_seconds > 0 ? steps / result.wall_seconds : 0.0);
-  std::printf("failed: %ld of %ld", result.failed(), n);
-  if (!failures.empty()) {
+  std::signal(SIGINT, SIG_DFL);
+  if (rep.interrupted) {
+    std::fprintf(stderr, "interrupted: %ld of %ld instances are saved in %s/%s; continue with\n  hydrosweep run %s --out %s --resume\n",
+                 rep.resumed + rep.ran, rep.instances, out_dir.c_str(), hs::kPartialDirName, study_path.c_str(), out_dir.c_str());
+    return kExitInterrupted;
+  }
+  if (flags.quiet) return 0;
+  std::printf("ran %s on %s in %.3f s: %.4g instance-steps/s", plural(rep.ran, "instance").c_str(),
+              plural(rep.threads, "thread").c_str(), rep.wall_seconds, rep.wall_seconds > 0 ? rep.steps / rep.wall_seconds : 0.0);
+  if (rep.resumed > 0) std::printf(" (%ld more resumed from the interrupted run)", rep.resumed);
+  std::printf("\nfailed: %ld of %ld", rep.failed, rep.instances);
+  if (!rep.failures.empty()) {
     std::printf(" (");
     const char* sep = "";
-    for (const auto& [name, count] : failures) { std::printf("%s%s %ld", sep, name.c_str(), count); sep = ", "; }
+    for (const auto& [name, count] : rep.failures) { std::printf("%s%s %ld", sep, name.c_str(), count); sep = ", "; }
     std::printf(")");
   }
-  std::printf("\nwrote %s and %s\n", paths.results_h5.c_str(), paths.summary_csv.c_str());
+  std::printf("\nwrote %s and %s\n", rep.paths.results_h5.c_str(), rep.paths.summary_csv.c_str());
   return 0;
+}
+
+// The plots are matplotlib's: run studies/plot_study.py from the source tree
+// this binary was built from.
+int plot(const std::string& dir, const std::string& plot_dir) {
+  const std::string script = std::string(HYDROSWEEP_SOURCE_DIR) + "/studies/plot_study.py";
+  if (::access(script.c_str(), R_OK) != 0) throw UsageError("plot script not found: " + script);
+  std::vector<std::string> args = {"python3", script, dir};
+  if (!plot_dir.empty()) { args.push_back("--out"); args.push_back(plot_dir); }
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::fflush(stdout);
+  ::execvp("python3", argv.data());
+  throw std::runtime_error(std::string("cannot run python3: ") + std::strerror(errno));
 }
 
 int check(const std::string& study_path) {
@@ -113,18 +173,25 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", hs::hydrosweep_version());
   app.require_subcommand(1);
 
-  std::string study_path, out_dir, model = "four-bar";
-  int threads = 0;
-  bool quiet = false;
+  std::string study_path, out_dir, model = "four-bar", plot_dir;
+  RunFlags flags;
   CLI::App* run_cmd = app.add_subcommand("run", "Run every instance of a study and write DIR/results.h5 and DIR/summary.csv");
   run_cmd->add_option("study", study_path, "Study file (TOML)")->required();
   run_cmd->add_option("-o,--out", out_dir, "Output directory (created if missing)")->required();
-  run_cmd->add_option("-j,--threads", threads, "CPU threads (default: all cores)")->check(CLI::PositiveNumber);
-  run_cmd->add_flag("-q,--quiet", quiet, "Print nothing on success");
+  run_cmd->add_option("-j,--threads", flags.threads, "CPU threads (default: all cores)")->check(CLI::PositiveNumber);
+  run_cmd->add_flag("--resume", flags.resume, "Continue an interrupted run in DIR (same study file)");
+  run_cmd->add_option("--chunk-size", flags.chunk_size, "Instances per chunk (resume granularity; default: study or automatic)")
+      ->check(CLI::PositiveNumber);
+  run_cmd->add_option("--progress", flags.progress, "Progress display: auto (bar on a terminal), bar, lines, none")
+      ->check(CLI::IsMember({"auto", "bar", "lines", "none"}));
+  run_cmd->add_flag("-q,--quiet", flags.quiet, "Print nothing on success");
   CLI::App* check_cmd = app.add_subcommand("check", "Validate a study file and print its grid");
   check_cmd->add_option("study", study_path, "Study file (TOML)")->required();
   CLI::App* params_cmd = app.add_subcommand("parameters", "Print the parameter table (Markdown)");
   params_cmd->add_option("--model", model, "Model whose defaults are shown");
+  CLI::App* plot_cmd = app.add_subcommand("plot", "Plot a finished study (histograms, CDFs, Sobol indices, maps, time histories)");
+  plot_cmd->add_option("dir", out_dir, "Study output directory (holding results.h5)")->required();
+  plot_cmd->add_option("-o,--out", plot_dir, "Directory for the PNG files (default DIR/plots)");
 
   try {
     app.parse(argc, argv);
@@ -140,7 +207,8 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (*run_cmd) return run(study_path, out_dir, threads, quiet);
+    if (*run_cmd) return run(study_path, out_dir, flags);
+    if (*plot_cmd) return plot(out_dir, plot_dir);
     if (*check_cmd) return check(study_path);
     if (*params_cmd) return parameters(model);
   } catch (const hs::StudyError& e) {

@@ -37,14 +37,30 @@ struct RunSummary {
   long newton_iterations = 0;       // total over all steps
   int max_newton_iterations = 0;
   double max_constraint_violation = 0.0;  // max_t |Φ|∞ [m]
+  // Quantities of interest for design studies (RunOptions):
+  //   settling_time: from the last switch of the valve reference U_ref to
+  //     the end of the last step at which the driving joint still moved
+  //     faster than settling_rate, |ż_1| > settling_rate; 0 if it never did
+  //     after the switch; NaN if it was still moving at the end of the run.
+  //   tracking_rms: RMS over the steps of z_1(t) − z_1,ref(t) against a
+  //     reference trajectory (the nominal instance's); NaN without one.
+  double settling_time = 0.0;
+  double tracking_rms = 0.0;
+};
+
+struct RunOptions {
+  int stride = 0;                     // record every stride-th step (0: none)
+  double settling_rate = 1e-3;        // [rad/s], see RunSummary::settling_time
+  const double* reference = nullptr;  // z_1 at steps 0..n_steps, or null
 };
 
 // Integrate until settings.duration; every `stride` steps (and at t = 0)
 // record(index, sample) is called if stride > 0.
 template <class Integrator, class Recorder>
 HS_HD RunSummary<Integrator::nq, Integrator::np> run_instance(const typename Integrator::Params& P,
-                                                              const IntegratorSettings& S, int stride,
+                                                              const IntegratorSettings& S, const RunOptions& opt,
                                                               Recorder&& record) {
+  const int stride = opt.stride;
   constexpr int nq = Integrator::nq, np = Integrator::np;
   using Model = typename Integrator::Model;
   RunSummary<nq, np> out;
@@ -72,6 +88,12 @@ HS_HD RunSummary<Integrator::nq, Integrator::np> run_instance(const typename Int
   if (stride > 0) record(record_index++, sample(0.0));
 
   const long n_steps = static_cast<long>(S.duration / S.dt + 0.5);
+  // Last switch of U_ref within the run; the settling clock starts there.
+  double t_switch = 0.0;
+  for (int k = 0; k < P.input.count; ++k)
+    if (P.input.start[k] <= S.duration) t_switch = P.input.start[k];
+  double t_last_moving = -1.0, tracking_sq = 0.0;
+  bool moving = false;
   typename Integrator::StepReport rep;
   for (long n = 0; n < n_steps; ++n) {
     const Status status = Integrator::step(P, K, S, st, rep, &e);
@@ -80,6 +102,13 @@ HS_HD RunSummary<Integrator::nq, Integrator::np> run_instance(const typename Int
     out.newton_iterations += rep.newton_iterations;
     if (rep.newton_iterations > out.max_newton_iterations) out.max_newton_iterations = rep.newton_iterations;
     if (rep.constraint_residual > out.max_constraint_violation) out.max_constraint_violation = rep.constraint_residual;
+
+    moving = fabs(st.qd[0]) > opt.settling_rate;
+    if (moving) t_last_moving = st.t;
+    if (opt.reference) {
+      const double d = st.q[0] - opt.reference[n + 1];
+      tracking_sq += d * d;
+    }
 
     const double pc = e.piston_force * e.sdot, pf = -e.friction_force * e.sdot;
     out.cylinder_work += 0.5 * S.dt * (power_cyl + pc);
@@ -100,11 +129,23 @@ HS_HD RunSummary<Integrator::nq, Integrator::np> run_instance(const typename Int
     if (check != Status::ok) { out.status = check; break; }
   }
   out.t_end = st.t;
+  const double nan = __builtin_nan("");
+  out.settling_time = moving ? nan : (t_last_moving > t_switch ? t_last_moving - t_switch : 0.0);
+  out.tracking_rms = opt.reference && out.steps > 0 ? sqrt(tracking_sq / out.steps) : nan;
   for (int k = 0; k < nq; ++k) { out.q[k] = st.q[k]; out.qd[k] = st.qd[k]; }
   for (int k = 0; k < np; ++k) out.p[k] = st.p[k];
   out.U = st.U;
   out.s = e.s;
   return out;
+}
+
+template <class Integrator, class Recorder>
+HS_HD RunSummary<Integrator::nq, Integrator::np> run_instance(const typename Integrator::Params& P,
+                                                              const IntegratorSettings& S, int stride,
+                                                              Recorder&& record) {
+  RunOptions opt;
+  opt.stride = stride;
+  return run_instance<Integrator>(P, S, opt, record);
 }
 
 // Number of samples run_instance records for a given stride.

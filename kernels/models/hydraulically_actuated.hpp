@@ -19,6 +19,7 @@ enum class Status : int {
   constraint_failure = 4,    // loop closure could not be solved (singular position)
   stroke_out_of_range = 5,   // piston reached a cylinder end (l2 ∉ (0, l))
   invalid_parameters = 6,    // assembly or static initial state impossible
+  not_run = 7,               // skipped: the batch was cancelled before it started
 };
 
 inline const char* status_name(Status s) {
@@ -30,6 +31,7 @@ inline const char* status_name(Status s) {
     case Status::constraint_failure: return "constraint_failure";
     case Status::stroke_out_of_range: return "stroke_out_of_range";
     case Status::invalid_parameters: return "invalid_parameters";
+    case Status::not_run: return "not_run";
   }
   return "unknown";
 }

@@ -1,0 +1,67 @@
+// Running a whole study: chunks, resume, progress, cancellation, analysis.
+//
+// The instances of a study are run in chunks of consecutive indices. Each
+// finished chunk is written to DIR/.hydrosweep-partial/chunk-NNNNNNNN.bin
+// under a temporary name and renamed into place, so a chunk file is either
+// complete or absent whatever kills the process (SIGKILL, power loss). The
+// partial directory's manifest records the study text's hash, the chunk size
+// and the build version; `resume` skips the chunks already present, and a
+// manifest that does not match the study is an error rather than a silent
+// mix of two studies. When every chunk is present the analysis runs and
+// DIR/results.h5 and DIR/summary.csv are written (atomically, see
+// host/output.hpp); then the partial directory is removed.
+//
+// Every instance is a pure function of the study text (sampling is
+// index-addressable, host/sampling.hpp), so resumed and uninterrupted runs
+// give the same results; only the run record (wall time, date) differs.
+#pragma once
+#include <atomic>
+#include <map>
+#include <string>
+
+#include "host/output.hpp"
+#include "host/study.hpp"
+
+namespace hs {
+
+enum class ProgressStyle { automatic, bar, lines, none };
+
+struct StudyRunOptions {
+  int threads = 0;            // 0: all cores
+  long chunk_size = 0;        // 0: the study's [execution] chunk_size, else automatic
+  bool resume = false;        // continue an interrupted run in the output directory
+  ProgressStyle progress = ProgressStyle::automatic;  // automatic: bar on a terminal, lines otherwise
+  const std::atomic<bool>* cancel = nullptr;          // stop cleanly when it becomes true (Ctrl-C)
+};
+
+struct StudyRunReport {
+  long instances = 0;
+  long ran = 0;               // instances integrated by this call
+  long resumed = 0;           // instances read back from an earlier, interrupted call
+  long failed = 0;
+  long steps = 0;             // successful steps of the instances this call ran
+  std::map<std::string, long> failures;  // status name -> count
+  double wall_seconds = 0.0;  // this call's integration time
+  int threads = 1;
+  long chunk_size = 0, chunks = 0;
+  bool interrupted = false;   // cancelled: nothing but the finished chunks was kept
+  OutputPaths paths;          // empty when interrupted
+};
+
+// A problem with resuming (no outputs are touched): exit status 2 in the CLI.
+class ResumeError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Throws StudyError-free errors only: ResumeError, OutputError, std::exception.
+StudyRunReport run_study(const Study& study, const std::string& out_dir, const StudyRunOptions& options);
+
+// The analysis of finished results (Monte Carlo statistics, failure
+// probability, Sobol indices), as run_study writes it.
+StudyAnalysis analyse(const Study& study, const std::vector<FourBarSummary>& summaries);
+
+// Name of the partial-results directory inside an output directory.
+constexpr const char* kPartialDirName = ".hydrosweep-partial";
+
+}  // namespace hs
