@@ -11,7 +11,7 @@
 // still meaningful.
 //
 // Bootstrap. Percentile intervals (Efron & Tibshirani 1993, "An Introduction to
-// the Bootstrap", §13.3): B resamples of the valid data with replacement, the
+// the Bootstrap", ch. 13): B resamples of the valid data with replacement, the
 // interval is the ((1−level)/2, (1+level)/2) quantiles (definition 7 below) of
 // the B replicates. Resample b draws from stream (seed, bootstrap, b), so the
 // intervals are a pure function of the data, B and the seed.
@@ -32,7 +32,7 @@ struct ConfidenceInterval {
 };
 
 struct BootstrapOptions {
-  std::size_t resamples = 2000;  // Efron & Tibshirani (1993, §19.3) advise >= 1000 for percentile intervals
+  std::size_t resamples = 2000;  // Efron & Tibshirani (1993) advise >= 1000 for percentile intervals
   double level = 0.95;           // in (0, 1)
   std::uint64_t seed = 0x5EEDB007;
 };
@@ -110,11 +110,14 @@ struct SobolIndices {
 // (2010), Table 2:
 //   first order  S_i  = (1/N) Σ_r f(B)_r (f(A_B^(i))_r − f(A)_r) / V      (Saltelli 2010, eq. (b))
 //   total        S_Ti = (1/2N) Σ_r (f(A)_r − f(A_B^(i))_r)² / V          (Jansen 1999, eq. (f))
+// (Jansen 1999, "Analysis of variance designs for model output", Comput. Phys.
+// Commun. 117, 35–43)
 // with V the unbiased variance of the 2N pooled f(A) and f(B) values. Outputs
 // are first centred at their pooled mean: the estimators' expectations do not
-// change, but the raw first-order estimator carries a term f0·mean(f(A_B^(i)) −
-// f(A)) whose noise grows with |f0| (Sobol' 2001, Math. Comput. Simul. 55,
-// 271–280, recommends subtracting f0). A base row with any non-finite output
+// change (up to O(1/N), the mean being estimated), but the raw first-order
+// estimator carries a term f0·mean(f(A_B^(i)) − f(A)) whose noise grows with
+// |f0| (Sobol' 2001, Math. Comput. Simul. 55, 271–280, recommends subtracting
+// f0). A base row with any non-finite output
 // in its block is dropped whole (both estimators pair values within a block).
 // Bootstrap: resample the valid base rows; percentile intervals. valid_rows < 2
 // leaves every value NaN.

@@ -254,6 +254,7 @@ void analysis_group(hid_t file, const StudyAnalysis& a) {
     Handle so = group(g, "sobol");
     for (const auto& [q, idx] : a.sobol) {
       Handle h = group(so, q);
+      attribute(h, "factors", a.sobol_factors);
       attribute(h, "base_samples", static_cast<long>(idx.base_rows));
       attribute(h, "dropped_rows", static_cast<long>(idx.dropped_rows));
       attribute(h, "confidence", a.confidence);

@@ -90,6 +90,7 @@ struct StudyAnalysis {
   bool limit_above = true;
   FailureProbability failure;
   std::vector<std::pair<std::string, SobolIndices>> sobol;  // per quantity (saltelli)
+  std::vector<std::string> sobol_factors;                   // the indices' order
 };
 
 // How the results were obtained (the non-reproducible part of the metadata).

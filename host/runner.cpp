@@ -280,6 +280,7 @@ StudyAnalysis analyse(const Study& study, const std::vector<FourBarSummary>& sum
       v[i] = summaries[i].status == Status::ok ? col->value(summaries[i]) : std::numeric_limits<double>::quiet_NaN();
     return v;
   };
+  for (const auto& f : study.grid) a.sobol_factors.push_back(f.name);
   for (const auto& q : spec.quantities) {
     const std::vector<double> v = column(q);
     a.statistics.emplace_back(q, summarize_monte_carlo(v, spec.quantile_levels, boot));

@@ -952,7 +952,7 @@ double Distribution::mean() const {
       return p[0] * std::exp(0.5 * p[1] * p[1]);
     case DistributionKind::truncated_normal: {
       // Johnson, Kotz & Balakrishnan (1994), Continuous Univariate
-      // Distributions vol. 1, eq. 13.134: μ + σ(φ(α) − φ(β))/Z.
+      // Distributions vol. 1, ch. 13: μ + σ(φ(α) − φ(β))/Z.
       const Truncation t = truncation(p);
       return p[0] + p[1] * (normal_pdf(t.alpha) - normal_pdf(t.beta)) / t.mass;
     }
@@ -974,7 +974,7 @@ double Distribution::variance() const {
       return p[0] * p[0] * std::exp(s2) * std::expm1(s2);
     }
     case DistributionKind::truncated_normal: {
-      // Johnson, Kotz & Balakrishnan (1994), eq. 13.135:
+      // Johnson, Kotz & Balakrishnan (1994), ch. 13:
       // σ²[1 + (αφ(α) − βφ(β))/Z − ((φ(α) − φ(β))/Z)²]. Far in a tail the
       // bracket cancels terms of size ≈ z² (z the bound nearest the mean) whose
       // relative error is ≈ z²ε (erfc's sensitivity to the rounding of z/√2):

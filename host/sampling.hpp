@@ -131,16 +131,18 @@ struct JoeKuoEntry {
 constexpr std::size_t sobol_max_dimension = 481;
 JoeKuoEntry joe_kuo_entry(std::size_t dimension);
 
-// Sobol' sequence (Sobol' 1967) with the direction numbers of Joe & Kuo 2008
+// Sobol' sequence (Sobol' 1967, USSR Comput. Math. Math. Phys. 7(4), 86–112)
+// with the direction numbers of Joe & Kuo 2008
 // ("new-joe-kuo-6.21201"), 32-bit, points in Gray-code order exactly as Joe &
 // Kuo's sobol.cc generates them: index 0 is the origin, index 1 is
 // (0.5, …, 0.5), index 2 is (0.75, 0.25, …). Point i is built directly from
 // the bits of gray(i) = i ^ (i >> 1), so any index < 2^32 costs O(d·32).
 //
 // Scrambling (scramble = true): Owen's nested uniform scrambling in base 2
-// (Owen 1995, "Randomly permuted (t,m,s)-nets and (t,s)-sequences"): digit k of
+// (Owen 1995, "Randomly permuted (t,m,s)-nets and (t,s)-sequences", Lecture
+// Notes in Statistics 106, 299–317): digit k+1 of
 // a coordinate is flipped by a random bit attached to the node of the binary
-// tree named by the k−1 preceding (unscrambled) digits, independently for each
+// tree named by the k preceding (unscrambled) digits, independently for each
 // node and dimension. The node bits come from a counter-based hash of
 // (seed, dimension, node), so a scrambled point is again a pure function of its
 // index. The 32 scrambled digits are followed by 21 random digits attached to

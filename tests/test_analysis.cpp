@@ -28,8 +28,8 @@ double ishigami(const double* x) {
          ishigami_b * std::pow(x[2], 4) * std::sin(x[0]);
 }
 
-// Closed-form partial variances (Sobol' & Levitan 1999; Saltelli et al. 2008,
-// "Global Sensitivity Analysis: The Primer", §4.9 — for U(−π, π) inputs):
+// Closed-form partial variances for U(−π, π) inputs (Ishigami & Homma 1990;
+// Sobol' & Levitan 1999, Comput. Phys. Commun. 117, 52–61):
 // V1 = (1 + bπ⁴/5)²/2, V2 = a²/8, V13 = b²π⁸(1/18 − 1/50), V3 = V12 = V23 = V123 = 0,
 // V = a²/8 + bπ⁴/5 + b²π⁸/18 + 1/2.
 struct IshigamiIndices {
@@ -105,8 +105,8 @@ TEST(MonteCarloSummary, BootstrapIntervalsCoverTheTrueValues) {
 TEST(MonteCarloSummary, PercentileIntervalOfTheMeanHasNominalCoverage) {
   // 400 independent samples of n = 60 from N(0, 1), B = 500 each. At n = 60
   // the percentile interval behaves like mean ± z·s·sqrt((n−1)/n)/√n, whose
-  // coverage under Student's t_59 is ≈ 0.943 (finite-n undercoverage of the
-  // percentile method, Efron & Tibshirani 1993 §13.4). The observed coverage of
+  // coverage under Student's t_59 is ≈ 0.943 (the known finite-n
+  // undercoverage of the percentile interval). The observed coverage of
   // 400 trials has binomial standard error sqrt(0.943·0.057/400) = 0.0116:
   // accept 0.943 ± 4 SE.
   const std::size_t trials = 400, n = 60;
@@ -193,10 +193,11 @@ TEST(Wilson, MatchesNewcombe1998TableI) {
 }
 
 TEST(Wilson, ExactCoverageIsCloseToNominal) {
-  // Coverage C(p) = Σ_k Bin(k; n, p)·[p ∈ W(k)], summed exactly. Brown, Cai &
-  // DasGupta (2001, Fig. 5) show the Wilson interval's coverage oscillating
-  // within about ±2.5% of 95% for n = 100 away from p near 0 or 1; a wrong z or
-  // a missing term moves it far outside [0.925, 0.975].
+  // Coverage C(p) = Σ_k Bin(k; n, p)·[p ∈ W(k)], summed exactly. The Wilson
+  // interval's coverage oscillates about the nominal level as p varies (Brown,
+  // Cai & DasGupta 2001); at n = 100 it stays within about [0.927, 0.976] for
+  // p in [0.03, 0.97]. A wrong z (one-sided 1.645 gives ≈ 0.90) or a dropped
+  // term leaves [0.925, 0.975] at these p.
   const std::size_t n = 100;
   for (double p : {0.05, 0.1, 0.2, 0.3, 0.5, 0.7}) {
     double coverage = 0;
@@ -236,8 +237,9 @@ TEST(FailureProbability, IntervalCoversTheTrueProbability) {
 // ---------------------------------------------------------------------------
 
 TEST(Ishigami, ClosedFormIndicesMatchPublishedValues) {
-  // Published values for a = 7, b = 0.1 (e.g. Saltelli et al. 2008, the Primer;
-  // Marrel et al. 2009), 4 decimals.
+  // The values tabulated for a = 7, b = 0.1 throughout the sensitivity-analysis
+  // literature (e.g. Saltelli et al. 2008, "Global Sensitivity Analysis: The
+  // Primer"), 4 decimals.
   const IshigamiIndices t = ishigami_indices();
   const double S[3] = {0.3139, 0.4424, 0.0}, ST[3] = {0.5576, 0.4424, 0.2437};
   for (int i = 0; i < 3; ++i) {

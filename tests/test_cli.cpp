@@ -612,3 +612,62 @@ bootstrap = 50
   ASSERT_EQ(again.code, 0) << again.err;
   EXPECT_EQ(read_file(tmp.path / "o" / "summary.csv"), read_file(tmp.path / "p" / "summary.csv"));
 }
+
+// ---- plots ---------------------------------------------------------------------
+
+namespace {
+bool python_plotting_available() {
+  return std::system("python3 -c 'import h5py, matplotlib, numpy' >/dev/null 2>&1") == 0;
+}
+bool is_png(const fs::path& p) {
+  const std::string head = read_file(p).substr(0, 8);
+  return head == std::string("\x89PNG\r\n\x1a\n", 8);
+}
+}  // namespace
+
+// `hydrosweep plot DIR` on a real (small) Monte Carlo study with trajectories,
+// an analysis and a failure limit: every plot the issue asks for is written.
+TEST(Cli, PlotWritesThePngsOfAFinishedStudy) {
+  if (!python_plotting_available()) GTEST_SKIP() << "python3 with h5py, matplotlib and numpy is needed (scripts/setup.sh installs them)";
+  TempDir tmp;
+  const fs::path study = tmp.path / "mc.toml";
+  write_file(study, R"([integrator]
+duration = 2.0
+[sample]
+method = "monte-carlo"
+count = 16
+[[factor]]
+parameter = "circuit.oil_bulk_modulus"
+relative = 0.2
+[analysis]
+quantities = ["p2_max"]
+bootstrap = 50
+[analysis.limit]
+quantity = "p2_max"
+above = 4.4e6
+[output]
+trajectory_stride = 20
+)");
+  const fs::path out = tmp.path / "o";
+  ASSERT_EQ(hydrosweep("run '" + study.string() + "' --out '" + out.string() + "' -q", tmp.path).code, 0);
+  const Result r = hydrosweep("plot '" + out.string() + "'", tmp.path);
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* name : {"histogram_p2_max.png", "cdf_p2_max.png", "scatter_p2_max.png", "time_histories.png"}) {
+    EXPECT_TRUE(is_png(out / "plots" / name)) << name << "\n" << r.out << r.err;
+    EXPECT_NE(r.out.find(name), std::string::npos) << r.out;
+  }
+  EXPECT_EQ(hydrosweep("plot '" + (tmp.path / "nothing").string() + "'", tmp.path).code, 2);
+}
+
+// The plot script on synthetic files of every design (grid heat maps, Sobol
+// bars, edge cases: one instance, zero variance, NaN columns, sparse metadata).
+TEST(Cli, PlotScriptHandlesEveryDesign) {
+  if (!python_plotting_available()) GTEST_SKIP() << "python3 with h5py, matplotlib and numpy is needed (scripts/setup.sh installs them)";
+  TempDir tmp;
+  const Result r = [&] {
+    const fs::path out = tmp.path / "log.txt";
+    const int status = std::system(("bash '" + kRoot + "/tests/plot_study_test.sh' >'" + out.string() + "' 2>&1").c_str());
+    return Result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(out), ""};
+  }();
+  EXPECT_EQ(r.code, 0) << r.out;
+}

@@ -93,8 +93,8 @@ std::vector<std::uint64_t> direction_integers(const PublishedRow& row, unsigned 
   return m;
 }
 
-// Euler's totient, for the number of primitive polynomials of degree s:
-// φ(2^s − 1)/s (Lidl & Niederreiter, Finite Fields, Thm. 3.5).
+// Euler's totient, for the number of primitive polynomials of degree s over
+// GF(2): φ(2^s − 1)/s (Lidl & Niederreiter, "Finite Fields", ch. 3).
 std::uint64_t totient(std::uint64_t n) {
   std::uint64_t r = n;
   for (std::uint64_t p = 2; p * p <= n; ++p) {
@@ -509,8 +509,8 @@ std::vector<Distribution> test_laws() {
 }  // namespace
 
 TEST(NormalLaw, QuantileMatchesPublishedValues) {
-  // z_{0.975} and z_{0.995} to 16 digits (e.g. NIST/SEMATECH e-Handbook §1.3.6.7.1;
-  // scipy.stats.norm.ppf); agreement to a few ulps.
+  // z_{0.975} and z_{0.995} to 16 digits (as R's qnorm and scipy.stats.norm.ppf
+  // print them); agreement to a few ulps.
   EXPECT_NEAR(normal_quantile(0.975), 1.959963984540054, 4 * eps * 1.96);
   EXPECT_NEAR(normal_quantile(0.995), 2.5758293035489004, 4 * eps * 2.58);
   EXPECT_NEAR(normal_quantile(0.025), -1.959963984540054, 4 * eps * 1.96);
