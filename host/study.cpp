@@ -377,13 +377,7 @@ class Parser {
   // names; processed in file order so a duplicate is reported where it repeats.
   void read_parameters(const toml::table* t) {
     if (!t) return;
-    std::vector<std::pair<std::string, const toml::node*>> leaves;
-    flatten(*t, "", leaves);
-    std::stable_sort(leaves.begin(), leaves.end(), [](const auto& a, const auto& b) {
-      const auto &x = a.second->source().begin, &y = b.second->source().begin;
-      return x.line != y.line ? x.line < y.line : x.column < y.column;
-    });
-    for (const auto& [name, node] : leaves) {
+    for (const auto& [name, node] : leaves_in_file_order(*t)) {
       const toml::node& v = *node;
       const std::string key = "parameters." + name;
       const ParameterInfo& p = parameter(name, v.source(), key);
@@ -395,6 +389,17 @@ class Parser {
       p.field(s_.base) = parameter_value(v, key, p);
     }
     s_.input = s_.base.input;
+  }
+  // Dotted names and values of a table's leaves (nested tables flattened),
+  // in file order so that problems are reported where they occur.
+  static std::vector<std::pair<std::string, const toml::node*>> leaves_in_file_order(const toml::table& t) {
+    std::vector<std::pair<std::string, const toml::node*>> leaves;
+    flatten(t, "", leaves);
+    std::stable_sort(leaves.begin(), leaves.end(), [](const auto& a, const auto& b) {
+      const auto &x = a.second->source().begin, &y = b.second->source().begin;
+      return x.line != y.line ? x.line < y.line : x.column < y.column;
+    });
+    return leaves;
   }
   static void flatten(const toml::table& t, const std::string& prefix,
                       std::vector<std::pair<std::string, const toml::node*>>& out) {
@@ -620,13 +625,7 @@ class Parser {
 
   void read_derived(const toml::table* t) {
     if (!t) return;
-    std::vector<std::pair<std::string, const toml::node*>> leaves;
-    flatten(*t, "", leaves);
-    std::stable_sort(leaves.begin(), leaves.end(), [](const auto& a, const auto& b) {
-      const auto &x = a.second->source().begin, &y = b.second->source().begin;
-      return x.line != y.line ? x.line < y.line : x.column < y.column;
-    });
-    for (const auto& [name, node] : leaves) {
+    for (const auto& [name, node] : leaves_in_file_order(*t)) {
       const std::string key = "derived." + name;
       DerivedParameter d;
       d.line = static_cast<int>(node->source().begin.line);

@@ -595,16 +595,13 @@ bootstrap = 50
   const auto scale = read_doubles(f.id, "/inputs/friction_scale");
   const auto bulk = read_doubles(f.id, "/inputs/circuit.oil_bulk_modulus");
   const auto sigma2 = read_doubles(f.id, "/inputs/friction.viscous_coefficient");
-  const auto all = read_doubles(f.id, "/inputs/all");
   ASSERT_EQ(scale.size(), 12u);
-  const size_t columns = all.size() / 12;
   for (size_t i = 0; i < 12; ++i) {
     EXPECT_GE(scale[i], 0.5);
     EXPECT_LE(scale[i], 2.0);
     EXPECT_GE(bulk[i], 1.2e9);
     EXPECT_LE(bulk[i], 1.8e9);
     EXPECT_DOUBLE_EQ(sigma2[i], 2 * 210.0 * scale[i]);  // derived from the scaled Coulomb force
-    (void)columns;
   }
   EXPECT_EQ(string_attribute(f.id, "/metadata", "sample_method"), "monte-carlo");
   // Same seed, same sample.
