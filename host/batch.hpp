@@ -47,10 +47,30 @@ struct BatchResult {
   double wall_seconds = 0.0;
   int threads_used = 1;
   bool cancelled = false;     // some instances were skipped (BatchSpec::cancel)
+  std::vector<long> failed_indices;  // instances with status != ok, ascending
   long failed() const;
 };
 
+// Where the loop over instances runs. Every backend runs the same kernel
+// code (host/backends/instance_kernel.hpp → kernels/ run_instance).
+enum class Backend { automatic, cpu, cuda, kokkos };
+bool parse_backend(const std::string& name, Backend& out);  // "auto", "cpu", "cuda", "kokkos"
+std::string backend_name(Backend b);
+// Whether this build has the backend and, for CUDA, a device; else why not.
+bool backend_available(Backend b, std::string* why = nullptr);
+// auto → cuda when a CUDA device is present, else cpu.
+Backend resolve_backend(Backend b);
+// A line describing where the backend runs (CPU model, GPU name, Kokkos execution space).
+std::string backend_device(Backend b);
+
 // CPU backend: OpenMP over instances.
 BatchResult run_batch_cpu(const BatchSpec& spec);
+// Kokkos backend: Kokkos::parallel_for over instances in the default
+// execution space (built when Kokkos is found).
+BatchResult run_batch_kokkos(const BatchSpec& spec);
+// CUDA backend: one thread per instance (built when nvcc is found; needs a device).
+BatchResult run_batch_cuda(const BatchSpec& spec);
+// Dispatch (b must be available; throws std::runtime_error otherwise).
+BatchResult run_batch(const BatchSpec& spec, Backend b);
 
 }  // namespace hs

@@ -231,17 +231,6 @@ class Progress {
   bool stopping_ = false;
 };
 
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) {
-      const auto c = line.find(':');
-      if (c != std::string::npos) return line.substr(line.find_first_not_of(' ', c + 1));
-    }
-  return "unknown CPU";
-}
-
 // z_1 of the nominal instance (the study's base parameters) at every step,
 // the reference of tracking_rms. Empty if that run fails.
 std::vector<double> reference_trajectory(const Study& study) {
@@ -299,6 +288,10 @@ StudyAnalysis analyse(const Study& study, const std::vector<FourBarSummary>& sum
 
 StudyRunReport run_study(const Study& study, const std::string& out_dir, const StudyRunOptions& opt) {
   StudyRunReport rep;
+  const Backend backend = resolve_backend(opt.backend != Backend::automatic ? opt.backend : study.backend);
+  std::string why;
+  if (!backend_available(backend, &why)) throw ResumeError("backend " + backend_name(backend) + ": " + why);
+  rep.backend = backend_name(backend);
   const long n = study.instance_count();
   const long samples = sample_count(study.settings, study.trajectory_stride);
   rep.instances = n;
@@ -370,7 +363,7 @@ StudyRunReport run_study(const Study& study, const std::string& out_dir, const S
       spec.instances.push_back(study.instance(i));
       if (!study.instance_problem(i).empty()) inadmissible.push_back(i - first);
     }
-    BatchResult r = run_batch_cpu(spec);
+    BatchResult r = run_batch(spec, backend);
     if (r.cancelled) { rep.interrupted = true; break; }  // discard the unfinished chunk
     // Parameters the model may not see (derived out of range, rod thicker
     // than the piston): flagged, whatever the kernel made of them.
@@ -407,9 +400,9 @@ StudyRunReport run_study(const Study& study, const std::string& out_dir, const S
       count -= take;
     }
   };
-  res.run.backend = "cpu";
-  res.run.device = cpu_model();
-  res.run.threads = rep.threads;
+  res.run.backend = rep.backend;
+  res.run.device = backend_device(backend);
+  res.run.threads = backend == Backend::cpu ? rep.threads : 0;
   res.run.wall_seconds = rep.wall_seconds;
   res.run.chunk_size = chunk;
   res.run.chunks = chunks;

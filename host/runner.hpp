@@ -27,7 +27,8 @@ namespace hs {
 enum class ProgressStyle { automatic, bar, lines, none };
 
 struct StudyRunOptions {
-  int threads = 0;            // 0: all cores
+  int threads = 0;            // 0: all cores (CPU backend)
+  Backend backend = Backend::automatic;  // auto: the study's [execution] backend, then CUDA if a device is present
   long chunk_size = 0;        // 0: the study's [execution] chunk_size, else automatic
   bool resume = false;        // continue an interrupted run in the output directory
   ProgressStyle progress = ProgressStyle::automatic;  // automatic: bar on a terminal, lines otherwise
@@ -43,6 +44,7 @@ struct StudyRunReport {
   std::map<std::string, long> failures;  // status name -> count
   double wall_seconds = 0.0;  // this call's integration time
   int threads = 1;
+  std::string backend;        // the backend that ran
   long chunk_size = 0, chunks = 0;
   bool interrupted = false;   // cancelled: nothing but the finished chunks was kept
   OutputPaths paths;          // empty when interrupted

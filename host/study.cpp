@@ -704,8 +704,9 @@ class Parser {
 
   void read_execution(const toml::table* t) {
     if (!t) return;
-    check_keys(*t, "execution", {"chunk_size"});
+    check_keys(*t, "execution", {"chunk_size", "backend"});
     if (auto n = t->get("chunk_size")) s_.chunk_size = integer(*n, "execution.chunk_size", 1, kMaxInstances);
+    if (auto n = t->get("backend")) parse_backend(choice(*n, "execution.backend", {"auto", "cpu", "cuda", "kokkos"}), s_.backend);
   }
 
   void build_design() {

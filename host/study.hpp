@@ -147,6 +147,7 @@ struct Study {
   std::vector<DerivedParameter> derived;
   AnalysisSpec analysis;
   long chunk_size = 0;     // [execution] instances per chunk (0: automatic)
+  Backend backend = Backend::automatic;  // [execution] backend (the CLI's --backend overrides it)
 
   // Grid: product of the axis sizes (1 without a grid); lhs/sobol/monte-carlo:
   // sample_count; saltelli: sample_count × (factors + 2).

@@ -5,7 +5,8 @@ set -euo pipefail
 
 debs=(cmake g++ make pkg-config
       libeigen3-dev libhdf5-dev hdf5-tools libtomlplusplus-dev libcli11-dev
-      libgtest-dev libgmock-dev libbenchmark-dev libsundials-dev)
+      libgtest-dev libgmock-dev libbenchmark-dev libsundials-dev
+      libtrilinos-kokkos-dev)  # Kokkos (Serial space): the optional Kokkos backend
 missing=()
 for p in "${debs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

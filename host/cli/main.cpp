@@ -83,6 +83,7 @@ struct RunFlags {
   bool quiet = false, resume = false;
   long chunk_size = 0;
   std::string progress = "auto";
+  std::string backend = "auto";
 };
 
 int run(const std::string& study_path, const std::string& out_dir, const RunFlags& flags) {
@@ -103,6 +104,7 @@ int run(const std::string& study_path, const std::string& out_dir, const RunFlag
                  : flags.progress == "lines" ? hs::ProgressStyle::lines
                  : flags.progress == "none" ? hs::ProgressStyle::none : hs::ProgressStyle::automatic;
   opt.cancel = &g_cancel;
+  hs::parse_backend(flags.backend, opt.backend);
   std::signal(SIGINT, on_interrupt);
   hs::StudyRunReport rep;
   try {
@@ -117,8 +119,8 @@ int run(const std::string& study_path, const std::string& out_dir, const RunFlag
     return kExitInterrupted;
   }
   if (flags.quiet) return 0;
-  std::printf("ran %s on %s in %.3f s: %.4g instance-steps/s", plural(rep.ran, "instance").c_str(),
-              plural(rep.threads, "thread").c_str(), rep.wall_seconds, rep.wall_seconds > 0 ? rep.steps / rep.wall_seconds : 0.0);
+  std::printf("ran %s on %s (%s) in %.3f s: %.4g instance-steps/s", plural(rep.ran, "instance").c_str(),
+              rep.backend.c_str(), rep.backend == "cpu" ? plural(rep.threads, "thread").c_str() : "device", rep.wall_seconds, rep.wall_seconds > 0 ? rep.steps / rep.wall_seconds : 0.0);
   if (rep.resumed > 0) std::printf(" (%ld more resumed from the interrupted run)", rep.resumed);
   std::printf("\nfailed: %ld of %ld", rep.failed, rep.instances);
   if (!rep.failures.empty()) {
@@ -184,6 +186,8 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   run_cmd->add_option("--progress", flags.progress, "Progress display: auto (bar on a terminal), bar, lines, none")
       ->check(CLI::IsMember({"auto", "bar", "lines", "none"}));
+  run_cmd->add_option("--backend", flags.backend, "auto (CUDA if a device is present, else CPU), cpu, cuda, kokkos")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda", "kokkos"}));
   run_cmd->add_flag("-q,--quiet", flags.quiet, "Print nothing on success");
   CLI::App* check_cmd = app.add_subcommand("check", "Validate a study file and print its grid");
   check_cmd->add_option("study", study_path, "Study file (TOML)")->required();
