@@ -2,6 +2,7 @@
 // a description of the machine and build (so a result file says where its
 // numbers come from), a small JSON writer and argv parsing.
 #pragma once
+#include "host/batch.hpp"
 #include "host/output.hpp"
 #include <unistd.h>
 
@@ -67,18 +68,8 @@ inline std::string trim(const std::string& s) {
   return s.substr(a, b - a);
 }
 
-// First "model name" of /proc/cpuinfo (Linux); "unknown-cpu" elsewhere.
-inline std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) == 0) {
-      const size_t colon = line.find(':');
-      if (colon != std::string::npos) return trim(line.substr(colon + 1));
-    }
-  }
-  return "unknown-cpu";
-}
+// The CPU model line of host/ (first "model name" of /proc/cpuinfo).
+using hs::cpu_model;
 
 inline int logical_cores() {
   const unsigned n = std::thread::hardware_concurrency();

@@ -62,6 +62,8 @@ bool backend_available(Backend b, std::string* why = nullptr);
 Backend resolve_backend(Backend b);
 // A line describing where the backend runs (CPU model, GPU name, Kokkos execution space).
 std::string backend_device(Backend b);
+// First "model name" of /proc/cpuinfo; "unknown CPU" elsewhere.
+std::string cpu_model();
 
 // CPU backend: OpenMP over instances.
 BatchResult run_batch_cpu(const BatchSpec& spec);

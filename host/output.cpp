@@ -270,7 +270,24 @@ void analysis_group(hid_t file, const StudyAnalysis& a) {
   }
 }
 
-void write_h5(const std::string& path, const Study& study, const StudyResults& res) {
+// The varied inputs of every instance, generated once from the study for
+// both files: column k holds input names[k] of instances 0..N-1.
+struct VariedInputs {
+  std::vector<std::string> names, units;
+  std::vector<std::vector<double>> columns;
+};
+VariedInputs varied_inputs(const Study& study, long n) {
+  VariedInputs v{study.varied_names(), study.varied_units(), {}};
+  v.columns.assign(v.names.size(), std::vector<double>(static_cast<size_t>(n)));
+  if (v.names.empty()) return v;
+  for (long i = 0; i < n; ++i) {
+    const std::vector<double> row = study.varied_values(i);
+    for (size_t k = 0; k < v.names.size(); ++k) v.columns[k][i] = row[k];
+  }
+  return v;
+}
+
+void write_h5(const std::string& path, const Study& study, const StudyResults& res, const VariedInputs& varied) {
   const hsize_t n = res.summaries.size();
   Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "creating " + path);
 
@@ -279,21 +296,12 @@ void write_h5(const std::string& path, const Study& study, const StudyResults& r
   {
     Handle g = group(file, "inputs");
     const auto& params = four_bar_parameters();
-    const auto varied = study.varied_names();
-    const auto units = study.varied_units();
-    attribute(g, "varied", varied);
-    if (!varied.empty()) {
-      std::vector<std::vector<double>> columns(varied.size(), std::vector<double>(n));
-      for (hsize_t i = 0; i < n; ++i) {
-        const std::vector<double> v = study.varied_values(static_cast<long>(i));
-        for (size_t k = 0; k < varied.size(); ++k) columns[k][i] = v[k];
-      }
-      for (size_t k = 0; k < varied.size(); ++k) {
-        Handle d = vector_dataset(g, varied[k], H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, columns[k].data(), n);
-        attribute(d, "unit", units[k]);
-        const ParameterInfo* p = find_parameter(varied[k]);
-        attribute(d, "description", p ? p->description : "scale factor of " + varied[k]);
-      }
+    attribute(g, "varied", varied.names);
+    for (size_t k = 0; k < varied.names.size(); ++k) {
+      Handle d = vector_dataset(g, varied.names[k], H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, varied.columns[k].data(), n);
+      attribute(d, "unit", varied.units[k]);
+      const ParameterInfo* p = find_parameter(varied.names[k]);
+      attribute(d, "description", p ? p->description : "scale factor of " + varied.names[k]);
     }
     std::vector<std::string> names, punits;
     for (const auto& p : params) { names.push_back(p.name); punits.push_back(p.unit); }
@@ -395,19 +403,17 @@ void write_h5(const std::string& path, const Study& study, const StudyResults& r
 
 // ---- CSV -------------------------------------------------------------------
 
-void write_csv(const std::string& path, const Study& study, const StudyResults& res) {
+void write_csv(const std::string& path, const StudyResults& res, const VariedInputs& varied) {
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (!f) throw OutputError("cannot create " + path + ": " + std::strerror(errno));
-  const auto varied = study.varied_names();
   std::fputs("index,status", f);
-  for (const auto& name : varied) std::fprintf(f, ",%s", name.c_str());
+  for (const auto& name : varied.names) std::fprintf(f, ",%s", name.c_str());
   for (const auto& c : summary_columns()) std::fprintf(f, ",%s", c.name.c_str());
   std::fputc('\n', f);
   for (size_t i = 0; i < res.summaries.size(); ++i) {
     const FourBarSummary& s = res.summaries[i];
     std::fprintf(f, "%zu,%s", i, status_name(s.status));
-    if (!varied.empty())
-      for (double v : study.varied_values(static_cast<long>(i))) std::fprintf(f, ",%.17g", v);
+    for (const auto& column : varied.columns) std::fprintf(f, ",%.17g", column[i]);
     for (const auto& c : summary_columns()) {
       if (c.integer) std::fprintf(f, ",%lld", static_cast<long long>(c.value(s)));
       else std::fprintf(f, ",%.17g", c.value(s));
@@ -466,8 +472,9 @@ OutputPaths write_outputs(const std::string& dir, const Study& study, const Stud
   const fs::path h5 = out / "results.h5", csv = out / "summary.csv";
   const fs::path h5_tmp = out / (".results.h5" + tag), csv_tmp = out / (".summary.csv" + tag);
   tx.temps = {h5_tmp, csv_tmp};
-  write_h5(h5_tmp.string(), study, result);
-  write_csv(csv_tmp.string(), study, result);
+  const VariedInputs varied = varied_inputs(study, static_cast<long>(result.summaries.size()));
+  write_h5(h5_tmp.string(), study, result, varied);
+  write_csv(csv_tmp.string(), result, varied);
 
   fs::rename(h5_tmp, h5, ec);
   if (ec) throw OutputError("cannot rename " + h5_tmp.string() + " to " + h5.string() + ": " + ec.message());

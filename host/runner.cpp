@@ -361,7 +361,7 @@ StudyRunReport run_study(const Study& study, const std::string& out_dir, const S
     std::vector<long> inadmissible;
     for (long i = first; i < first + count; ++i) {
       spec.instances.push_back(study.instance(i));
-      if (!study.instance_problem(i).empty()) inadmissible.push_back(i - first);
+      if (!study.instance_problem(spec.instances.back()).empty()) inadmissible.push_back(i - first);
     }
     BatchResult r = run_batch(spec, backend);
     if (r.cancelled) { rep.interrupted = true; break; }  // discard the unfinished chunk

@@ -929,11 +929,11 @@ std::vector<double> apply(const Study& s, long i, FourBarParams& p) {
     if (f.info) f.info->field(p) = v[k];
     for (const ParameterInfo* q : f.scaled) q->field(p) = q->field(base) * v[k];
   }
-  double inputs[64];
+  std::vector<double> inputs;
   for (const auto& d : s.derived) {
-    const size_t n = std::min<size_t>(d.inputs.size(), 64);
-    for (size_t k = 0; k < n; ++k) inputs[k] = d.inputs[k]->field(p);
-    const double x = d.expression->evaluate(inputs);
+    inputs.resize(d.inputs.size());  // every name the expression reads, in names() order
+    for (size_t k = 0; k < inputs.size(); ++k) inputs[k] = d.inputs[k]->field(p);
+    const double x = d.expression->evaluate(inputs.data());
     d.target->field(p) = x;
     v.push_back(x);
   }
@@ -952,8 +952,10 @@ FourBarParams Study::instance(long i) const {
   return p;
 }
 
-std::string Study::instance_problem(long i) const {
-  FourBarParams p = instance(i);
+std::string Study::instance_problem(long i) const { return instance_problem(instance(i)); }
+
+std::string Study::instance_problem(const FourBarParams& params) const {
+  FourBarParams p = params;  // ParameterInfo::field takes a mutable reference
   for (const auto& d : derived) {
     const double x = d.target->field(p);
     if (!d.target->admits(x))

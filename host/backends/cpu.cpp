@@ -38,18 +38,6 @@ long BatchResult::failed() const {
   return n;
 }
 
-BatchResult blank_result(const BatchSpec& spec) {
-  BatchResult out;
-  const long n = static_cast<long>(spec.instances.size());
-  out.summaries.resize(n);
-  for (auto& s : out.summaries) s.status = Status::not_run;
-  out.samples_per_instance = sample_count(spec.settings, spec.trajectory_stride);
-  FourBarSample blank{};
-  blank.t = std::numeric_limits<double>::quiet_NaN();
-  out.trajectories.assign(static_cast<size_t>(n * out.samples_per_instance), blank);
-  return out;
-}
-
 BatchResult run_batch_cpu(const BatchSpec& spec) {
   BatchResult out = blank_result(spec);
   const long n = static_cast<long>(spec.instances.size());
@@ -67,8 +55,7 @@ BatchResult run_batch_cpu(const BatchSpec& spec) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(out.threads_used) reduction(|| : cancelled)
     for (long i = 0; i < n; ++i) {
       if (spec.cancel && spec.cancel->load(std::memory_order_relaxed)) {
-        out.summaries[i].status = Status::not_run;
-        cancelled = true;
+        cancelled = true;  // the instance keeps blank_result's not_run
         continue;
       }
       kernel(i);
@@ -76,8 +63,7 @@ BatchResult run_batch_cpu(const BatchSpec& spec) {
     }
   });
   out.cancelled = cancelled;
-  for (long i = 0; i < n; ++i)
-    if (out.summaries[i].status != Status::ok) out.failed_indices.push_back(i);
+  collect_failed_indices(out);
   out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

@@ -1,9 +1,10 @@
 // Backend selection. The CUDA and Kokkos entry points exist only in builds
 // that have them; this file turns their absence into clear errors.
 #include <fstream>
+#include <limits>
 #include <stdexcept>
 
-#include "host/batch.hpp"
+#include "host/backends/instance_kernel.hpp"
 
 namespace hs {
 
@@ -14,6 +15,35 @@ std::string cuda_device_name();    // of device 0
 #ifdef HYDROSWEEP_HAVE_KOKKOS
 std::string kokkos_execution_space();  // host/backends/kokkos.cpp
 #endif
+
+BatchResult blank_result(const BatchSpec& spec) {
+  BatchResult out;
+  const long n = static_cast<long>(spec.instances.size());
+  out.summaries.resize(n);
+  for (auto& s : out.summaries) s.status = Status::not_run;
+  out.samples_per_instance = sample_count(spec.settings, spec.trajectory_stride);
+  FourBarSample blank{};
+  blank.t = std::numeric_limits<double>::quiet_NaN();
+  out.trajectories.assign(static_cast<size_t>(n * out.samples_per_instance), blank);
+  return out;
+}
+
+void collect_failed_indices(BatchResult& out) {
+  out.failed_indices.clear();
+  for (size_t i = 0; i < out.summaries.size(); ++i)
+    if (out.summaries[i].status != Status::ok) out.failed_indices.push_back(static_cast<long>(i));
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) {
+      const auto c = line.find(':');
+      if (c != std::string::npos) return line.substr(line.find_first_not_of(' ', c + 1));
+    }
+  return "unknown CPU";
+}
 
 bool parse_backend(const std::string& name, Backend& out) {
   if (name == "auto") { out = Backend::automatic; return true; }
@@ -78,16 +108,7 @@ std::string backend_device(Backend b) {
 #else
       break;
 #endif
-    default: {
-      std::ifstream in("/proc/cpuinfo");
-      std::string line;
-      while (std::getline(in, line))
-        if (line.rfind("model name", 0) == 0) {
-          const auto c = line.find(':');
-          if (c != std::string::npos) return line.substr(line.find_first_not_of(' ', c + 1));
-        }
-      return "unknown CPU";
-    }
+    default: return cpu_model();
   }
   return "unavailable";
 }

@@ -70,8 +70,7 @@ BatchResult run_batch_kokkos(const BatchSpec& spec) {
     to_host(summaries, out.summaries.data());
     to_host(trajectories, out.trajectories.data());
   });
-  for (long i = 0; i < n; ++i)
-    if (out.summaries[i].status != Status::ok) out.failed_indices.push_back(i);
+  collect_failed_indices(out);
   if (spec.progress) spec.progress->fetch_add(n);
   out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out.threads_used = Kokkos::DefaultExecutionSpace().concurrency();
