@@ -13,23 +13,33 @@
 // math functions in hs::math so that the same text runs on double and Dual.
 #pragma once
 #include <cmath>
+#include <type_traits>
 
 #include "hd.hpp"
 
 namespace hs {
 
-template <int N>
+template <int N, class S = double>
 struct Dual {
   static constexpr int size = N;
-  double a = 0.0;     // value
-  double v[N] = {};   // gradient
+  using Scalar = S;   // type of the value and of each derivative
+  S a = S(0.0);       // value
+  S v[N] = {};        // gradient
+
+  // Scalars a Dual combines with directly: double, and its own value type S
+  // (for nested jets Dual<N, Dual<M>>, whose second-order terms give exact
+  // Hessians and accelerations along a path; see the note below math::).
+  template <class U>
+  using if_scalar = typename std::enable_if<std::is_same<U, double>::value || std::is_same<U, S>::value, int>::type;
 
   constexpr Dual() = default;
-  HS_HD constexpr Dual(double value) : a(value) {}  // NOLINT: constants promote implicitly
+  HS_HD constexpr Dual(const S& value) : a(value) {}  // NOLINT: constants promote implicitly
+  template <class U = S, typename std::enable_if<!std::is_same<U, double>::value, int>::type = 0>
+  HS_HD constexpr Dual(double value) : a(value) {}  // NOLINT
   // A variable: value x, unit gradient in direction k.
-  HS_HD static Dual variable(double x, int k) {
+  HS_HD static Dual variable(const S& x, int k) {
     Dual d(x);
-    d.v[k] = 1.0;
+    d.v[k] = S(1.0);
     return d;
   }
 
@@ -37,12 +47,12 @@ struct Dual {
   HS_HD HS_FORCEINLINE Dual& operator-=(const Dual& o) { a -= o.a; for (int i = 0; i < N; ++i) v[i] -= o.v[i]; return *this; }
   HS_HD HS_FORCEINLINE Dual& operator*=(const Dual& o) { for (int i = 0; i < N; ++i) v[i] = a * o.v[i] + o.a * v[i]; a *= o.a; return *this; }
   HS_HD HS_FORCEINLINE Dual& operator/=(const Dual& o) { *this = *this / o; return *this; }
-  HS_HD HS_FORCEINLINE Dual& operator+=(double s) { a += s; return *this; }
-  HS_HD HS_FORCEINLINE Dual& operator-=(double s) { a -= s; return *this; }
-  HS_HD HS_FORCEINLINE Dual& operator*=(double s) { a *= s; for (int i = 0; i < N; ++i) v[i] *= s; return *this; }
+  template <class U, if_scalar<U> = 0> HS_HD HS_FORCEINLINE Dual& operator+=(const U& s) { a += s; return *this; }
+  template <class U, if_scalar<U> = 0> HS_HD HS_FORCEINLINE Dual& operator-=(const U& s) { a -= s; return *this; }
+  template <class U, if_scalar<U> = 0> HS_HD HS_FORCEINLINE Dual& operator*=(const U& s) { a *= s; for (int i = 0; i < N; ++i) v[i] *= s; return *this; }
 
   // A function applied at the value, with derivative df: f(a) + df·v ε.
-  HS_HD HS_FORCEINLINE static Dual chain(double f, double df, const Dual& x) {
+  HS_HD HS_FORCEINLINE static Dual chain(const S& f, const S& df, const Dual& x) {
     Dual r(f);
     for (int i = 0; i < N; ++i) r.v[i] = df * x.v[i];
     return r;
@@ -54,19 +64,22 @@ struct Dual {
   HS_HD HS_FORCEINLINE friend Dual operator*(Dual x, const Dual& y) { return x *= y; }
   HS_HD HS_FORCEINLINE friend Dual operator/(const Dual& x, const Dual& y) {
     // (a + v ε)/(b + w ε) = a/b + (v - (a/b) w)/b ε
-    const double inv = 1.0 / y.a, q = x.a * inv;
+    const S inv = 1.0 / y.a, q = x.a * inv;
     Dual r(q);
     for (int i = 0; i < N; ++i) r.v[i] = (x.v[i] - q * y.v[i]) * inv;
     return r;
   }
-  HS_HD HS_FORCEINLINE friend Dual operator+(Dual x, double s) { return x += s; }
-  HS_HD HS_FORCEINLINE friend Dual operator+(double s, Dual x) { return x += s; }
-  HS_HD HS_FORCEINLINE friend Dual operator-(Dual x, double s) { return x -= s; }
-  HS_HD HS_FORCEINLINE friend Dual operator-(double s, const Dual& x) { Dual r = -x; r.a += s; return r; }
-  HS_HD HS_FORCEINLINE friend Dual operator*(Dual x, double s) { return x *= s; }
-  HS_HD HS_FORCEINLINE friend Dual operator*(double s, Dual x) { return x *= s; }
-  HS_HD HS_FORCEINLINE friend Dual operator/(Dual x, double s) { return x *= (1.0 / s); }
-  HS_HD HS_FORCEINLINE friend Dual operator/(double s, const Dual& x) { const double inv = 1.0 / x.a; return chain(s * inv, -s * inv * inv, x); }
+  template <class U, if_scalar<U> = 0> HS_HD HS_FORCEINLINE friend Dual operator+(Dual x, const U& s) { return x += s; }
+  template <class U, if_scalar<U> = 0> HS_HD HS_FORCEINLINE friend Dual operator+(const U& s, Dual x) { return x += s; }
+  template <class U, if_scalar<U> = 0> HS_HD HS_FORCEINLINE friend Dual operator-(Dual x, const U& s) { return x -= s; }
+  template <class U, if_scalar<U> = 0> HS_HD HS_FORCEINLINE friend Dual operator-(const U& s, const Dual& x) { Dual r = -x; r.a += s; return r; }
+  template <class U, if_scalar<U> = 0> HS_HD HS_FORCEINLINE friend Dual operator*(Dual x, const U& s) { return x *= s; }
+  template <class U, if_scalar<U> = 0> HS_HD HS_FORCEINLINE friend Dual operator*(const U& s, Dual x) { return x *= s; }
+  template <class U, if_scalar<U> = 0> HS_HD HS_FORCEINLINE friend Dual operator/(Dual x, const U& s) { const U inv = 1.0 / s; return x *= inv; }
+  template <class U, if_scalar<U> = 0> HS_HD HS_FORCEINLINE friend Dual operator/(const U& s, const Dual& x) {
+    const S inv = 1.0 / x.a;
+    return chain(s * inv, -s * inv * inv, x);
+  }
 
   // Comparisons look at the value only: branches of piecewise laws pick
   // the branch of the point, and the derivative is that branch's.
@@ -80,10 +93,11 @@ struct Dual {
   HS_HD HS_FORCEINLINE friend bool operator>=(const Dual& x, double s) { return x.a >= s; }
 };
 
-// Value of a scalar of either kind: what branches and status checks look at.
+// Value of a scalar of either kind: what branches and status checks look at
+// (the innermost value for nested jets).
 HS_HD inline double value(double x) { return x; }
-template <int N>
-HS_HD double value(const Dual<N>& x) { return x.a; }
+template <int N, class S>
+HS_HD double value(const Dual<N, S>& x) { return value(x.a); }
 
 namespace math {
 HS_HD inline double sqrt(double x) { return ::sqrt(x); }
@@ -96,30 +110,33 @@ HS_HD inline double pow(double x, double e) { return ::pow(x, e); }
 HS_HD inline double atan2(double y, double x) { return ::atan2(y, x); }
 // sgn(0) = 0: every law that uses it (valve, friction) is odd and zero there.
 HS_HD inline double sign(double x) { return (x > 0.0) - (x < 0.0); }
-
-template <int N> HS_HD Dual<N> sqrt(const Dual<N>& x) { const double r = ::sqrt(x.a); return Dual<N>::chain(r, 0.5 / r, x); }
-template <int N> HS_HD Dual<N> sin(const Dual<N>& x) { return Dual<N>::chain(::sin(x.a), ::cos(x.a), x); }
-template <int N> HS_HD Dual<N> cos(const Dual<N>& x) { return Dual<N>::chain(::cos(x.a), -::sin(x.a), x); }
-template <int N> HS_HD Dual<N> exp(const Dual<N>& x) { const double e = ::exp(x.a); return Dual<N>::chain(e, e, x); }
-template <int N> HS_HD Dual<N> tanh(const Dual<N>& x) { const double t = ::tanh(x.a); return Dual<N>::chain(t, 1.0 - t * t, x); }
-template <int N> HS_HD Dual<N> abs(const Dual<N>& x) { return x.a < 0.0 ? -x : x; }
-template <int N> HS_HD Dual<N> pow(const Dual<N>& x, double e) { const double r = ::pow(x.a, e); return Dual<N>::chain(r, e * ::pow(x.a, e - 1.0), x); }
-template <int N> HS_HD Dual<N> atan2(const Dual<N>& y, const Dual<N>& x) {
-  // d atan2(y,x) = (x dy - y dx)/(x² + y²)
-  const double r2 = x.a * x.a + y.a * y.a;
-  Dual<N> r(::atan2(y.a, x.a));
-  for (int i = 0; i < N; ++i) r.v[i] = (x.a * y.v[i] - y.a * x.v[i]) / r2;
-  return r;
-}
-template <int N> HS_HD double sign(const Dual<N>& x) { return sign(x.a); }
 // sin and cos of one argument together (one argument reduction on the GPU).
 HS_HD inline void sincos(double x, double* s, double* c) { *s = ::sin(x); *c = ::cos(x); }
-template <int N> HS_HD void sincos(const Dual<N>& x, Dual<N>* s, Dual<N>* c) {
-  double sv, cv;
+
+// The rules below are written on the value type S, so they hold for nested
+// jets too: a Dual<N, Dual<M>> evaluates f, its first derivatives along two
+// sets of directions and the mixed second derivatives in one pass.
+template <int N, class S> HS_HD void sincos(const Dual<N, S>& x, Dual<N, S>* s, Dual<N, S>* c) {
+  S sv, cv;
   sincos(x.a, &sv, &cv);
-  *s = Dual<N>::chain(sv, cv, x);
-  *c = Dual<N>::chain(cv, -sv, x);
+  *s = Dual<N, S>::chain(sv, cv, x);
+  *c = Dual<N, S>::chain(cv, -sv, x);
 }
+template <int N, class S> HS_HD Dual<N, S> sqrt(const Dual<N, S>& x) { const S r = sqrt(x.a); return Dual<N, S>::chain(r, 0.5 / r, x); }
+template <int N, class S> HS_HD Dual<N, S> sin(const Dual<N, S>& x) { S s, c; sincos(x.a, &s, &c); return Dual<N, S>::chain(s, c, x); }
+template <int N, class S> HS_HD Dual<N, S> cos(const Dual<N, S>& x) { S s, c; sincos(x.a, &s, &c); return Dual<N, S>::chain(c, -s, x); }
+template <int N, class S> HS_HD Dual<N, S> exp(const Dual<N, S>& x) { const S e = exp(x.a); return Dual<N, S>::chain(e, e, x); }
+template <int N, class S> HS_HD Dual<N, S> tanh(const Dual<N, S>& x) { const S t = tanh(x.a); return Dual<N, S>::chain(t, 1.0 - t * t, x); }
+template <int N, class S> HS_HD Dual<N, S> abs(const Dual<N, S>& x) { return value(x) < 0.0 ? -x : x; }
+template <int N, class S> HS_HD Dual<N, S> pow(const Dual<N, S>& x, double e) { const S r = pow(x.a, e); return Dual<N, S>::chain(r, e * pow(x.a, e - 1.0), x); }
+template <int N, class S> HS_HD Dual<N, S> atan2(const Dual<N, S>& y, const Dual<N, S>& x) {
+  // d atan2(y,x) = (x dy - y dx)/(x² + y²)
+  const S inv_r2 = 1.0 / (x.a * x.a + y.a * y.a);
+  Dual<N, S> r(atan2(y.a, x.a));
+  for (int i = 0; i < N; ++i) r.v[i] = (x.a * y.v[i] - y.a * x.v[i]) * inv_r2;
+  return r;
+}
+template <int N, class S> HS_HD double sign(const Dual<N, S>& x) { return sign(value(x)); }
 }  // namespace math
 
 // Moving derivatives between jets of different widths, for residuals whose
