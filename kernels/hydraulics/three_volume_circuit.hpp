@@ -79,8 +79,10 @@ struct ThreeVolumeCircuit {
   HS_HD static T piston_force(const CircuitConstants& k, const T* p) { return k.A_piston * p[1] - k.A_rod * p[2]; }
 
   // dp/dt for the three volumes. U: spool opening [V]; ds = s − s0; sdot = ṡ.
-  template <class T>
-  HS_HD static void pressure_rates(const CircuitParams& c, const CircuitConstants& k, const T* p, double U,
+  // U is double in the integrators; the linearization passes a dual U for
+  // ∂H/∂U (one-sided at U = 0, where the closed-centre valve switches ports).
+  template <class T, class TU = double>
+  HS_HD static void pressure_rates(const CircuitParams& c, const CircuitConstants& k, const T* p, const TU& U,
                                    const T& ds, const T& sdot, T* pdot) {
     const T l2 = piston_chamber_length(c, ds);
     const T l3 = c.cylinder_length - l2;
@@ -96,7 +98,7 @@ struct ThreeVolumeCircuit {
     // DCV port mapping of a closed-centre 4/3 valve (§1.8, ambiguity A8):
     // U ≥ 0: P→A feeds V1, B→T drains V3; U < 0: A→T drains V1, P→B feeds V3.
     // γ2 = C_vd·U carries the sign, so both flows are negative for U < 0.
-    const double gamma_dcv = c.dcv_flow_coefficient * U;
+    const TU gamma_dcv = c.dcv_flow_coefficient * U;
     T Q_d1, Q_3d;
     if (U >= 0.0) {
       Q_d1 = orifice_flow(gamma_dcv, c.supply_pressure - p[0], c.laminar_limit);

@@ -1,0 +1,94 @@
+// A constrained mechanism driven by one double-acting cylinder of the
+// three-volume circuit, in the DAE form of seed 000 §2.2 (l = 0: no model
+// of the project has nonholonomic constraints):
+//
+//   (9)  e(x, ẋ, ẍ, p) + C_xᵀ Λ = Q_applied,
+//        e = e_mech(x, ẋ, ẍ) − F(p, ṡ) ∂s/∂x,   F = A2 p2 − A3 p3 − F_μ(ṡ)   eq (7)
+//   (10) C(x) = 0                                                (m)
+//   (12) ṗ = H(x, ẋ, p, U)                                       (r = 3), eq (74)
+//   (13) U̇ = W(U, U_ref) = (U_ref − U)/τ                         (u = 1), eq (4)
+//
+// with the actuator length s(x) and rate ṡ = ∂s/∂x ẋ. The cylinder force
+// does virtual work F δs, hence the generalized force F ∂s/∂x.
+//
+// Mechanism contract (PlanarChainDae, SpatialFourBarDae): n, m, ni, Params,
+// mechanism_residual<T>, constraints<S>, actuator_length<S>,
+// initial_guess, driving. Everything here is generic over it and over the
+// friction policy, and every derivative is taken by dual numbers.
+#pragma once
+#include "../core/dual.hpp"
+#include "../friction/friction.hpp"
+#include "../hydraulics/three_volume_circuit.hpp"
+#include "../models/hydraulically_actuated.hpp"
+
+namespace hs {
+
+template <class MechanismT, class FrictionT>
+struct ActuatedSystem {
+  using Mechanism = MechanismT;
+  using Friction = FrictionT;
+  using Circuit = ThreeVolumeCircuit;
+  static constexpr int n = Mechanism::n;
+  static constexpr int m = Mechanism::m;
+  static constexpr int ni = Mechanism::ni;
+  static constexpr int r = Circuit::np;
+  static constexpr int u = 1;
+  static_assert(Friction::n_states == 0, "linearization of dynamic friction states is not implemented");
+  using Params = ActuatedParams<typename Mechanism::Params>;
+
+  struct Constants {
+    CircuitConstants circuit;
+    double s0;  // actuator length where the chamber lengths are l2_0, l − l2_0 [m]
+  };
+  // s0 at the configuration x0 (the equilibrium or the initial state), as
+  // the integrators take it at t = 0.
+  HS_HD static Constants constants(const Params& P, const double* x0) {
+    Constants K;
+    K.circuit = Circuit::constants(P.circuit);
+    K.s0 = Mechanism::actuator_length(P.mechanism, x0);
+    return K;
+  }
+
+  // s, ṡ and ∂s/∂x at (x, ẋ).
+  template <class T>
+  HS_HD static void actuator(const Params& P, const T* x, const T* xd, T& s, T& sdot, T* ds_dx) {
+    using Jx = Dual<n, T>;
+    Jx xj[n];
+    for (int k = 0; k < n; ++k) xj[k] = Jx::variable(x[k], k);
+    const Jx sj = Mechanism::actuator_length(P.mechanism, xj);
+    s = sj.a;
+    sdot = T(0.0);
+    for (int k = 0; k < n; ++k) {
+      ds_dx[k] = sj.v[k];
+      sdot += sj.v[k] * xd[k];
+    }
+  }
+
+  // e(x, ẋ, ẍ, p) = e_mech − F ∂s/∂x (seed 000 eq 9 without C_xᵀΛ and Q_applied).
+  template <class T>
+  HS_HD static void residual(const Params& P, const Constants& K, const T* x, const T* xd, const T* xdd, const T* p,
+                             T* e) {
+    Mechanism::mechanism_residual(P.mechanism, x, xd, xdd, e);
+    T s, sdot, ds_dx[n];
+    actuator(P, x, xd, s, sdot, ds_dx);
+    const T F = Circuit::piston_force(K.circuit, p) - Friction::force(P.friction, sdot);
+    for (int k = 0; k < n; ++k) e[k] -= F * ds_dx[k];
+  }
+
+  // H(x, ẋ, p, U), seed 000 eq (74) with the chamber lengths at s(x) − s0.
+  template <class T, class TU>
+  HS_HD static void pressure_rates(const Params& P, const Constants& K, const T* x, const T* xd, const T* p,
+                                   const TU& U, T* pdot) {
+    T s, sdot, ds_dx[n];
+    actuator(P, x, xd, s, sdot, ds_dx);
+    Circuit::pressure_rates(P.circuit, K.circuit, p, U, s - K.s0, sdot, pdot);
+  }
+
+  // W(U, U_ref) = (U_ref − U)/τ, eq (4); ∂W/∂U = −1/τ.
+  HS_HD static double spool_rate(const Params& P, double U, double U_ref) {
+    return Circuit::spool_rate(P.circuit, U, U_ref);
+  }
+  HS_HD static double spool_rate_derivative(const Params& P) { return -1.0 / P.circuit.valve_time_constant; }
+};
+
+}  // namespace hs

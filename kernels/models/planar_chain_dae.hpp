@@ -1,0 +1,52 @@
+// The planar loop chain (semirecursive, relative joint coordinates z) seen
+// as a constrained mechanism in the DAE form of seed 000 eqs (9)–(10):
+//
+//   e(z, ż, z̈) = M(z) z̈ + c(z, ż) − Q_grav(z)   (dynamics_residual, seed 001 eq 11)
+//   Φ(z) = 0                                      (loop closure, 2 equations)
+//   s(z) = |r_F − r_G|                            (actuator length)
+//
+// This is the mechanism contract of kernels/linearize (ActuatedSystem): the
+// same planar four-bar the integrators run, with no model code repeated.
+#pragma once
+#include "planar_loop_chain.hpp"
+
+namespace hs {
+
+template <int NB>
+struct PlanarChainDae {
+  using Chain = PlanarLoopChain<NB>;
+  using Params = PlanarLoopChainParams<NB>;
+  static constexpr int n = NB;         // coordinates z
+  static constexpr int m = Chain::nc;  // holonomic constraints
+  static constexpr int ni = n - m;
+  // Coordinates held by the equilibrium (the crank angle z_1) and taken as
+  // independent by the reduced Jacobian.
+  HS_HD static void driving(int* indep) {
+    for (int j = 0; j < ni; ++j) indep[j] = j;
+  }
+  HS_HD static int driving_coordinate() { return 0; }
+
+  template <class T>
+  HS_HD static void mechanism_residual(const Params& P, const T* z, const T* zd, const T* zdd, T* e) {
+    const auto pose = Chain::pose(P, z);
+    const auto motion = Chain::motion(pose, zd);
+    const auto acc = Chain::acceleration(pose, motion, zdd);
+    Chain::dynamics_residual(P, pose, motion, acc, e);
+  }
+  template <class T>
+  HS_HD static void constraints(const Params& P, const T* z, T* phi) {
+    Chain::constraints(P, Chain::pose(P, z), phi);
+  }
+  template <class T>
+  HS_HD static T actuator_length(const Params& P, const T* z) {
+    const auto pose = Chain::pose(P, z);
+    const V2<T> d{pose.actuator_point.x - P.actuator_ground_x, pose.actuator_point.y - P.actuator_ground_y};
+    return math::sqrt(dot(d, d));
+  }
+  // Assembly guess: the initial joint angles (z_1 is the driving angle).
+  HS_HD static void initial_guess(const Params& P, double* z) {
+    for (int k = 0; k < n; ++k) z[k] = P.initial_angle[k];
+  }
+};
+
+}  // namespace hs

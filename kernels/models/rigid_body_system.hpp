@@ -1,0 +1,174 @@
+// Equations of motion of rigid bodies described by arbitrary generalized
+// coordinates x (absolute, relative, mixed), from their frames alone.
+//
+// A mechanism in this form only states, for any scalar S, where each body
+// is: its rotation matrix R_b(x) and centre of mass g_b(x). The Newton–Euler
+// equations projected on the coordinates (virtual power) give
+//
+//   e_k(x, ẋ, ẍ) = Σ_b  m_b (g̈_b − a_grav) · ∂g_b/∂x_k
+//                     + (Ī_b ω̇_b + ω_b × Ī_b ω_b) · ∂ω_b/∂ẋ_k        (1)
+//
+// i.e. e = M(x) ẍ + c(x, ẋ) − Q_grav(x), the residual of seed 000 eq (9)
+// without multipliers and actuator. ω_b is the angular velocity in body
+// axes, ω̃_b = R_bᵀ Ṙ_b, and ω̇_b = vee(Ṙ_bᵀ Ṙ_b + R_bᵀ R̈_b).
+//
+// Every derivative comes from dual numbers:
+// - ∂g/∂x_k and ∂ω/∂ẋ_k = vee(Rᵀ ∂R/∂x_k): one evaluation of the frames on
+//   Dual<n, T>, x seeded with unit directions.
+// - ġ, g̈, Ṙ, R̈: one evaluation on the path jet Dual<1, Dual<1, T>> with
+//   x(τ1, τ2) = x + ẋ τ1 + ẋ τ2 + ẍ τ1τ2, whose τ1τ2 coefficient is
+//   f'(x) ẍ + ẋᵀ f''(x) ẋ = d²f/dt² (the mixed term of a hyper-dual).
+// T may itself be a dual number: then e carries exact derivatives with
+// respect to whatever T was seeded with (the linearization, kernels/linearize).
+#pragma once
+#include "../core/dual.hpp"
+
+namespace hs {
+
+// One body as the mechanism states it, on scalar S.
+template <class S>
+struct BodyFrame {
+  S R[3][3];  // body axes in the inertial frame (columns)
+  S com[3];   // centre of mass
+};
+
+// Mass properties of one body: principal inertia about the CoM in body axes.
+struct BodyInertia {
+  double mass;
+  double inertia[3];  // Ī_xx, Ī_yy, Ī_zz
+};
+
+namespace rigid_body_detail {
+// vee of the skew part of A: (A32 − A23, A13 − A31, A21 − A12)/2.
+template <class S>
+HS_HD void vee_skew(const S (&A)[3][3], S* w) {
+  w[0] = 0.5 * (A[2][1] - A[1][2]);
+  w[1] = 0.5 * (A[0][2] - A[2][0]);
+  w[2] = 0.5 * (A[1][0] - A[0][1]);
+}
+// Aᵀ B for 3×3.
+template <class S>
+HS_HD void at_b(const S (&A)[3][3], const S (&B)[3][3], S (&C)[3][3]) {
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      S s = A[0][i] * B[0][j];
+      s += A[1][i] * B[1][j];
+      s += A[2][i] * B[2][j];
+      C[i][j] = s;
+    }
+}
+}  // namespace rigid_body_detail
+
+// Residual (1). Frames::n coordinates, Frames::nb bodies;
+// Frames::frames<S>(P, x, BodyFrame<S>* out) and Frames::inertia(P, b).
+template <class Frames, class T>
+HS_HD void rigid_body_residual(const typename Frames::Params& P, const double (&gravity)[3], const T* x,
+                               const T* xd, const T* xdd, T* e) {
+  constexpr int n = Frames::n;
+  constexpr int nb = Frames::nb;
+  using Jx = Dual<n, T>;              // ∂/∂x
+  using Inner = Dual<1, T>;
+  using Path = Dual<1, Inner>;        // d/dt and d²/dt² along the motion
+  namespace d = rigid_body_detail;
+
+  Jx xj[n];
+  Path xp[n];
+  for (int k = 0; k < n; ++k) {
+    xj[k] = Jx::variable(x[k], k);
+    Inner a(x[k]);
+    a.v[0] = xd[k];
+    Inner b(xd[k]);
+    b.v[0] = xdd[k];
+    xp[k].a = a;
+    xp[k].v[0] = b;
+  }
+  BodyFrame<Jx> fj[nb];
+  BodyFrame<Path> fp[nb];
+  Frames::frames(P, xj, fj);
+  Frames::frames(P, xp, fp);
+
+  for (int k = 0; k < n; ++k) e[k] = T(0.0);
+  for (int b = 0; b < nb; ++b) {
+    const BodyInertia I = Frames::inertia(P, b);
+    // Values, rates and accelerations of the frame.
+    T R[3][3], Rd[3][3], Rdd[3][3];
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        R[i][j] = fp[b].R[i][j].a.a;
+        Rd[i][j] = fp[b].R[i][j].v[0].a;
+        Rdd[i][j] = fp[b].R[i][j].v[0].v[0];
+      }
+    T A[3][3], B[3][3], w[3], wd[3];
+    d::at_b(R, Rd, A);
+    d::vee_skew(A, w);  // ω = vee(Rᵀ Ṙ)
+    d::at_b(Rd, Rd, A);
+    d::at_b(R, Rdd, B);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) A[i][j] += B[i][j];
+    d::vee_skew(A, wd);  // ω̇ = vee(ṘᵀṘ + RᵀR̈)
+    // Inertial force and torque (body axes), minus gravity.
+    T force[3], torque[3], Iw[3];
+    for (int i = 0; i < 3; ++i) {
+      force[i] = I.mass * (fp[b].com[i].v[0].v[0] - gravity[i]);
+      Iw[i] = I.inertia[i] * w[i];
+    }
+    torque[0] = I.inertia[0] * wd[0] + (w[1] * Iw[2] - w[2] * Iw[1]);
+    torque[1] = I.inertia[1] * wd[1] + (w[2] * Iw[0] - w[0] * Iw[2]);
+    torque[2] = I.inertia[2] * wd[2] + (w[0] * Iw[1] - w[1] * Iw[0]);
+    // Projection on each coordinate: ∂g/∂x_k and ∂ω/∂ẋ_k = vee(Rᵀ ∂R/∂x_k).
+    for (int k = 0; k < n; ++k) {
+      T dR[3][3], C[3][3], dw[3];
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) dR[i][j] = fj[b].R[i][j].v[k];
+      d::at_b(R, dR, C);
+      d::vee_skew(C, dw);
+      T ek = e[k];
+      for (int i = 0; i < 3; ++i) ek += force[i] * fj[b].com[i].v[k] + torque[i] * dw[i];
+      e[k] = ek;
+    }
+  }
+}
+
+// Elementary rotations (seed 000 eq 66): about X, Y, Z by angle a.
+template <class S>
+HS_HD void rotation_x(const S& a, S (&R)[3][3]) {
+  S s, c;
+  math::sincos(a, &s, &c);
+  R[0][0] = S(1.0); R[0][1] = S(0.0); R[0][2] = S(0.0);
+  R[1][0] = S(0.0); R[1][1] = c;      R[1][2] = -s;
+  R[2][0] = S(0.0); R[2][1] = s;      R[2][2] = c;
+}
+template <class S>
+HS_HD void rotation_y(const S& a, S (&R)[3][3]) {
+  S s, c;
+  math::sincos(a, &s, &c);
+  R[0][0] = c;      R[0][1] = S(0.0); R[0][2] = s;
+  R[1][0] = S(0.0); R[1][1] = S(1.0); R[1][2] = S(0.0);
+  R[2][0] = -s;     R[2][1] = S(0.0); R[2][2] = c;
+}
+template <class S>
+HS_HD void rotation_z(const S& a, S (&R)[3][3]) {
+  S s, c;
+  math::sincos(a, &s, &c);
+  R[0][0] = c;      R[0][1] = -s;     R[0][2] = S(0.0);
+  R[1][0] = s;      R[1][1] = c;      R[1][2] = S(0.0);
+  R[2][0] = S(0.0); R[2][1] = S(0.0); R[2][2] = S(1.0);
+}
+// C = A B (3×3).
+template <class S>
+HS_HD void mat3_mul(const S (&A)[3][3], const S (&B)[3][3], S (&C)[3][3]) {
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      S s = A[i][0] * B[0][j];
+      s += A[i][1] * B[1][j];
+      s += A[i][2] * B[2][j];
+      C[i][j] = s;
+    }
+}
+// p + R v for a body-fixed vector v given as doubles.
+template <class S>
+HS_HD void point_on_body(const S (&p)[3], const S (&R)[3][3], double v0, double v1, double v2, S (&out)[3]) {
+  for (int i = 0; i < 3; ++i) out[i] = p[i] + R[i][0] * v0 + R[i][1] * v1 + R[i][2] * v2;
+}
+
+}  // namespace hs

@@ -1,0 +1,156 @@
+// The 3D hydraulically actuated four-bar of seed 000 §4 (Figs 4–5):
+// bodies 2 (input link), 3 (coupler), 4 (output link) moving in the Y1Z1
+// plane, modelled in 3D with n = 10 mixed coordinates, eq (65),
+//
+//   x = (x_G2, y_G2, z_G2, ψ2, θ2, φ2, φ32, φ43, s, α)
+//
+// and m = 9 holonomic constraints, eqs (67)–(71). Orientations, eq (66):
+// R2 = R_Z(ψ2) R_Y(θ2) R_X(φ2), R3 = R2 R_X(φ32), R4 = R3 R_X(φ43),
+// R_c = R_Z(ψ2) R_Y(θ2) R_X(α) (cylinder). The equations of motion come
+// from the frames by rigid_body_residual (virtual power).
+//
+// Parameters: the planar four-bar's (PlanarLoopChainParams<3>), read in the
+// Y1Z1 plane: a planar point (a, b) is (0, a, b) in 3D, a body-fixed planar
+// vector (a, b) is (0, a, b) in body axes, the planar inertia about the CoM
+// is Ī_xx. So the seed 002 defaults give seed 000's mechanism (L1 = 10,
+// L2 = 2, L3 = 8, L4 = 5 m, d1 = 1 m; reference-parameters.md), and both
+// formulations can be compared on the same parameters.
+//
+// Choices the text leaves open (models/linearization.md §3):
+// - Constraint 8 with O_c at Y = −d1 (the printed sign is a typo, §3.2):
+//   written as O_c + R_c (0, s, 0) − r_F = 0 (Y and Z rows).
+// - The cylinder force acts at its rod end F (G2 for seed 000) along the
+//   cylinder, so the actuator length s_act(x) = |r_F − O_c| is taken from
+//   body 2's pose, not from the coordinate s: s and α are massless,
+//   force-free kinematic coordinates and Λ8 = Λ9 = 0 at equilibrium, as in
+//   seed 000 eq (84).
+// - Slender rods: Ī_xx = Ī_zz = I (the planar inertia), Ī_yy = 0 (along the rod).
+#pragma once
+#include "planar_loop_chain.hpp"
+#include "rigid_body_system.hpp"
+
+namespace hs {
+
+struct SpatialFourBarDae {
+  using Params = PlanarLoopChainParams<3>;
+  static constexpr int n = 10;
+  static constexpr int m = 9;
+  static constexpr int ni = 1;
+  static constexpr int nb = 3;  // bodies 2, 3, 4
+  enum Coordinate { xG2 = 0, yG2, zG2, psi2, theta2, phi2, phi32, phi43, s, alpha };
+
+  HS_HD static void driving(int* indep) { indep[0] = phi2; }
+  HS_HD static int driving_coordinate() { return phi2; }
+
+  // Planar (a, b) body-fixed vectors relative to the crank's centre of mass.
+  template <class S>
+  struct Points {
+    S R2[3][3], R3[3][3], R4[3][3], Rc[3][3];
+    S G2[3], O1[3], C[3], G3[3], D[3], G4[3], O2[3], F[3];
+  };
+  template <class S>
+  HS_HD static Points<S> points(const Params& P, const S* x) {
+    Points<S> q;
+    S Rz[3][3], Ry[3][3], Rzy[3][3], Rx[3][3];
+    rotation_z(x[psi2], Rz);
+    rotation_y(x[theta2], Ry);
+    mat3_mul(Rz, Ry, Rzy);
+    rotation_x(x[phi2], Rx);
+    mat3_mul(Rzy, Rx, q.R2);
+    rotation_x(x[phi32], Rx);
+    mat3_mul(q.R2, Rx, q.R3);
+    rotation_x(x[phi43], Rx);
+    mat3_mul(q.R3, Rx, q.R4);
+    rotation_x(x[alpha], Rx);
+    mat3_mul(Rzy, Rx, q.Rc);
+    const auto& b2 = P.body[0];
+    const auto& b3 = P.body[1];
+    const auto& b4 = P.body[2];
+    for (int i = 0; i < 3; ++i) q.G2[i] = x[xG2 + i];
+    point_on_body(q.G2, q.R2, 0.0, -b2.com_x, -b2.com_y, q.O1);
+    point_on_body(q.G2, q.R2, 0.0, b2.distal_x - b2.com_x, b2.distal_y - b2.com_y, q.C);
+    point_on_body(q.C, q.R3, 0.0, b3.com_x, b3.com_y, q.G3);
+    point_on_body(q.C, q.R3, 0.0, b3.distal_x, b3.distal_y, q.D);
+    point_on_body(q.D, q.R4, 0.0, b4.com_x, b4.com_y, q.G4);
+    point_on_body(q.D, q.R4, 0.0, b4.distal_x, b4.distal_y, q.O2);
+    const auto& a = P.body[P.actuator_body];
+    point_on_body(q.G2, q.R2, 0.0, P.actuator_local_x - a.com_x, P.actuator_local_y - a.com_y, q.F);
+    return q;
+  }
+
+  // Rigid-body view for rigid_body_residual.
+  template <class S>
+  HS_HD static void frames(const Params& P, const S* x, BodyFrame<S>* f) {
+    const auto q = points(P, x);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        f[0].R[i][j] = q.R2[i][j];
+        f[1].R[i][j] = q.R3[i][j];
+        f[2].R[i][j] = q.R4[i][j];
+      }
+    for (int i = 0; i < 3; ++i) {
+      f[0].com[i] = q.G2[i];
+      f[1].com[i] = q.G3[i];
+      f[2].com[i] = q.G4[i];
+    }
+  }
+  HS_HD static BodyInertia inertia(const Params& P, int b) {
+    const double I = P.body[b].inertia;
+    return {P.body[b].mass, {I, 0.0, I}};
+  }
+
+  template <class T>
+  HS_HD static void mechanism_residual(const Params& P, const T* x, const T* xd, const T* xdd, T* e) {
+    const double gravity[3] = {0.0, P.gravity_x, P.gravity_y};
+    rigid_body_residual<SpatialFourBarDae>(P, gravity, x, xd, xdd, e);
+  }
+
+  // Seed 000 eqs (67)–(71), in the order printed.
+  template <class S>
+  HS_HD static void constraints(const Params& P, const S* x, S* C) {
+    const auto q = points(P, x);
+    C[0] = q.O1[0];                // r_O1 = O1 (3): revolute joint 1–2 at the base pivot
+    C[1] = q.O1[1] - P.base_x;
+    C[2] = q.O1[2] - P.base_y;
+    C[3] = q.R2[1][0];             // u1 · v: X2 axis keeps no Y1 component
+    C[4] = q.R2[2][0];             // u2 · v: nor a Z1 component (rotation about X1 only)
+    C[5] = q.O2[1] - P.cut_x;      // r_O2 at the output link's ground pivot
+    C[6] = q.O2[2] - P.cut_y;
+    S cyl[3];                      // cylinder: O_c + R_c (0, s, 0) = r_F (Y, Z)
+    for (int i = 0; i < 3; ++i) cyl[i] = q.Rc[i][1] * x[s];
+    C[7] = P.actuator_ground_x + cyl[1] - q.F[1];
+    C[8] = P.actuator_ground_y + cyl[2] - q.F[2];
+  }
+
+  template <class S>
+  HS_HD static S actuator_length(const Params& P, const S* x) {
+    const auto q = points(P, x);
+    const S dy = q.F[1] - P.actuator_ground_x;
+    const S dz = q.F[2] - P.actuator_ground_y;
+    return math::sqrt(q.F[0] * q.F[0] + dy * dy + dz * dz);
+  }
+
+  // Assembly guess from the planar data (eq 78 for the crank; the joint
+  // angles select the assembly branch and are corrected by the closure).
+  HS_HD static void initial_guess(const Params& P, double* x) {
+    const double a = P.initial_angle[0];
+    const auto& b2 = P.body[0];
+    const double c = ::cos(a), sn = ::sin(a);
+    x[xG2] = 0.0;
+    x[yG2] = P.base_x + c * b2.com_x - sn * b2.com_y;
+    x[zG2] = P.base_y + sn * b2.com_x + c * b2.com_y;
+    x[psi2] = 0.0;
+    x[theta2] = 0.0;
+    x[phi2] = a;
+    x[phi32] = P.initial_angle[1];
+    x[phi43] = P.initial_angle[2];
+    const auto& ab = P.body[P.actuator_body];
+    const double fy = x[yG2] + c * (P.actuator_local_x - ab.com_x) - sn * (P.actuator_local_y - ab.com_y);
+    const double fz = x[zG2] + sn * (P.actuator_local_x - ab.com_x) + c * (P.actuator_local_y - ab.com_y);
+    const double dy = fy - P.actuator_ground_x, dz = fz - P.actuator_ground_y;
+    x[s] = ::sqrt(dy * dy + dz * dz);
+    x[alpha] = ::atan2(dz, dy);  // eq (78): tan α = (z_F − z_Oc)/(y_F − y_Oc)
+  }
+};
+
+}  // namespace hs
