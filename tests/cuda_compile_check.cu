@@ -23,3 +23,12 @@ template __global__ void compile_check::run_four_bar<hs::BrownMcPhee>(const hs::
                                                        hs::RunSummary<3, 3>*, int);
 template __global__ void compile_check::run_four_bar<hs::BengisuAkay>(const hs::FourBarParams*, hs::IntegratorSettings,
                                                        hs::RunSummary<3, 3>*, int);
+
+// Per-thread eigenvalues (kernels/eigen/small_eigen.hpp) as device code.
+#include "kernels/eigen/small_eigen.hpp"
+namespace compile_check {
+__global__ void eigenvalues6(const hs::Mat<double, 6, 6>* A, hs::EigenResult<6>* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = hs::eigenvalues<6>(A[i]);
+}
+}  // namespace compile_check
