@@ -25,15 +25,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "host/backends/cuda_support.hpp"
 #include "host/backends/instance_kernel.hpp"
-
-#define HS_CUDA_CHECK(call)                                                                                   \
-  do {                                                                                                        \
-    const cudaError_t hs_err_ = (call);                                                                       \
-    if (hs_err_ != cudaSuccess)                                                                               \
-      throw std::runtime_error(std::string("CUDA error: ") + #call + " at " + __FILE__ + ":" +              \
-                               std::to_string(__LINE__) + ": " + cudaGetErrorString(hs_err_));               \
-  } while (0)
 
 namespace hs {
 namespace {
@@ -43,20 +36,6 @@ __global__ void run_instances(Kernel kernel, long n) {
   const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) kernel(i);
 }
-
-// Device buffer freed on scope exit (exceptions included).
-template <class T>
-struct DeviceBuffer {
-  T* ptr = nullptr;
-  explicit DeviceBuffer(size_t n) {
-    if (n > 0) HS_CUDA_CHECK(cudaMalloc(&ptr, n * sizeof(T)));
-  }
-  ~DeviceBuffer() {
-    if (ptr) cudaFree(ptr);
-  }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-};
 
 struct NotOk {
   const FourBarSummary* summaries;

@@ -13,16 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "host/backends/cuda_support.hpp"
 #include "host/batch.hpp"
 #include "host/eigen_batch.hpp"
-
-#define HS_EIGEN_CUDA_CHECK(call)                                                                             \
-  do {                                                                                                        \
-    const cudaError_t hs_err_ = (call);                                                                       \
-    if (hs_err_ != cudaSuccess)                                                                               \
-      throw std::runtime_error(std::string("CUDA error: ") + #call + " at " + __FILE__ + ":" +              \
-                               std::to_string(__LINE__) + ": " + cudaGetErrorString(hs_err_));               \
-  } while (0)
 
 #define HS_CUSOLVER_CHECK(call)                                                                               \
   do {                                                                                                        \
@@ -49,20 +42,6 @@ const char* cusolver_status_name(cusolverStatus_t s) {
     default: return "cuSOLVER status (see cusolver_common.h)";
   }
 }
-
-// Device buffer freed on scope exit (exceptions included).
-template <class T>
-struct DeviceArray {
-  T* ptr = nullptr;
-  explicit DeviceArray(size_t n) {
-    if (n > 0) HS_EIGEN_CUDA_CHECK(cudaMalloc(&ptr, n * sizeof(T)));
-  }
-  ~DeviceArray() {
-    if (ptr) cudaFree(ptr);
-  }
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-};
 
 // cuSOLVER handle (and optional objects) released on scope exit.
 struct SolverHandle {
@@ -98,14 +77,14 @@ std::vector<EigenResult<N>> eigenvalues_batch_cuda(const std::vector<Mat<double,
   const long n = static_cast<long>(matrices.size());
   std::vector<EigenResult<N>> out(matrices.size());
   if (n == 0) return out;
-  DeviceArray<Mat<double, N, N>> d_in(matrices.size());
-  DeviceArray<EigenResult<N>> d_out(matrices.size());
-  HS_EIGEN_CUDA_CHECK(cudaMemcpy(d_in.ptr, matrices.data(), n * sizeof(Mat<double, N, N>), cudaMemcpyHostToDevice));
+  DeviceBuffer<Mat<double, N, N>> d_in(matrices.size());
+  DeviceBuffer<EigenResult<N>> d_out(matrices.size());
+  HS_CUDA_CHECK(cudaMemcpy(d_in.ptr, matrices.data(), n * sizeof(Mat<double, N, N>), cudaMemcpyHostToDevice));
   const long blocks = (n + kBlock - 1) / kBlock;
   eigenvalues_kernel<N><<<static_cast<unsigned>(blocks), kBlock>>>(d_in.ptr, d_out.ptr, n, balance);
-  HS_EIGEN_CUDA_CHECK(cudaGetLastError());
-  HS_EIGEN_CUDA_CHECK(cudaDeviceSynchronize());
-  HS_EIGEN_CUDA_CHECK(cudaMemcpy(out.data(), d_out.ptr, n * sizeof(EigenResult<N>), cudaMemcpyDeviceToHost));
+  HS_CUDA_CHECK(cudaGetLastError());
+  HS_CUDA_CHECK(cudaDeviceSynchronize());
+  HS_CUDA_CHECK(cudaMemcpy(out.data(), d_out.ptr, n * sizeof(EigenResult<N>), cudaMemcpyDeviceToHost));
   return out;
 }
 
@@ -117,10 +96,10 @@ std::vector<EigenResult<N>> cusolver_geev_loop(const std::vector<Mat<double, N, 
   if (n == 0) return out;
   // cuSOLVER is column-major and hs::Mat row-major: the device holds A^T,
   // which has the same eigenvalues, so no transpose is needed.
-  DeviceArray<double> d_a(static_cast<size_t>(n) * N * N);
-  DeviceArray<double> d_w(static_cast<size_t>(n) * 2 * N);  // per matrix: N real parts, then N imaginary parts
-  DeviceArray<int> d_info(static_cast<size_t>(n));
-  HS_EIGEN_CUDA_CHECK(cudaMemcpy(d_a.ptr, matrices.data(), n * sizeof(Mat<double, N, N>), cudaMemcpyHostToDevice));
+  DeviceBuffer<double> d_a(static_cast<size_t>(n) * N * N);
+  DeviceBuffer<double> d_w(static_cast<size_t>(n) * 2 * N);  // per matrix: N real parts, then N imaginary parts
+  DeviceBuffer<int> d_info(static_cast<size_t>(n));
+  HS_CUDA_CHECK(cudaMemcpy(d_a.ptr, matrices.data(), n * sizeof(Mat<double, N, N>), cudaMemcpyHostToDevice));
 
   SolverHandle solver;
   cusolverDnParams_t params = nullptr;
@@ -137,7 +116,7 @@ std::vector<EigenResult<N>> cusolver_geev_loop(const std::vector<Mat<double, N, 
   HS_CUSOLVER_CHECK(cusolverDnXgeev_bufferSize(solver.h, params, CUSOLVER_EIG_MODE_NOVECTOR, CUSOLVER_EIG_MODE_NOVECTOR,
                                                N, CUDA_R_64F, d_a.ptr, N, CUDA_R_64F, d_w.ptr, CUDA_R_64F, nullptr, 1,
                                                CUDA_R_64F, nullptr, 1, CUDA_R_64F, &device_bytes, &host_bytes));
-  DeviceArray<char> d_work(std::max<size_t>(device_bytes, 1));
+  DeviceBuffer<char> d_work(std::max<size_t>(device_bytes, 1));
   std::vector<char> h_work(std::max<size_t>(host_bytes, 1));
   for (long i = 0; i < n; ++i) {
     double* a = d_a.ptr + static_cast<size_t>(i) * N * N;
@@ -147,11 +126,11 @@ std::vector<EigenResult<N>> cusolver_geev_loop(const std::vector<Mat<double, N, 
                                       CUDA_R_64F, d_work.ptr, device_bytes, h_work.data(), host_bytes,
                                       d_info.ptr + i));
   }
-  HS_EIGEN_CUDA_CHECK(cudaDeviceSynchronize());
+  HS_CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<double> w(static_cast<size_t>(n) * 2 * N);
   std::vector<int> info(static_cast<size_t>(n));
-  HS_EIGEN_CUDA_CHECK(cudaMemcpy(w.data(), d_w.ptr, w.size() * sizeof(double), cudaMemcpyDeviceToHost));
-  HS_EIGEN_CUDA_CHECK(cudaMemcpy(info.data(), d_info.ptr, info.size() * sizeof(int), cudaMemcpyDeviceToHost));
+  HS_CUDA_CHECK(cudaMemcpy(w.data(), d_w.ptr, w.size() * sizeof(double), cudaMemcpyDeviceToHost));
+  HS_CUDA_CHECK(cudaMemcpy(info.data(), d_info.ptr, info.size() * sizeof(int), cudaMemcpyDeviceToHost));
   for (long i = 0; i < n; ++i) {
     for (int k = 0; k < N; ++k) {
       out[i].re[k] = w[static_cast<size_t>(i) * 2 * N + k];
@@ -171,10 +150,10 @@ std::vector<EigenResult<N>> symmetric_eigenvalues_batched_cusolver(const std::ve
   std::vector<EigenResult<N>> out(matrices.size());
   if (n == 0) return out;
   // Row- vs column-major does not matter for a symmetric matrix.
-  DeviceArray<double> d_a(static_cast<size_t>(n) * N * N);
-  DeviceArray<double> d_w(static_cast<size_t>(n) * N);
-  DeviceArray<int> d_info(static_cast<size_t>(n));
-  HS_EIGEN_CUDA_CHECK(cudaMemcpy(d_a.ptr, matrices.data(), n * sizeof(Mat<double, N, N>), cudaMemcpyHostToDevice));
+  DeviceBuffer<double> d_a(static_cast<size_t>(n) * N * N);
+  DeviceBuffer<double> d_w(static_cast<size_t>(n) * N);
+  DeviceBuffer<int> d_info(static_cast<size_t>(n));
+  HS_CUDA_CHECK(cudaMemcpy(d_a.ptr, matrices.data(), n * sizeof(Mat<double, N, N>), cudaMemcpyHostToDevice));
 
   SolverHandle solver;
   syevjInfo_t syevj = nullptr;
@@ -195,15 +174,15 @@ std::vector<EigenResult<N>> symmetric_eigenvalues_batched_cusolver(const std::ve
     int lwork = 0;
     HS_CUSOLVER_CHECK(cusolverDnDsyevjBatched_bufferSize(solver.h, CUSOLVER_EIG_MODE_NOVECTOR, CUBLAS_FILL_MODE_LOWER, N,
                                                          a, N, w, &lwork, syevj, count));
-    DeviceArray<double> d_work(static_cast<size_t>(std::max(lwork, 1)));
+    DeviceBuffer<double> d_work(static_cast<size_t>(std::max(lwork, 1)));
     HS_CUSOLVER_CHECK(cusolverDnDsyevjBatched(solver.h, CUSOLVER_EIG_MODE_NOVECTOR, CUBLAS_FILL_MODE_LOWER, N, a, N, w,
                                               d_work.ptr, lwork, d_info.ptr + first, syevj, count));
   }
-  HS_EIGEN_CUDA_CHECK(cudaDeviceSynchronize());
+  HS_CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<double> w(static_cast<size_t>(n) * N);
   std::vector<int> info(static_cast<size_t>(n));
-  HS_EIGEN_CUDA_CHECK(cudaMemcpy(w.data(), d_w.ptr, w.size() * sizeof(double), cudaMemcpyDeviceToHost));
-  HS_EIGEN_CUDA_CHECK(cudaMemcpy(info.data(), d_info.ptr, info.size() * sizeof(int), cudaMemcpyDeviceToHost));
+  HS_CUDA_CHECK(cudaMemcpy(w.data(), d_w.ptr, w.size() * sizeof(double), cudaMemcpyDeviceToHost));
+  HS_CUDA_CHECK(cudaMemcpy(info.data(), d_info.ptr, info.size() * sizeof(int), cudaMemcpyDeviceToHost));
   for (long i = 0; i < n; ++i) {
     for (int k = 0; k < N; ++k) {
       out[i].re[k] = w[static_cast<size_t>(i) * N + k];
