@@ -97,7 +97,8 @@ struct Index1Form {
   }
 
   // Jacobian of F at X0 by central differences with absolute step h on
-  // every component, eq (100).
+  // every component, eq (100). False if F fails or h vanishes against a
+  // component of X0 (X0 ± h rounds to X0).
   HS_HD static bool jacobian_central(const typename System::Params& P, const typename System::Constants& K,
                                      const double* X0, const Forcing& f, double h, Mat<double, N, N>& J) {
     double X[N], Fp[N], Fm[N];
@@ -111,6 +112,7 @@ struct Index1Form {
       // (X0 + h) − (X0 − h) as represented, not 2h: removes the rounding
       // of the step itself (it matters for the pressures, ~1e6 Pa).
       const double step = (X0[c] + h) - (X0[c] - h);
+      if (!(step > 0.0)) return false;  // h below the resolution of X0[c]
       for (int i = 0; i < N; ++i) J(i, c) = (Fp[i] - Fm[i]) / step;
     }
     return true;
