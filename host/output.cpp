@@ -3,6 +3,8 @@
 // closes what was opened and the temporary file can be removed.
 #include "host/output.hpp"
 
+#include "kernels/linearize/stability.hpp"
+
 #include <hdf5.h>
 #include <unistd.h>
 
@@ -287,12 +289,9 @@ VariedInputs varied_inputs(const Study& study, long n) {
   return v;
 }
 
-void write_h5(const std::string& path, const Study& study, const StudyResults& res, const VariedInputs& varied) {
-  const hsize_t n = res.summaries.size();
-  Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "creating " + path);
-
-  // /inputs: the values each instance ran with, regenerated from the study
-  // (deterministic), one instance at a time so memory stays bounded.
+// /inputs: the values each instance ran with, regenerated from the study
+// (deterministic), one instance at a time so memory stays bounded.
+void inputs_group(hid_t file, const Study& study, const VariedInputs& varied, hsize_t n) {
   {
     Handle g = group(file, "inputs");
     const auto& params = four_bar_parameters();
@@ -313,6 +312,12 @@ void write_h5(const std::string& path, const Study& study, const StudyResults& r
         },
         false, [&](hid_t d) { attribute(d, "columns", names); attribute(d, "units", punits); });
   }
+}
+
+void write_h5(const std::string& path, const Study& study, const StudyResults& res, const VariedInputs& varied) {
+  const hsize_t n = res.summaries.size();
+  Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "creating " + path);
+  inputs_group(file, study, varied, n);
 
   // /outputs
   long failed = 0;
@@ -440,6 +445,16 @@ class Transaction {
   }
 };
 
+// Writes DIR/<name> for every file through writer(temporary path), all
+// under temporary names first, then renames them into place in order. On any
+// failure nothing is left: the temporaries, files already renamed and the
+// directories this call created are removed.
+struct AtomicFile {
+  std::string name;
+  std::function<void(const std::string& tmp)> write;
+};
+std::vector<std::string> write_atomically(const std::string& dir, const std::vector<AtomicFile>& files);
+
 }  // namespace
 
 void check_output_dir(const std::string& dir) {
@@ -461,6 +476,14 @@ OutputPaths write_outputs(const std::string& dir, const Study& study, const Stud
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
   check_output_dir(dir);
 
+  const VariedInputs varied = varied_inputs(study, static_cast<long>(result.summaries.size()));
+  const auto paths = write_atomically(dir, {{"results.h5", [&](const std::string& tmp) { write_h5(tmp, study, result, varied); }},
+                                            {"summary.csv", [&](const std::string& tmp) { write_csv(tmp, result, varied); }}});
+  return {paths[0], paths[1]};
+}
+
+namespace {
+std::vector<std::string> write_atomically(const std::string& dir, const std::vector<AtomicFile>& files) {
   Transaction tx;
   const fs::path out = fs::absolute(dir);
   for (fs::path p = out; !fs::exists(p); p = p.parent_path()) tx.created_dirs.insert(tx.created_dirs.begin(), p);
@@ -469,23 +492,161 @@ OutputPaths write_outputs(const std::string& dir, const Study& study, const Stud
   if (ec) throw OutputError("cannot create output directory " + dir + ": " + ec.message());
 
   const std::string tag = ".tmp." + std::to_string(::getpid());
-  const fs::path h5 = out / "results.h5", csv = out / "summary.csv";
-  const fs::path h5_tmp = out / (".results.h5" + tag), csv_tmp = out / (".summary.csv" + tag);
-  tx.temps = {h5_tmp, csv_tmp};
-  const VariedInputs varied = varied_inputs(study, static_cast<long>(result.summaries.size()));
-  write_h5(h5_tmp.string(), study, result, varied);
-  write_csv(csv_tmp.string(), result, varied);
+  std::vector<fs::path> finals, temps;
+  for (const auto& f : files) {
+    finals.push_back(out / f.name);
+    temps.push_back(out / ("." + f.name + tag));
+  }
+  tx.temps = temps;
+  for (size_t k = 0; k < files.size(); ++k) files[k].write(temps[k].string());
 
-  fs::rename(h5_tmp, h5, ec);
-  if (ec) throw OutputError("cannot rename " + h5_tmp.string() + " to " + h5.string() + ": " + ec.message());
-  fs::rename(csv_tmp, csv, ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(h5, ignored);  // never leave a results.h5 without its summary.csv
-    throw OutputError("cannot rename " + csv_tmp.string() + " to " + csv.string() + ": " + ec.message());
+  for (size_t k = 0; k < files.size(); ++k) {
+    fs::rename(temps[k], finals[k], ec);
+    if (ec) {
+      std::error_code ignored;
+      for (size_t j = 0; j < k; ++j) fs::remove(finals[j], ignored);  // never leave one file without the others
+      throw OutputError("cannot rename " + temps[k].string() + " to " + finals[k].string() + ": " + ec.message());
+    }
   }
   tx.committed = true;
-  return {h5.string(), csv.string()};
+  std::vector<std::string> paths;
+  for (const auto& p : finals) paths.push_back(p.string());
+  return paths;
+}
+}  // namespace
+
+// ---- stability maps (hydrosweep stability) ------------------------------------
+
+namespace {
+
+const char* const kEquilibriumText =
+    "static equilibrium at crank angle = mechanism.initial_angle1, p3 = circuit.rod_side_initial_pressure, "
+    "valve closed (U = 0), p1 = p2 from the statics";
+
+void write_stability_h5(const std::string& path, const Study& study, const std::vector<StabilityResult<6>>& pts,
+                        const RunRecord& run, const VariedInputs& varied) {
+  const hsize_t n = pts.size();
+  Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "creating " + path);
+  inputs_group(file, study, varied, n);
+
+  long failed = 0;
+  {
+    Handle g = group(file, "stability");
+    attribute(g, "description", std::string("reduced Jacobian of seed 000 at the ") + kEquilibriumText + "; its eigenvalues");
+    auto doubles = [&](const std::string& name, const std::string& unit, const std::string& what, auto value) {
+      std::vector<double> v(n);
+      for (hsize_t i = 0; i < n; ++i) v[i] = value(pts[i]);
+      Handle d = vector_dataset(g, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v.data(), n);
+      attribute(d, "unit", unit);
+      attribute(d, "description", what);
+    };
+    auto ints = [&](const std::string& name, const std::string& what, auto value) {
+      std::vector<int32_t> v(n);
+      for (hsize_t i = 0; i < n; ++i) v[i] = static_cast<int32_t>(value(pts[i]));
+      Handle d = vector_dataset(g, name, H5T_STD_I32LE, H5T_NATIVE_INT32, v.data(), n);
+      attribute(d, "unit", std::string("-"));
+      attribute(d, "description", what);
+      return d;
+    };
+    auto matrix = [&](const std::string& name, hsize_t cols, const std::string& unit, const std::string& what, auto value) {
+      matrix_dataset(
+          g, name, n, cols, [&](hsize_t i, double* row) { for (hsize_t k = 0; k < cols; ++k) row[k] = value(pts[i], k); }, false,
+          [&](hid_t d) { attribute(d, "unit", unit); attribute(d, "description", what); });
+    };
+    using P = StabilityResult<6>;
+    {
+      Handle d = ints("status", "status_names[status]; 0 = ok (equilibrium, Jacobian and eigenvalues computed)",
+                      [](const P& p) { return p.status; });
+      attribute(d, "status_names", status_names());
+    }
+    for (const auto& p : pts) failed += p.status != 0;
+    matrix("eigenvalues_real", 6, "1/s", "Re of all 6 eigenvalues of the reduced Jacobian, by decreasing real part (pairs: +Im first)",
+           [](const P& p, hsize_t k) { return p.re[k]; });
+    matrix("eigenvalues_imag", 6, "1/s", "Im of the eigenvalues, same order as eigenvalues_real",
+           [](const P& p, hsize_t k) { return p.im[k]; });
+    doubles("max_real", "1/s", "largest Re(lambda) without the structural zeros (< 0: asymptotically stable)",
+            [](const P& p) { return p.max_real; });
+    doubles("damping_ratio", "-", "zeta = -Re/|lambda| of the dominant (least damped) oscillatory pair; NaN when overdamped",
+            [](const P& p) { return p.damping_ratio; });
+    doubles("frequency", "rad/s", "damped frequency Im(lambda) of the dominant pair; NaN when overdamped",
+            [](const P& p) { return p.frequency; });
+    ints("overdamped", "1: no oscillatory mode (|Im| <= oscillatory_tolerance |lambda| for every non-structural eigenvalue)",
+         [](const P& p) { return p.overdamped; });
+    ints("structural_zeros", "eigenvalues with |lambda| <= zero_tolerance max|lambda| (2 expected: the closed valve conserves two oil volumes)",
+         [](const P& p) { return p.structural_zeros; });
+    doubles("crank_angle", "rad", "driving coordinate at the equilibrium (z1 planar, phi2 3D)", [](const P& p) { return p.crank_angle; });
+    matrix("pressure", 3, "Pa", "p1, p2, p3 at the equilibrium", [](const P& p, hsize_t k) { return p.pressure[k]; });
+  }
+
+  Handle g = group(file, "metadata");
+  attribute(g, "kind", std::string("stability"));
+  attribute(g, "study_text", study.text);
+  attribute(g, "study_path", study.path);
+  attribute(g, "study_name", study.name);
+  attribute(g, "study_description", study.description);
+  attribute(g, "hydrosweep_version", std::string(hydrosweep_version()));
+  attribute(g, "model", study.model);
+  attribute(g, "friction", friction_model_name(study.friction));
+  attribute(g, "sample_method", std::string(sample_method_name(study.method)));
+  attribute(g, "sample_count", study.sample_count);
+  attribute(g, "seed", static_cast<long>(study.seed));
+  attribute(g, "equilibrium", std::string(kEquilibriumText));
+  attribute(g, "zero_tolerance", study.stability.zero_tolerance);
+  attribute(g, "oscillatory_tolerance", study.stability.oscillatory_tolerance);
+  attribute(g, "backend", run.backend);
+  attribute(g, "device", run.device);
+  attribute(g, "threads", static_cast<long>(run.threads));
+  attribute(g, "wall_seconds", run.wall_seconds);
+  attribute(g, "points_per_second", run.wall_seconds > 0 ? double(n) / run.wall_seconds : 0.0);
+  attribute(g, "created", utc_now_iso8601());
+  attribute(g, "instance_count", static_cast<long>(n));
+  attribute(g, "failed_count", failed);
+  check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flushing " + path);
+}
+
+void write_stability_csv(const std::string& path, const Study& study, const std::vector<StabilityResult<6>>& pts,
+                         const VariedInputs& varied) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) throw OutputError("cannot create " + path + ": " + std::strerror(errno));
+  std::fprintf(f,
+               "# hydrosweep stability map of %s (model %s): one row per point; max_real and lambda<k>_re/_im in 1/s "
+               "(eigenvalues by decreasing real part); frequency_hz = frequency/(2*pi) in Hz, the damped frequency of the "
+               "dominant pair; damping_ratio and frequency_hz are nan when overdamped; max_real excludes the structural zeros\n",
+               study.name.c_str(), study.model.c_str());
+  std::fputs("index", f);
+  for (const auto& name : varied.names) std::fprintf(f, ",%s", name.c_str());
+  std::fputs(",status,max_real,damping_ratio,frequency_hz,overdamped,structural_zeros", f);
+  for (int k = 1; k <= 6; ++k) std::fprintf(f, ",lambda%d_re,lambda%d_im", k, k);
+  std::fputc('\n', f);
+  for (size_t i = 0; i < pts.size(); ++i) {
+    const StabilityResult<6>& p = pts[i];
+    std::fprintf(f, "%zu", i);
+    for (const auto& column : varied.columns) std::fprintf(f, ",%.17g", column[i]);
+    std::fprintf(f, ",%s,%.17g,%.17g,%.17g,%d,%d", status_name(static_cast<Status>(p.status)), p.max_real, p.damping_ratio,
+                 p.frequency / (2.0 * M_PI), p.overdamped, p.structural_zeros);
+    for (int k = 0; k < 6; ++k) std::fprintf(f, ",%.17g,%.17g", p.re[k], p.im[k]);
+    std::fputc('\n', f);
+  }
+  const bool failed = std::ferror(f);
+  const int saved = errno;
+  if (std::fclose(f) != 0 || failed)
+    throw OutputError("writing " + path + " failed: " + std::strerror(failed ? saved : errno));
+}
+
+}  // namespace
+
+StabilityOutputPaths write_stability_outputs(const std::string& dir, const Study& study,
+                                             const std::vector<StabilityResult<6>>& points, const RunRecord& run) {
+  if (static_cast<long>(points.size()) != study.instance_count())
+    throw OutputError("internal: " + std::to_string(points.size()) + " stability points for " +
+                      std::to_string(study.instance_count()) + " instances");
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  check_output_dir(dir);
+  const VariedInputs varied = varied_inputs(study, static_cast<long>(points.size()));
+  const auto paths =
+      write_atomically(dir, {{"stability.h5", [&](const std::string& tmp) { write_stability_h5(tmp, study, points, run, varied); }},
+                             {"stability.csv", [&](const std::string& tmp) { write_stability_csv(tmp, study, points, varied); }}});
+  return {paths[0], paths[1]};
 }
 
 std::string utc_now_iso8601() {

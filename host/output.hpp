@@ -116,6 +116,41 @@ struct StudyResults {
 // the temporaries are removed, and DIR too if this call created it.
 OutputPaths write_outputs(const std::string& dir, const Study& study, const StudyResults& results);
 
+// ---- stability maps (`hydrosweep stability`, host/stability.hpp) ----------------
+//
+// DIR/stability.h5 (N points):
+//   /inputs/<name>, /inputs/all   as in results.h5
+//   /stability/status             N int32, attribute status_names (0 = ok)
+//   /stability/eigenvalues_real   N x 6 [1/s], all eigenvalues of the reduced
+//   /stability/eigenvalues_imag   N x 6 [1/s]  Jacobian, by decreasing real part
+//   /stability/max_real           N [1/s], largest Re λ without the structural zeros
+//   /stability/damping_ratio      N, ζ of the dominant (least damped) pair (NaN: overdamped)
+//   /stability/frequency          N [rad/s], its damped frequency (NaN: overdamped)
+//   /stability/overdamped         N int32, 1: no oscillatory mode
+//   /stability/structural_zeros   N int32 (2 expected)
+//   /stability/crank_angle        N [rad], the driving coordinate at the equilibrium
+//   /stability/pressure           N x 3 [Pa], p1 p2 p3 at the equilibrium
+//   (every dataset has attributes "unit" and "description")
+//   /metadata                     attributes: kind = "stability", study_text,
+//                                 study_path, study_name, study_description,
+//                                 hydrosweep_version, model, friction,
+//                                 sample_method, sample_count, seed, equilibrium,
+//                                 zero_tolerance, oscillatory_tolerance, backend,
+//                                 device, threads, wall_seconds, points_per_second,
+//                                 created, instance_count, failed_count
+// DIR/stability.csv: one "# ..." line saying the units, then the header
+//   index, <varied inputs>, status, max_real, damping_ratio, frequency_hz
+//   (= frequency/2π), overdamped, structural_zeros, lambda1_re, lambda1_im, ...,
+//   lambda6_im; one row per point (%.17g).
+// Both written under temporary names and renamed into place, like results.h5.
+template <int N>
+struct StabilityResult;
+struct StabilityOutputPaths {
+  std::string stability_h5, stability_csv;
+};
+StabilityOutputPaths write_stability_outputs(const std::string& dir, const Study& study,
+                                             const std::vector<StabilityResult<6>>& points, const RunRecord& run);
+
 // PROJECT_VERSION of the build.
 const char* hydrosweep_version();
 

@@ -90,9 +90,14 @@ const ParameterInfo* find_parameter(const std::string& name) {
 bool model_defaults(const std::string& model, FourBarParams& out) {
   if (model == "four-bar") { out = seed002_four_bar(); return true; }
   if (model == "four-bar-seed001") { out = seed001_four_bar(); return true; }
+  // Seed 000's 3D formulation of the same mechanism (kernels/models/spatial_four_bar.hpp
+  // reads the planar parameters in the Y1Z1 plane): linearization only.
+  if (model == "four-bar-3d") { out = seed002_four_bar(); return true; }
   return false;
 }
 
-std::vector<std::string> model_names() { return {"four-bar", "four-bar-seed001"}; }
+std::vector<std::string> model_names() { return {"four-bar", "four-bar-seed001", "four-bar-3d"}; }
+
+bool model_is_linearization_only(const std::string& model) { return model == "four-bar-3d"; }
 
 }  // namespace hs

@@ -32,8 +32,13 @@ const std::vector<ParameterInfo>& four_bar_parameters();
 // nullptr if unknown.
 const ParameterInfo* find_parameter(const std::string& name);
 
-// Models known by name: "four-bar" (seed 002, default) and "four-bar-seed001".
+// Models known by name: "four-bar" (seed 002, default), "four-bar-seed001"
+// and "four-bar-3d" (seed 000's 3D formulation of the seed 002 mechanism,
+// same parameters; `hydrosweep stability` only).
 bool model_defaults(const std::string& model, FourBarParams& out);
 std::vector<std::string> model_names();
+// True for models that only the linearization (`hydrosweep stability`)
+// handles: "four-bar-3d". Time integration needs a planar model.
+bool model_is_linearization_only(const std::string& model);
 
 }  // namespace hs

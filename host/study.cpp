@@ -135,6 +135,7 @@ class Parser {
     read_output(table_of(root, "output"));
     read_analysis(table_of(root, "analysis"));
     read_execution(table_of(root, "execution"));
+    read_stability(table_of(root, "stability"));
     build_design();
     check_sizes();
     if (s_.method == SampleMethod::grid && s_.derived.empty() && set_mode_only()) check_pair_rules();
@@ -253,8 +254,8 @@ class Parser {
     }
   }
   void check_top_level(const toml::table& root) const {
-    const std::vector<std::string> tables = {"study",  "integrator", "input",    "parameters", "sample", "grid",
-                                             "factor", "derived",    "analysis", "output",     "execution"};
+    const std::vector<std::string> tables = {"study",  "integrator", "input",    "parameters", "sample",   "grid",
+                                             "factor", "derived",    "analysis", "output",     "execution", "stability"};
     for (const auto& e : in_file_order(root)) {
       const toml::node& v = *e.node;
       const auto where = at(e.source);
@@ -701,6 +702,15 @@ class Parser {
     }
   }
   static std::vector<std::string> summary_columns_names();
+
+  void read_stability(const toml::table* t) {
+    if (!t) return;
+    check_keys(*t, "stability", {"zero_tolerance", "oscillatory_tolerance"});
+    if (auto n = t->get("zero_tolerance"))
+      s_.stability.zero_tolerance = number_in(*n, "stability.zero_tolerance", {0, 1e-3, true, false}, "");
+    if (auto n = t->get("oscillatory_tolerance"))
+      s_.stability.oscillatory_tolerance = number_in(*n, "stability.oscillatory_tolerance", {0, 1e-2, true, false}, "");
+  }
 
   void read_execution(const toml::table* t) {
     if (!t) return;

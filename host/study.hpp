@@ -6,7 +6,9 @@
 //   [study]                         all keys optional
 //   name        = "bulk_sweep"      default: the file name without .toml
 //   description = "..."             free text, stored in the outputs
-//   model       = "four-bar"        "four-bar" (seed 002, default) | "four-bar-seed001"
+//   model       = "four-bar"        "four-bar" (seed 002, default) | "four-bar-seed001" |
+//                                   "four-bar-3d" (seed 000's 3D formulation, same parameters
+//                                   as "four-bar"; `hydrosweep stability` only)
 //   formulation = "double-step"     "double-step" (the only one so far)
 //   friction    = "brown-mcphee"    "brown-mcphee" | "bengisu-akay" | "none"
 //
@@ -51,6 +53,11 @@
 //   [output]
 //   trajectory_stride = 0           integer, [0, 1e9]: record every n-th step (and
 //                                   t = 0) of every instance; 0 = summaries only
+//
+//   [stability]                     `hydrosweep stability` only (ignored by run)
+//   zero_tolerance        = 1e-9    (0, 1e-3]: |λ| <= this × max_k |λ_k| is a
+//                                   structural zero (excluded from max Re λ)
+//   oscillatory_tolerance = 1e-6    (0, 1e-2]: |Im λ| > this × |λ| is oscillatory
 //
 // Numbers may be written as TOML integers or floats (nan/inf are rejected);
 // keys marked "integer" need a TOML integer. `hydrosweep check FILE` validates a
@@ -127,6 +134,13 @@ struct AnalysisSpec {
   bool limit_above = true;                   // failure: quantity > limit (else < limit)
 };
 
+// [stability]: the settings of `hydrosweep stability` (hs::StabilitySettings of
+// kernels/linearize/stability.hpp; same defaults, host/stability.cpp converts).
+struct StabilitySpec {
+  double zero_tolerance = 1e-9;         // structural zero: |λ| <= zero_tolerance · max_k |λ_k|
+  double oscillatory_tolerance = 1e-6;  // oscillatory: |Im λ| > oscillatory_tolerance · |λ|
+};
+
 struct Study {
   std::string path;   // as given (used in messages and metadata)
   std::string text;   // the whole file, stored verbatim in the outputs
@@ -148,6 +162,7 @@ struct Study {
   AnalysisSpec analysis;
   long chunk_size = 0;     // [execution] instances per chunk (0: automatic)
   Backend backend = Backend::automatic;  // [execution] backend (the CLI's --backend overrides it)
+  StabilitySpec stability; // [stability] (hydrosweep stability)
 
   // Grid: product of the axis sizes (1 without a grid); lhs/sobol/monte-carlo:
   // sample_count; saltelli: sample_count × (factors + 2).

@@ -18,3 +18,10 @@ target_link_libraries(test_cli PRIVATE HDF5::HDF5 GTest::gtest_main)
 target_compile_definitions(test_cli PRIVATE HYDROSWEEP_EXE="$<TARGET_FILE:hydrosweep>" HYDROSWEEP_SOURCE_DIR="${_hs_root}")
 add_dependencies(test_cli hydrosweep)
 gtest_discover_tests(test_cli PROPERTIES LABELS "cpu" TIMEOUT 300 DISCOVERY_TIMEOUT 60)
+
+# `hydrosweep stability` end to end, the [stability] table, the CPU dispatch.
+add_executable(test_stability_cli ${CMAKE_CURRENT_LIST_DIR}/test_stability_cli.cpp)
+target_link_libraries(test_stability_cli PRIVATE hydrosweep_host HDF5::HDF5 GTest::gtest_main)
+target_compile_definitions(test_stability_cli PRIVATE HYDROSWEEP_EXE="$<TARGET_FILE:hydrosweep>" HYDROSWEEP_SOURCE_DIR="${_hs_root}")
+add_dependencies(test_stability_cli hydrosweep)
+gtest_discover_tests(test_stability_cli PROPERTIES LABELS "cpu" TIMEOUT 300 DISCOVERY_TIMEOUT 60)

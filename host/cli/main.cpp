@@ -5,12 +5,15 @@
 //   hydrosweep check STUDY.toml            validate a study, print its design
 //   hydrosweep parameters [--model NAME]   Markdown table of all parameters
 //   hydrosweep plot DIR [--out PLOTDIR]    PNG plots of a finished study (python3)
+//   hydrosweep stability STUDY.toml --out DIR [--threads N] [--backend auto|cpu|cuda] [--quiet]
+//                                          equilibrium eigenvalues of every instance
 //
 // Exit codes: 0 success (instances that failed are flagged in the outputs,
 // they are results, not errors); 2 bad study file, command line or resume
 // mismatch (nothing is written); 130 interrupted by Ctrl-C (finished chunks
 // are kept for --resume); 1 anything else (I/O, HDF5, out of memory).
 #include <CLI/CLI.hpp>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -18,6 +21,8 @@
 #include <cstring>
 
 #include <charconv>
+#include <chrono>
+#include <filesystem>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -28,6 +33,7 @@
 #include "host/output.hpp"
 #include "host/parameters.hpp"
 #include "host/runner.hpp"
+#include "host/stability.hpp"
 #include "host/study.hpp"
 
 namespace {
@@ -88,6 +94,10 @@ struct RunFlags {
 
 int run(const std::string& study_path, const std::string& out_dir, const RunFlags& flags) {
   const hs::Study study = hs::load_study(study_path);  // StudyError: exit 2, nothing written
+  if (hs::model_is_linearization_only(study.model))
+    throw UsageError(study.path + ": model \"" + study.model +
+                     "\" is seed 000's 3D formulation, for linearization only: use `hydrosweep stability` on it, or model "
+                     "\"four-bar\" (the same mechanism, planar) for time integration");
   try {
     hs::check_output_dir(out_dir);  // fail before the run, not after it
   } catch (const hs::OutputError& e) {
@@ -133,9 +143,64 @@ int run(const std::string& study_path, const std::string& out_dir, const RunFlag
   return 0;
 }
 
+// Runs python3 SCRIPT ARGS... and waits: its exit status, 127 when python3
+// cannot be started. quiet: its stdout goes to /dev/null.
+int run_python(const std::string& script, std::vector<std::string> args, bool quiet) {
+  args.insert(args.begin(), {"python3", script});
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = ::fork();
+  if (pid < 0) return 127;
+  if (pid == 0) {
+    if (quiet) {
+      if (std::FILE* null = std::freopen("/dev/null", "w", stdout); !null) ::_exit(127);
+    }
+    ::execvp("python3", argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return 127;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+const std::string kStabilityPlotScript = std::string(HYDROSWEEP_SOURCE_DIR) + "/studies/plot_stability.py";
+
+// Draws DIR/stability_map.png (or PLOTDIR/...); never fails the caller: a
+// missing python3 or matplotlib is a warning. Returns the PNG path or "".
+// quiet: the script's stdout (the PNG path) is dropped.
+std::string plot_stability_map(const std::string& dir, const std::string& plot_dir, bool quiet) {
+  if (::access(kStabilityPlotScript.c_str(), R_OK) != 0) {
+    std::fprintf(stderr, "hydrosweep: warning: plot script not found (%s); no stability_map.png\n", kStabilityPlotScript.c_str());
+    return "";
+  }
+  std::vector<std::string> args = {dir};
+  if (!plot_dir.empty()) { args.push_back("--out"); args.push_back(plot_dir); }
+  const int rc = run_python(kStabilityPlotScript, args, quiet);
+  if (rc == 0) return ((plot_dir.empty() ? std::filesystem::path(dir) : std::filesystem::path(plot_dir)) / "stability_map.png").string();
+  if (rc == 127) std::fprintf(stderr, "hydrosweep: warning: python3 not found; no stability_map.png (plot later with `hydrosweep plot DIR`)\n");
+  else if (rc == 3) std::fprintf(stderr, "hydrosweep: warning: python3 lacks h5py, matplotlib or numpy (scripts/setup.sh installs them); no stability_map.png\n");
+  else std::fprintf(stderr, "hydrosweep: warning: plot_stability.py failed (exit %d); no stability_map.png\n", rc);
+  return "";
+}
+
 // The plots are matplotlib's: run studies/plot_study.py from the source tree
 // this binary was built from.
 int plot(const std::string& dir, const std::string& plot_dir) {
+  namespace fs = std::filesystem;
+  // A `hydrosweep stability` directory: its map (and then a study's plots too
+  // when DIR also holds results.h5).
+  if (fs::exists(fs::path(dir) / "stability.h5")) {
+    if (::access(kStabilityPlotScript.c_str(), R_OK) != 0) throw UsageError("plot script not found: " + kStabilityPlotScript);
+    std::vector<std::string> args = {dir};
+    if (!plot_dir.empty()) { args.push_back("--out"); args.push_back(plot_dir); }
+    const int rc = run_python(kStabilityPlotScript, args, false);
+    if (rc == 127) throw std::runtime_error("cannot run python3");
+    if (rc != 0 || !fs::exists(fs::path(dir) / "results.h5")) return rc;
+  }
   const std::string script = std::string(HYDROSWEEP_SOURCE_DIR) + "/studies/plot_study.py";
   if (::access(script.c_str(), R_OK) != 0) throw UsageError("plot script not found: " + script);
   std::vector<std::string> args = {"python3", script, dir};
@@ -146,6 +211,58 @@ int plot(const std::string& dir, const std::string& plot_dir) {
   std::fflush(stdout);
   ::execvp("python3", argv.data());
   throw std::runtime_error(std::string("cannot run python3: ") + std::strerror(errno));
+}
+
+struct StabilityFlags {
+  int threads = 0;
+  bool quiet = false;
+  std::string backend = "auto";
+};
+
+int stability(const std::string& study_path, const std::string& out_dir, const StabilityFlags& flags) {
+  const hs::Study study = hs::load_study(study_path);  // StudyError: exit 2, nothing written
+  try {
+    hs::check_output_dir(out_dir);
+  } catch (const hs::OutputError& e) {
+    throw UsageError(std::string("--out: ") + e.what());
+  }
+  hs::Backend requested = study.backend;
+  if (flags.backend != "auto") hs::parse_backend(flags.backend, requested);
+  std::string note;
+  hs::Backend backend;
+  try {
+    backend = hs::stability_backend(requested, &note);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  if (!note.empty() && !flags.quiet) std::fprintf(stderr, "hydrosweep: note: %s\n", note.c_str());
+
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<hs::StabilityPoint> points = hs::run_stability(study, backend, flags.threads);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  hs::RunRecord rec;
+  rec.backend = hs::backend_name(backend);
+  rec.device = hs::backend_device(backend);
+  rec.threads = backend == hs::Backend::cpu ? hs::stability_threads(flags.threads) : 0;
+  rec.wall_seconds = wall;
+  const hs::StabilityOutputPaths paths = hs::write_stability_outputs(out_dir, study, points, rec);
+  const std::string png = plot_stability_map(out_dir, "", true);  // the summary below names the PNG
+  if (flags.quiet) return 0;
+
+  long failed = 0, stable = 0, unstable = 0, overdamped = 0;
+  for (const auto& p : points) {
+    if (p.status != 0) { ++failed; continue; }
+    (p.max_real < 0 ? stable : unstable) += 1;
+    overdamped += p.overdamped != 0;
+  }
+  const long n = static_cast<long>(points.size());
+  std::printf("stability: %s (%s, %s) on %s (%s) in %.3f s (%.4g points/s): %ld failed, %ld stable, %ld unstable, %ld overdamped\n",
+              plural(n, "point").c_str(), study.model.c_str(), hs::friction_model_name(study.friction).c_str(), rec.backend.c_str(),
+              backend == hs::Backend::cpu ? plural(rec.threads, "thread").c_str() : rec.device.c_str(), wall,
+              wall > 0 ? n / wall : 0.0, failed, stable, unstable, overdamped);
+  std::printf("wrote %s, %s%s%s\n", paths.stability_h5.c_str(), paths.stability_csv.c_str(), png.empty() ? "" : " and ", png.c_str());
+  return 0;
 }
 
 int check(const std::string& study_path) {
@@ -194,8 +311,18 @@ int main(int argc, char** argv) {
   CLI::App* params_cmd = app.add_subcommand("parameters", "Print the parameter table (Markdown)");
   params_cmd->add_option("--model", model, "Model whose defaults are shown");
   CLI::App* plot_cmd = app.add_subcommand("plot", "Plot a finished study (histograms, CDFs, Sobol indices, maps, time histories)");
-  plot_cmd->add_option("dir", out_dir, "Study output directory (holding results.h5)")->required();
+  plot_cmd->add_option("dir", out_dir, "Study output directory (holding results.h5 or stability.h5)")->required();
   plot_cmd->add_option("-o,--out", plot_dir, "Directory for the PNG files (default DIR/plots)");
+
+  StabilityFlags stab;
+  CLI::App* stab_cmd = app.add_subcommand(
+      "stability", "Equilibrium, reduced Jacobian and eigenvalues of every instance: DIR/stability.h5, stability.csv, stability_map.png");
+  stab_cmd->add_option("study", study_path, "Study file (TOML)")->required();
+  stab_cmd->add_option("-o,--out", out_dir, "Output directory (created if missing)")->required();
+  stab_cmd->add_option("-j,--threads", stab.threads, "CPU threads (default: all cores)")->check(CLI::PositiveNumber);
+  stab_cmd->add_option("--backend", stab.backend, "auto (CUDA if a device and the CUDA stability kernel are present, else CPU), cpu, cuda")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  stab_cmd->add_flag("-q,--quiet", stab.quiet, "Print nothing on success");
 
   try {
     app.parse(argc, argv);
@@ -213,6 +340,7 @@ int main(int argc, char** argv) {
   try {
     if (*run_cmd) return run(study_path, out_dir, flags);
     if (*plot_cmd) return plot(out_dir, plot_dir);
+    if (*stab_cmd) return stability(study_path, out_dir, stab);
     if (*check_cmd) return check(study_path);
     if (*params_cmd) return parameters(model);
   } catch (const hs::StudyError& e) {

@@ -1,0 +1,418 @@
+// `hydrosweep stability` end to end (run the built executable, read
+// stability.h5 and stability.csv back), the [stability] table of study files,
+// and the CPU dispatch of host/stability.cpp.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "host/stability.hpp"
+#include "host/study.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kExe = HYDROSWEEP_EXE;
+const std::string kRoot = HYDROSWEEP_SOURCE_DIR;
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+void write_file(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    path = fs::temp_directory_path() / ("hydrosweep_stab_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+Result hydrosweep(const std::string& args, const fs::path& scratch) {
+  const fs::path out = scratch / "stdout.txt", err = scratch / "stderr.txt";
+  const std::string cmd = "'" + kExe + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
+  const int status = std::system(cmd.c_str());
+  Result r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(out), read_file(err)};
+  fs::remove(out);
+  fs::remove(err);
+  return r;
+}
+
+// CSV rows; lines starting with '#' are comments.
+std::vector<std::vector<std::string>> read_csv(const fs::path& p, std::string* comment = nullptr) {
+  std::vector<std::vector<std::string>> rows;
+  std::ifstream in(p);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("#", 0) == 0) {
+      if (comment) *comment += line;
+      continue;
+    }
+    std::vector<std::string> cells;
+    std::stringstream s(line);
+    for (std::string cell; std::getline(s, cell, ',');) cells.push_back(cell);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+struct H5File {
+  hid_t id;
+  explicit H5File(const fs::path& p) : id(H5Fopen(p.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT)) {}
+  ~H5File() { if (id >= 0) H5Fclose(id); }
+};
+std::vector<hsize_t> dims_of(hid_t file, const std::string& name) {
+  const hid_t d = H5Dopen2(file, name.c_str(), H5P_DEFAULT);
+  if (d < 0) return {};
+  const hid_t sp = H5Dget_space(d);
+  std::vector<hsize_t> dims(H5Sget_simple_extent_ndims(sp));
+  H5Sget_simple_extent_dims(sp, dims.data(), nullptr);
+  H5Sclose(sp);
+  H5Dclose(d);
+  return dims;
+}
+std::vector<double> read_doubles(hid_t file, const std::string& name) {
+  hsize_t n = 1;
+  for (hsize_t d : dims_of(file, name)) n *= d;
+  std::vector<double> v(n);
+  const hid_t d = H5Dopen2(file, name.c_str(), H5P_DEFAULT);
+  EXPECT_GE(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), 0) << name;
+  H5Dclose(d);
+  return v;
+}
+std::string string_attribute(hid_t file, const std::string& object, const std::string& name) {
+  const hid_t a = H5Aopen_by_name(file, object.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT);
+  if (a < 0) return "<missing>";
+  const hid_t t = H5Aget_type(a);
+  char* p = nullptr;
+  H5Aread(a, t, &p);
+  std::string s = p ? p : "";
+  H5free_memory(p);
+  H5Tclose(t);
+  H5Aclose(a);
+  return s;
+}
+double double_attribute(hid_t file, const std::string& object, const std::string& name) {
+  const hid_t a = H5Aopen_by_name(file, object.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT);
+  double v = NAN;
+  if (a >= 0) {
+    H5Aread(a, H5T_NATIVE_DOUBLE, &v);
+    H5Aclose(a);
+  }
+  return v;
+}
+
+bool python_plotting_available() {
+  return std::system("python3 -c 'import h5py, matplotlib, numpy' >/dev/null 2>&1") == 0;
+}
+bool is_png(const fs::path& p) { return read_file(p).substr(0, 8) == std::string("\x89PNG\r\n\x1a\n", 8); }
+
+// 5 friction scales (x1/1000 .. x1, with x1/100 and x1 on the grid) x 4 bulk moduli.
+std::string small_grid(const std::string& model, const std::string& extra = "") {
+  return "[study]\nmodel = \"" + model + "\"\nfriction = \"brown-mcphee\"\n" + R"([[grid]]
+name = "friction_scale"
+scales = ["friction.coulomb_force", "friction.static_force", "friction.viscous_coefficient"]
+values = [1e-3, 1e-2, 1e-1, 0.3, 1.0]
+[[grid]]
+parameter = "circuit.oil_bulk_modulus"
+min = 0.5e9
+max = 2e9
+count = 4
+)" + extra;
+}
+
+}  // namespace
+
+// ---- study files ----------------------------------------------------------------
+
+TEST(StabilityStudy, TableDefaultsMatchTheKernelAndValuesAreRead) {
+  const hs::Study plain = hs::parse_study("", "x.toml");
+  const hs::StabilitySettings kernel;
+  const hs::StabilitySettings from_study = hs::stability_settings(plain.stability);
+  EXPECT_EQ(from_study.zero_tolerance, kernel.zero_tolerance);
+  EXPECT_EQ(from_study.oscillatory_tolerance, kernel.oscillatory_tolerance);
+
+  const hs::Study s = hs::parse_study("[stability]\nzero_tolerance = 1e-3\noscillatory_tolerance = 1e-4\n", "x.toml");
+  EXPECT_EQ(s.stability.zero_tolerance, 1e-3);
+  EXPECT_EQ(s.stability.oscillatory_tolerance, 1e-4);
+}
+
+TEST(StabilityStudy, ThreeDimensionalModelIsKnown) {
+  const hs::Study s = hs::parse_study("[study]\nmodel = \"four-bar-3d\"\n", "x.toml");
+  EXPECT_EQ(s.model, "four-bar-3d");
+  EXPECT_TRUE(hs::stability_model_is_spatial(s.model));
+  EXPECT_FALSE(hs::stability_model_is_spatial("four-bar"));
+  EXPECT_TRUE(hs::model_is_linearization_only("four-bar-3d"));
+  EXPECT_FALSE(hs::model_is_linearization_only("four-bar"));
+}
+
+// ---- CPU dispatch -----------------------------------------------------------------
+
+TEST(StabilityCpu, EveryFrictionLawAndBothFormulations) {
+  for (const char* friction : {"brown-mcphee", "bengisu-akay", "none"}) {
+    std::vector<double> max_real[2];
+    for (int spatial = 0; spatial < 2; ++spatial) {
+      const hs::Study s = hs::parse_study(std::string("[study]\nmodel = \"") + (spatial ? "four-bar-3d" : "four-bar") +
+                                              "\"\nfriction = \"" + friction + "\"\n",
+                                          "x.toml");
+      const auto pts = hs::run_stability_cpu(s, 1);
+      ASSERT_EQ(pts.size(), 1u);
+      EXPECT_EQ(pts[0].status, 0) << friction;
+      EXPECT_EQ(pts[0].structural_zeros, 2) << friction;
+      EXPECT_LT(pts[0].max_real, 0.0) << friction;
+      EXPECT_NEAR(pts[0].crank_angle, M_PI / 3, 1e-12) << friction;
+      max_real[spatial].push_back(pts[0].max_real);
+    }
+    EXPECT_NEAR(max_real[0][0], max_real[1][0], 1e-8 * std::fabs(max_real[0][0])) << friction;
+  }
+}
+
+TEST(StabilityCpu, InadmissibleInstancesAreFlaggedAndTheOthersComputed) {
+  // A derived rod diameter: at the second grid value the rod is thicker than the piston.
+  const hs::Study d = hs::parse_study(R"toml([[grid]]
+parameter = "mechanism.initial_angle1"
+values = [1.0471975511965976, 1.6]
+[derived]
+"circuit.rod_diameter" = "circuit.piston_diameter * (mechanism.initial_angle1 - 0.5)"
+)toml",
+                                      "x.toml");
+  const auto pts = hs::run_stability_cpu(d, 2);
+  ASSERT_EQ(pts.size(), 2u);
+  EXPECT_EQ(pts[0].status, 0);
+  EXPECT_EQ(pts[1].status, static_cast<int>(hs::Status::invalid_parameters));
+  EXPECT_TRUE(std::isnan(pts[1].max_real));
+}
+
+// ---- end to end -------------------------------------------------------------------
+
+TEST(StabilityCli, SmallGridEndToEnd) {
+  TempDir tmp;
+  const fs::path study = tmp.path / "map.toml", out = tmp.path / "o";
+  write_file(study, small_grid("four-bar-3d"));
+  const Result r = hydrosweep("stability '" + study.string() + "' --out '" + out.string() + "' --threads 2", tmp.path);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("stability: 20 points (four-bar-3d, brown-mcphee) on cpu (2 threads)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("0 failed, 20 stable, 0 unstable"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("points/s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find((out / "stability.h5").string()), std::string::npos) << r.out;
+
+  ASSERT_TRUE(fs::exists(out / "stability.h5"));
+  ASSERT_TRUE(fs::exists(out / "stability.csv"));
+  for (const auto& e : fs::directory_iterator(out))
+    EXPECT_TRUE(e.path().filename() == "stability.h5" || e.path().filename() == "stability.csv" ||
+                e.path().filename() == "stability_map.png")
+        << e.path();
+  if (python_plotting_available()) {
+    EXPECT_TRUE(is_png(out / "stability_map.png")) << r.err;
+  } else {
+    EXPECT_NE(r.err.find("warning"), std::string::npos) << "a missing matplotlib is a warning, not an error";
+  }
+
+  H5File f(out / "stability.h5");
+  ASSERT_GE(f.id, 0);
+  const std::vector<hsize_t> n{20}, n6{20, 6}, n3{20, 3};
+  for (const char* d : {"max_real", "damping_ratio", "frequency", "overdamped", "structural_zeros", "status", "crank_angle"})
+    EXPECT_EQ(dims_of(f.id, std::string("/stability/") + d), n) << d;
+  EXPECT_EQ(dims_of(f.id, "/stability/eigenvalues_real"), n6);
+  EXPECT_EQ(dims_of(f.id, "/stability/eigenvalues_imag"), n6);
+  EXPECT_EQ(dims_of(f.id, "/stability/pressure"), n3);
+  EXPECT_EQ(dims_of(f.id, "/inputs/friction_scale"), n);
+  EXPECT_EQ(dims_of(f.id, "/inputs/circuit.oil_bulk_modulus"), n);
+
+  const auto status = read_doubles(f.id, "/stability/status");
+  const auto zeros = read_doubles(f.id, "/stability/structural_zeros");
+  const auto over = read_doubles(f.id, "/stability/overdamped");
+  const auto max_real = read_doubles(f.id, "/stability/max_real");
+  const auto zeta = read_doubles(f.id, "/stability/damping_ratio");
+  const auto freq = read_doubles(f.id, "/stability/frequency");
+  const auto scale = read_doubles(f.id, "/inputs/friction_scale");
+  const auto re = read_doubles(f.id, "/stability/eigenvalues_real");
+  const auto crank = read_doubles(f.id, "/stability/crank_angle");
+  const auto p = read_doubles(f.id, "/stability/pressure");
+  for (size_t i = 0; i < 20; ++i) {
+    EXPECT_EQ(status[i], 0.0) << i;
+    EXPECT_EQ(zeros[i], 2.0) << i;
+    EXPECT_LT(max_real[i], 0.0) << i;
+    EXPECT_NEAR(crank[i], M_PI / 3, 1e-12) << i;
+    EXPECT_NEAR(p[3 * i + 2], 3.5e6, 1e-6) << i;   // p3 prescribed
+    EXPECT_NEAR(p[3 * i], p[3 * i + 1], 1e-6) << i;  // p1 = p2 (no flow through the throttle)
+    for (int k = 1; k < 6; ++k) EXPECT_GE(re[6 * i + k - 1], re[6 * i + k]) << i;  // decreasing real part
+    if (scale[i] == 1.0) {  // seed 000 friction x1: real λ3..λ5
+      EXPECT_EQ(over[i], 1.0) << i;
+      EXPECT_TRUE(std::isnan(zeta[i]) && std::isnan(freq[i])) << i;
+    }
+    if (scale[i] == 1e-2) {  // x1/100: a lightly damped complex pair
+      EXPECT_EQ(over[i], 0.0) << i;
+      EXPECT_GT(zeta[i], 0.0) << i;
+      EXPECT_LT(zeta[i], 0.1) << i;
+      EXPECT_GT(freq[i], 0.0) << i;
+    }
+  }
+  EXPECT_EQ(string_attribute(f.id, "/metadata", "model"), "four-bar-3d");
+  EXPECT_EQ(string_attribute(f.id, "/metadata", "friction"), "brown-mcphee");
+  EXPECT_EQ(string_attribute(f.id, "/metadata", "backend"), "cpu");
+  EXPECT_EQ(string_attribute(f.id, "/metadata", "kind"), "stability");
+  EXPECT_EQ(string_attribute(f.id, "/metadata", "study_text"), read_file(study));
+  EXPECT_EQ(double_attribute(f.id, "/metadata", "zero_tolerance"), 1e-9);
+  EXPECT_EQ(double_attribute(f.id, "/metadata", "oscillatory_tolerance"), 1e-6);
+  EXPECT_GT(double_attribute(f.id, "/metadata", "points_per_second"), 0.0);
+  EXPECT_NE(string_attribute(f.id, "/metadata", "hydrosweep_version"), "<missing>");
+
+  // CSV: a comment line, the header, 20 rows agreeing with the HDF5 file.
+  std::string comment;
+  const auto rows = read_csv(out / "stability.csv", &comment);
+  EXPECT_NE(comment.find("frequency_hz = frequency/(2*pi)"), std::string::npos) << comment;
+  ASSERT_EQ(rows.size(), 21u);
+  std::vector<std::string> head = {"index", "friction_scale", "circuit.oil_bulk_modulus", "status", "max_real",
+                                   "damping_ratio", "frequency_hz", "overdamped", "structural_zeros"};
+  for (int k = 1; k <= 6; ++k) {
+    head.push_back("lambda" + std::to_string(k) + "_re");
+    head.push_back("lambda" + std::to_string(k) + "_im");
+  }
+  EXPECT_EQ(rows[0], head);
+  for (size_t i = 0; i < 20; ++i) {
+    const auto& row = rows[i + 1];
+    ASSERT_EQ(row.size(), head.size());
+    EXPECT_EQ(row[0], std::to_string(i));
+    EXPECT_EQ(row[3], "ok");
+    EXPECT_EQ(std::stod(row[4]), max_real[i]);
+    if (!std::isnan(freq[i])) {
+      EXPECT_NEAR(std::stod(row[6]), freq[i] / (2 * M_PI), 1e-12 * freq[i]);
+    }
+    EXPECT_EQ(row[8], "2");
+  }
+}
+
+// Seed 002's planar four-bar and seed 000's 3D formulation of it: same eigenvalues.
+TEST(StabilityCli, PlanarAndSpatialFormulationsAgree) {
+  TempDir tmp;
+  std::vector<double> max_real[2], zeta[2];
+  int k = 0;
+  for (const char* model : {"four-bar", "four-bar-3d"}) {
+    const fs::path study = tmp.path / (std::string(model) + ".toml"), out = tmp.path / model;
+    write_file(study, small_grid(model));
+    const Result r = hydrosweep("stability '" + study.string() + "' --out '" + out.string() + "' -q", tmp.path);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, "") << "--quiet prints nothing";
+    H5File f(out / "stability.h5");
+    max_real[k] = read_doubles(f.id, "/stability/max_real");
+    zeta[k] = read_doubles(f.id, "/stability/damping_ratio");
+    ++k;
+  }
+  ASSERT_EQ(max_real[0].size(), 20u);
+  ASSERT_EQ(max_real[1].size(), 20u);
+  for (size_t i = 0; i < 20; ++i) {
+    EXPECT_NEAR(max_real[0][i], max_real[1][i], 1e-8 * std::fabs(max_real[0][i])) << i;
+    EXPECT_EQ(std::isnan(zeta[0][i]), std::isnan(zeta[1][i])) << i;
+  }
+}
+
+TEST(StabilityCli, RunRejectsTheThreeDimensionalModel) {
+  TempDir tmp;
+  const fs::path study = tmp.path / "map.toml", out = tmp.path / "o";
+  write_file(study, small_grid("four-bar-3d"));
+  const Result r = hydrosweep("run '" + study.string() + "' --out '" + out.string() + "'", tmp.path);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(r.err.rfind("hydrosweep: error: " + study.string(), 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("model \"four-bar-3d\""), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("hydrosweep stability"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+  // check accepts it.
+  const Result c = hydrosweep("check '" + study.string() + "'", tmp.path);
+  EXPECT_EQ(c.code, 0) << c.err;
+  EXPECT_NE(c.out.find("model four-bar-3d"), std::string::npos) << c.out;
+}
+
+TEST(StabilityCli, BadStabilityTablesAndCommandLinesExit2) {
+  TempDir tmp;
+  int n = 0;
+  for (const auto& entry : fs::directory_iterator(kRoot + "/tests/data/bad")) {
+    if (entry.path().filename().string().rfind("stability_", 0) != 0) continue;
+    ++n;
+    const fs::path out = tmp.path / ("out_" + entry.path().stem().string());
+    const Result r = hydrosweep("stability '" + entry.path().string() + "' --out '" + out.string() + "'", tmp.path);
+    EXPECT_EQ(r.code, 2) << entry.path() << "\n" << r.err;
+    EXPECT_EQ(r.err.rfind("hydrosweep: error: " + entry.path().string(), 0), 0u) << r.err;
+    std::ifstream in(entry.path());
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("# expect: ", 0) == 0) {
+        EXPECT_NE(r.err.find(line.substr(10)), std::string::npos) << r.err;
+      }
+    }
+    EXPECT_FALSE(fs::exists(out)) << out;
+  }
+  EXPECT_GE(n, 3);
+
+  const fs::path study = tmp.path / "map.toml";
+  write_file(study, small_grid("four-bar-3d"));
+  const std::string s = "'" + study.string() + "'", o = "'" + (tmp.path / "o").string() + "'";
+  for (const std::string& args : {"stability " + s, "stability " + s + " --out " + o + " --backend kokkos",
+                                  "stability " + s + " --out " + o + " --threads 0"}) {
+    const Result r = hydrosweep(args, tmp.path);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
+    EXPECT_EQ(r.err.rfind("hydrosweep: error: ", 0), 0u) << r.err;
+  }
+  // --backend cuda: runs where the build has the CUDA stability kernel and a
+  // device, else exit 2 naming why.
+  const Result r = hydrosweep("stability " + s + " --out " + o + " --backend cuda -q", tmp.path);
+  if (r.code != 0) {
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find("backend cuda: "), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(tmp.path / "o"));
+  }
+}
+
+// The map for every design shape, and `hydrosweep plot DIR` on a stability directory.
+TEST(StabilityCli, PlotsEveryDesignShape) {
+  if (!python_plotting_available()) GTEST_SKIP() << "python3 with h5py, matplotlib and numpy is needed (scripts/setup.sh installs them)";
+  TempDir tmp;
+  const std::vector<std::pair<std::string, std::string>> studies = {
+      {"one_point", "[study]\nmodel = \"four-bar-3d\"\n"},
+      {"one_axis", "[[grid]]\nparameter = \"friction.coulomb_force\"\nmin = 0.2\nmax = 210.0\ncount = 6\nspacing = \"log\"\n"},
+      {"three_axes", small_grid("four-bar", "[[grid]]\nparameter = \"circuit.valve_time_constant\"\nvalues = [0.002, 0.01]\n")},
+      {"with_failures",
+       "[[grid]]\nparameter = \"mechanism.initial_angle1\"\nvalues = [1.0471975511965976, 1.6]\n"
+       "[[grid]]\nparameter = \"circuit.oil_bulk_modulus\"\nvalues = [1e9, 2e9]\n"
+       "[derived]\n\"circuit.rod_diameter\" = \"circuit.piston_diameter * (mechanism.initial_angle1 - 0.5)\"\n"},
+      {"sampled", "[sample]\nmethod = \"lhs\"\ncount = 12\n[[factor]]\nparameter = \"circuit.oil_bulk_modulus\"\nmin = 1e9\nmax = 2e9\n"
+                  "[[factor]]\nparameter = \"friction.coulomb_force\"\nmin = 1.0\nmax = 210.0\n"},
+  };
+  for (const auto& [name, text] : studies) {
+    const fs::path study = tmp.path / (name + ".toml"), out = tmp.path / name;
+    write_file(study, text);
+    const Result r = hydrosweep("stability '" + study.string() + "' --out '" + out.string() + "'", tmp.path);
+    ASSERT_EQ(r.code, 0) << name << "\n" << r.err;
+    EXPECT_TRUE(is_png(out / "stability_map.png")) << name << "\n" << r.err;
+    EXPECT_EQ(r.err.find("warning"), std::string::npos) << name << "\n" << r.err;
+    if (name == "with_failures") {
+      EXPECT_NE(r.out.find("2 failed"), std::string::npos) << r.out;
+    }
+  }
+  // hydrosweep plot DIR redraws the map (into --out when given).
+  const fs::path dir = tmp.path / "one_axis";
+  fs::remove(dir / "stability_map.png");
+  Result r = hydrosweep("plot '" + dir.string() + "'", tmp.path);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(is_png(dir / "stability_map.png"));
+  r = hydrosweep("plot '" + dir.string() + "' --out '" + (tmp.path / "plots").string() + "'", tmp.path);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(is_png(tmp.path / "plots" / "stability_map.png"));
+}
