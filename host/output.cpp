@@ -590,6 +590,9 @@ void write_stability_h5(const std::string& path, const Study& study, const std::
   attribute(g, "sample_method", std::string(sample_method_name(study.method)));
   attribute(g, "sample_count", study.sample_count);
   attribute(g, "seed", static_cast<long>(study.seed));
+  std::vector<std::string> factors;
+  for (const auto& a : study.grid) factors.push_back(a.name);
+  attribute(g, "factors", factors);  // the design's axes/factors (the other varied inputs are derived)
   attribute(g, "equilibrium", std::string(kEquilibriumText));
   attribute(g, "zero_tolerance", study.stability.zero_tolerance);
   attribute(g, "oscillatory_tolerance", study.stability.oscillatory_tolerance);

@@ -134,7 +134,8 @@ OutputPaths write_outputs(const std::string& dir, const Study& study, const Stud
 //   /metadata                     attributes: kind = "stability", study_text,
 //                                 study_path, study_name, study_description,
 //                                 hydrosweep_version, model, friction,
-//                                 sample_method, sample_count, seed, equilibrium,
+//                                 sample_method, sample_count, seed, factors (the
+//                                 design's axes; other varied inputs are derived), equilibrium,
 //                                 zero_tolerance, oscillatory_tolerance, backend,
 //                                 device, threads, wall_seconds, points_per_second,
 //                                 created, instance_count, failed_count

@@ -82,6 +82,7 @@ class Map:
         self.re = read_array(st["eigenvalues_real"]) if "eigenvalues_real" in st else None
         self.im = read_array(st["eigenvalues_imag"]) if "eigenvalues_imag" in st else None
         self.varied, self.inputs = [], {}
+        self.factors = attr_list(meta, "factors")  # the design's axes; other varied inputs are derived
         inputs = f.get("inputs")
         if isinstance(inputs, h5py.Group):
             for name in attr_list(inputs, "varied"):
@@ -90,6 +91,10 @@ class Map:
                     factor, unit = display_scale(attr_text(ds, "unit"))
                     self.varied.append(name)
                     self.inputs[name] = (read_array(ds), factor, unit)
+        if "factors" in meta.attrs:
+            self.factors = [n for n in self.factors if n in self.inputs]
+        else:  # no list of factors: take every varied input as one
+            self.factors = list(self.varied)
 
     def subtitle(self, shown=None):
         parts = [p for p in (self.model, self.friction) if p]
@@ -158,7 +163,7 @@ def grid_slice(m):
     """Points of the first two axes with the other axes at their first value -> (idx, held text)."""
     idx = np.arange(m.n)
     held = []
-    for name in m.varied[2:]:
+    for name in m.factors[2:]:
         v, factor, unit = m.inputs[name]
         first = v[0]
         idx = idx[v[idx] == first]
@@ -169,7 +174,7 @@ def grid_slice(m):
 
 def plot_grid(m, out):
     idx, held = grid_slice(m)
-    (xname, yname) = m.varied[:2]
+    (xname, yname) = m.factors[:2]
     x, xf, xunit = m.inputs[xname]
     y, yf, yunit = m.inputs[yname]
     ux, ix = np.unique(x[idx], return_inverse=True)
@@ -251,7 +256,7 @@ def plot_grid(m, out):
 # ---- one input, sampled designs, single point ---------------------------------------
 
 def plot_lines(m, out):
-    name = m.varied[0]
+    name = (m.factors or m.varied)[0]
     x, xf, xunit = m.inputs[name]
     order = np.argsort(x, kind="stable")
     x = x[order] * xf
@@ -281,9 +286,9 @@ def plot_lines(m, out):
 
 
 def plot_scatter(m, out):
-    if len(m.varied) < 2:
+    if len(m.factors) < 2:
         return plot_lines(m, out)
-    (xname, yname) = m.varied[:2]
+    (xname, yname) = m.factors[:2]
     x, xf, xunit = m.inputs[xname]
     y, yf, yunit = m.inputs[yname]
     fig, axes = plt.subplots(1, 2, figsize=(14, 6), layout="constrained")
@@ -301,7 +306,7 @@ def plot_scatter(m, out):
         ax.grid(True, alpha=0.3)
     verdict = stability_verdict(np.where(m.ok, m.max_real, np.nan))
     fig.suptitle(f"{m.name}: stability over {xname} and {yname}" + (f" — {verdict}" if verdict else ""), fontsize="large")
-    axes[0].set_title(m.subtitle() + ("; further inputs not shown" if len(m.varied) > 2 else ""), fontsize="small")
+    axes[0].set_title(m.subtitle() + ("; further inputs not shown" if len(m.factors) > 2 else ""), fontsize="small")
     finish(fig, out)
 
 
@@ -341,7 +346,7 @@ def run(args):
             raise UsageError(f"{path} holds no points")
         if not m.varied:
             plot_point(m, out)
-        elif len(m.varied) == 1:
+        elif len(m.factors) <= 1:
             plot_lines(m, out)
         elif m.method == "grid":
             plot_grid(m, out)

@@ -180,7 +180,10 @@ std::string plot_stability_map(const std::string& dir, const std::string& plot_d
   std::vector<std::string> args = {dir};
   if (!plot_dir.empty()) { args.push_back("--out"); args.push_back(plot_dir); }
   const int rc = run_python(kStabilityPlotScript, args, quiet);
-  if (rc == 0) return ((plot_dir.empty() ? std::filesystem::path(dir) : std::filesystem::path(plot_dir)) / "stability_map.png").string();
+  if (rc == 0)
+    return std::filesystem::absolute((plot_dir.empty() ? std::filesystem::path(dir) : std::filesystem::path(plot_dir)) /
+                                     "stability_map.png")
+        .string();
   if (rc == 127) std::fprintf(stderr, "hydrosweep: warning: python3 not found; no stability_map.png (plot later with `hydrosweep plot DIR`)\n");
   else if (rc == 3) std::fprintf(stderr, "hydrosweep: warning: python3 lacks h5py, matplotlib or numpy (scripts/setup.sh installs them); no stability_map.png\n");
   else std::fprintf(stderr, "hydrosweep: warning: plot_stability.py failed (exit %d); no stability_map.png\n", rc);
@@ -199,7 +202,9 @@ int plot(const std::string& dir, const std::string& plot_dir) {
     if (!plot_dir.empty()) { args.push_back("--out"); args.push_back(plot_dir); }
     const int rc = run_python(kStabilityPlotScript, args, false);
     if (rc == 127) throw std::runtime_error("cannot run python3");
-    if (rc != 0 || !fs::exists(fs::path(dir) / "results.h5")) return rc;
+    if (rc == 3) throw std::runtime_error("python3 lacks h5py, matplotlib or numpy (scripts/setup.sh installs them)");
+    if (rc != 0) return rc == 2 ? kExitUsage : kExitFailure;
+    if (!fs::exists(fs::path(dir) / "results.h5")) return 0;
   }
   const std::string script = std::string(HYDROSWEEP_SOURCE_DIR) + "/studies/plot_study.py";
   if (::access(script.c_str(), R_OK) != 0) throw UsageError("plot script not found: " + script);
