@@ -14,6 +14,7 @@
 #include <limits>
 #include <mutex>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include "kernels/integrators/double_step_trapezoidal.hpp"
@@ -287,6 +288,11 @@ StudyAnalysis analyse(const Study& study, const std::vector<FourBarSummary>& sum
 }
 
 StudyRunReport run_study(const Study& study, const std::string& out_dir, const StudyRunOptions& opt) {
+  // The 3D model has no time integrator (the CLI says so first; this guards
+  // library callers): running it would silently integrate the planar model.
+  if (model_is_linearization_only(study.model))
+    throw std::invalid_argument(study.path + ": model \"" + study.model +
+                                "\" is for linearization only (hydrosweep stability); time integration uses \"four-bar\"");
   StudyRunReport rep;
   const Backend backend = resolve_backend(opt.backend != Backend::automatic ? opt.backend : study.backend);
   std::string why;

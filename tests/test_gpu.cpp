@@ -47,3 +47,42 @@ TEST(Gpu, EmptyBatch) {
   const BatchResult r = run_batch_cuda(BatchSpec{});
   EXPECT_TRUE(r.summaries.empty());
 }
+
+// Stability maps: the CUDA kernel (one thread per point) against the CPU
+// path, the same stability_point function; both formulations. Sorted
+// eigenvalues agree to 1e-10 relative to the spectral radius (FMA
+// contraction differs), flags exactly.
+#ifdef HYDROSWEEP_HAVE_CUDA_STABILITY
+#include "host/stability.hpp"
+TEST(Gpu, StabilityMapAgreesWithCpu) {
+  REQUIRE_CUDA();
+  std::vector<FourBarParams> points;
+  for (int i = 0; i < 1000; ++i) {
+    FourBarParams P = seed002_four_bar();
+    const double scale = std::pow(10.0, -3.0 * (i % 37) / 36.0);
+    P.friction.coulomb_force *= scale;
+    P.friction.static_force *= scale;
+    P.friction.viscous_coefficient *= scale;
+    P.circuit.oil_bulk_modulus = 0.5e9 + 1.5e9 * (i % 29) / 28.0;
+    if (i == 500) P.mechanism.cut_x = 20.0;  // one point that cannot assemble
+    points.push_back(P);
+  }
+  for (bool spatial : {false, true}) {
+    const auto cpu = run_stability_cpu(points, StabilitySettings{}, spatial, FrictionModel::brown_mcphee, 0);
+    const auto gpu = run_stability_cuda(points, StabilitySettings{}, spatial, FrictionModel::brown_mcphee);
+    ASSERT_EQ(cpu.size(), gpu.size());
+    for (size_t i = 0; i < cpu.size(); ++i) {
+      ASSERT_EQ(cpu[i].status, gpu[i].status) << i;
+      if (cpu[i].status != 0) continue;
+      EXPECT_EQ(cpu[i].structural_zeros, gpu[i].structural_zeros) << i;
+      EXPECT_EQ(cpu[i].overdamped, gpu[i].overdamped) << i;
+      double radius = 0.0;
+      for (int k = 0; k < 6; ++k) radius = std::max(radius, std::hypot(cpu[i].re[k], cpu[i].im[k]));
+      for (int k = 0; k < 6; ++k) {
+        EXPECT_NEAR(cpu[i].re[k], gpu[i].re[k], 1e-10 * radius) << i << " " << k;
+        EXPECT_NEAR(cpu[i].im[k], gpu[i].im[k], 1e-10 * radius) << i << " " << k;
+      }
+    }
+  }
+}
+#endif
