@@ -17,124 +17,12 @@
 #include <string>
 #include <vector>
 
+#include "tests/cli_support.hpp"
+
 namespace fs = std::filesystem;
+using namespace cli_test;
 
 namespace {
-
-const std::string kExe = HYDROSWEEP_EXE;
-const std::string kRoot = HYDROSWEEP_SOURCE_DIR;
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-void write_file(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
-
-// A fresh directory under the system temp dir, removed afterwards.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path = fs::temp_directory_path() /
-           ("hydrosweep_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
-
-struct Result {
-  int code;
-  std::string out, err;
-};
-
-// Run hydrosweep with `args` (already shell-quoted where needed).
-Result hydrosweep(const std::string& args, const fs::path& scratch) {
-  const fs::path out = scratch / "stdout.txt", err = scratch / "stderr.txt";
-  const std::string cmd = "'" + kExe + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
-  const int status = std::system(cmd.c_str());
-  Result r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(out), read_file(err)};
-  fs::remove(out);
-  fs::remove(err);
-  return r;
-}
-
-std::vector<std::vector<std::string>> read_csv(const fs::path& p) {
-  std::vector<std::vector<std::string>> rows;
-  std::ifstream in(p);
-  for (std::string line; std::getline(in, line);) {
-    std::vector<std::string> cells;
-    std::stringstream s(line);
-    for (std::string cell; std::getline(s, cell, ',');) cells.push_back(cell);
-    rows.push_back(cells);
-  }
-  return rows;
-}
-
-// ---- HDF5 read-back ----------------------------------------------------------
-
-struct H5File {
-  hid_t id;
-  explicit H5File(const fs::path& p) : id(H5Fopen(p.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT)) {}
-  ~H5File() { if (id >= 0) H5Fclose(id); }
-};
-
-std::vector<hsize_t> dims_of(hid_t file, const std::string& name) {
-  const hid_t d = H5Dopen2(file, name.c_str(), H5P_DEFAULT);
-  if (d < 0) return {};
-  const hid_t sp = H5Dget_space(d);
-  std::vector<hsize_t> dims(H5Sget_simple_extent_ndims(sp));
-  H5Sget_simple_extent_dims(sp, dims.data(), nullptr);
-  H5Sclose(sp);
-  H5Dclose(d);
-  return dims;
-}
-
-std::vector<double> read_doubles(hid_t file, const std::string& name) {
-  hsize_t n = 1;
-  for (hsize_t d : dims_of(file, name)) n *= d;
-  std::vector<double> v(n);
-  const hid_t d = H5Dopen2(file, name.c_str(), H5P_DEFAULT);
-  EXPECT_GE(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), 0) << name;
-  H5Dclose(d);
-  return v;
-}
-
-std::string string_attribute(hid_t file, const std::string& object, const std::string& name) {
-  const hid_t a = H5Aopen_by_name(file, object.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT);
-  if (a < 0) return "<missing>";
-  const hid_t t = H5Aget_type(a);  // variable-length UTF-8 string
-  EXPECT_GT(H5Tis_variable_str(t), 0) << object << "/" << name;
-  char* p = nullptr;
-  H5Aread(a, t, &p);
-  std::string s = p ? p : "";
-  H5free_memory(p);
-  H5Tclose(t);
-  H5Aclose(a);
-  return s;
-}
-
-hsize_t attribute_length(hid_t file, const std::string& object, const std::string& name) {
-  const hid_t a = H5Aopen_by_name(file, object.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT);
-  if (a < 0) return 0;
-  const hid_t sp = H5Aget_space(a);
-  const hssize_t n = H5Sget_simple_extent_npoints(sp);
-  H5Sclose(sp);
-  H5Aclose(a);
-  return n < 0 ? 0 : hsize_t(n);
-}
-
-long long int_attribute(hid_t file, const std::string& object, const std::string& name) {
-  const hid_t a = H5Aopen_by_name(file, object.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT);
-  long long v = -1;
-  if (a >= 0) {
-    H5Aread(a, H5T_NATIVE_LLONG, &v);
-    H5Aclose(a);
-  }
-  return v;
-}
 
 // The checks every successful run must pass; returns the CSV rows.
 std::vector<std::vector<std::string>> check_outputs(const fs::path& dir, const fs::path& study, long n,
@@ -612,15 +500,6 @@ bootstrap = 50
 
 // ---- plots ---------------------------------------------------------------------
 
-namespace {
-bool python_plotting_available() {
-  return std::system("python3 -c 'import h5py, matplotlib, numpy' >/dev/null 2>&1") == 0;
-}
-bool is_png(const fs::path& p) {
-  const std::string head = read_file(p).substr(0, 8);
-  return head == std::string("\x89PNG\r\n\x1a\n", 8);
-}
-}  // namespace
 
 // `hydrosweep plot DIR` on a real (small) Monte Carlo study with trajectories,
 // an analysis and a failure limit: every plot the issue asks for is written.
