@@ -220,6 +220,17 @@ inline bool write_file(const std::string& path, const std::string& text) {
   return static_cast<bool>(out);
 }
 
+// Write a benchmark's result file and say where; false (after a message on
+// stderr) if it cannot be written.
+inline bool save_result(const std::string& path, const Json& j) {
+  if (!write_file(path, j.str())) {
+    std::fprintf(stderr, "cannot write %s\n", path.c_str());
+    return false;
+  }
+  std::printf("wrote %s\n", path.c_str());
+  return true;
+}
+
 // ---------------------------------------------------------------------------
 // argv: "--name value" pairs.
 

@@ -159,10 +159,6 @@ int main(int argc, char** argv) {
         .end_object();
   }
   j.end_array().end_object();
-  if (!hb::write_file(out_path, j.str())) {
-    std::fprintf(stderr, "cannot write %s\n", out_path.c_str());
-    return 1;
-  }
-  std::printf("wrote %s\n", out_path.c_str());
+  if (!hb::save_result(out_path, j)) return 1;
   return 0;
 }

@@ -714,10 +714,6 @@ int main(int argc, char** argv) {
   if (ours_matching_1e6_trajectory)
     write_ours(j, "hydrosweep_matching_cvode_rtol_1e-6_trajectory", *ours_matching_1e6_trajectory);
   j.end_object();
-  if (!hb::write_file(out_path, j.str())) {
-    std::fprintf(stderr, "cannot write %s\n", out_path.c_str());
-    return 1;
-  }
-  std::printf("wrote %s\n", out_path.c_str());
+  if (!hb::save_result(out_path, j)) return 1;
   return 0;
 }

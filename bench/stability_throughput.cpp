@@ -43,9 +43,7 @@ std::vector<hs::FourBarParams> map_points(long n) {
   for (long i = 0; i < n; ++i) {
     hs::FourBarParams P = hs::seed002_four_bar();
     const double scale = std::pow(10.0, -3.0 + 3.0 * ((i / nb) % nf) / (nf - 1.0));
-    P.friction.coulomb_force *= scale;
-    P.friction.static_force *= scale;
-    P.friction.viscous_coefficient *= scale;
+    hs::scale_friction(P.friction, scale);
     P.circuit.oil_bulk_modulus = 0.5e9 + 1.5e9 * (i % nb) / (nb - 1.0);
     out[static_cast<size_t>(i)] = P;
   }
@@ -149,10 +147,6 @@ int main(int argc, char** argv) {
     j.end_object();
   }
   j.end_array().end_object();
-  if (!hb::write_file(out_path, j.str())) {
-    std::fprintf(stderr, "cannot write %s\n", out_path.c_str());
-    return 1;
-  }
-  std::printf("wrote %s\n", out_path.c_str());
+  if (!hb::save_result(out_path, j)) return 1;
   return 0;
 }

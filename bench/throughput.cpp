@@ -125,11 +125,7 @@ int main(int argc, char** argv) {
     j.end_object();
   }
   j.end_array().end_object();
-  if (!hb::write_file(out_path, j.str())) {
-    std::fprintf(stderr, "cannot write %s\n", out_path.c_str());
-    return 1;
-  }
-  std::printf("wrote %s\n", out_path.c_str());
+  if (!hb::save_result(out_path, j)) return 1;
   const std::string plot = "python3 '" + std::string(HS_SOURCE_DIR) + "/bench/plot_throughput.py' '" + out_path + "'";
   if (std::system(plot.c_str()) != 0) std::printf("(no plot: run %s)\n", plot.c_str());
   return 0;

@@ -43,9 +43,7 @@ const Scenario kScenarios[] = {{"overdamped", 1.0}, {"friction_0.1", 0.1}, {"fri
 
 FourBarParams scenario_params(double scale) {
   FourBarParams P = seed002_four_bar();
-  P.friction.coulomb_force *= scale;
-  P.friction.static_force *= scale;
-  P.friction.viscous_coefficient *= scale;
+  scale_friction(P.friction, scale);
   return P;
 }
 

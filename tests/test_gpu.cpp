@@ -60,9 +60,7 @@ TEST(Gpu, StabilityMapAgreesWithCpu) {
   for (int i = 0; i < 1000; ++i) {
     FourBarParams P = seed002_four_bar();
     const double scale = std::pow(10.0, -3.0 * (i % 37) / 36.0);
-    P.friction.coulomb_force *= scale;
-    P.friction.static_force *= scale;
-    P.friction.viscous_coefficient *= scale;
+    scale_friction(P.friction, scale);
     P.circuit.oil_bulk_modulus = 0.5e9 + 1.5e9 * (i % 29) / 28.0;
     if (i == 500) P.mechanism.cut_x = 20.0;  // one point that cannot assemble
     points.push_back(P);

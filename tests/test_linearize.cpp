@@ -33,9 +33,7 @@ constexpr double kDegree = kPi / 180.0;
 
 FourBarParams with_friction_scale(double scale) {
   FourBarParams P = seed002_four_bar();
-  P.friction.coulomb_force *= scale;
-  P.friction.static_force *= scale;
-  P.friction.viscous_coefficient *= scale;
+  scale_friction(P.friction, scale);
   return P;
 }
 

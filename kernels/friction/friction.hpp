@@ -27,6 +27,15 @@ struct FrictionParams {
   double bengisu_akay_decay = 200.0;
 };
 
+// Seed 000's friction scenarios (×1, ×1/10, ×1/100, §4.4) scale the
+// Coulomb, static and viscous terms together; so does a stability map's
+// friction axis.
+HS_HD inline void scale_friction(FrictionParams& f, double scale) {
+  f.coulomb_force *= scale;
+  f.static_force *= scale;
+  f.viscous_coefficient *= scale;
+}
+
 // Brown–McPhee, seed 000 eq (8) (signed form, plain viscous term σ2·v;
 // seed 002 eq (24) multiplies σ2 by tanh(4) = 0.99933, ambiguity A4):
 //   F_μ = F_c tanh(4v/v_s) + (F_s − F_c)(v/v_s)/((v/v_s)²/4 + 3/4)² + σ2 v
