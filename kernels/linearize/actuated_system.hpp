@@ -36,10 +36,7 @@ struct ActuatedSystem {
   static_assert(Friction::n_states == 0, "linearization of dynamic friction states is not implemented");
   using Params = ActuatedParams<typename Mechanism::Params>;
 
-  struct Constants {
-    CircuitConstants circuit;
-    double s0;  // actuator length where the chamber lengths are l2_0, l − l2_0 [m]
-  };
+  using Constants = ActuatedConstants;
   // s0 at the configuration x0 (the equilibrium or the initial state), as
   // the integrators take it at t = 0.
   HS_HD static Constants constants(const Params& P, const double* x0) {
@@ -64,24 +61,31 @@ struct ActuatedSystem {
     }
   }
 
-  // e(x, ẋ, ẍ, p) = e_mech − F ∂s/∂x (seed 000 eq 9 without C_xᵀΛ and Q_applied).
+  // e(x, ẋ, ẍ, p) = e_mech − F ∂s/∂x (seed 000 eq 9 without C_xᵀΛ and
+  // Q_applied) and H(x, ẋ, p, U) (eq 74, chamber lengths at s(x) − s0),
+  // sharing one evaluation of the actuator. Either output may be null;
+  // ẍ is read only for e.
+  template <class T, class TU>
+  HS_HD static void evaluate(const Params& P, const Constants& K, const T* x, const T* xd, const T* xdd, const T* p,
+                             const TU& U, T* e, T* pdot) {
+    T s, sdot, ds_dx[n];
+    actuator(P, x, xd, s, sdot, ds_dx);
+    if (e) {
+      Mechanism::mechanism_residual(P.mechanism, x, xd, xdd, e);
+      const T F = Circuit::piston_force(K.circuit, p) - Friction::force(P.friction, sdot);
+      for (int k = 0; k < n; ++k) e[k] -= F * ds_dx[k];
+    }
+    if (pdot) Circuit::pressure_rates(P.circuit, K.circuit, p, U, s - K.s0, sdot, pdot);
+  }
   template <class T>
   HS_HD static void residual(const Params& P, const Constants& K, const T* x, const T* xd, const T* xdd, const T* p,
                              T* e) {
-    Mechanism::mechanism_residual(P.mechanism, x, xd, xdd, e);
-    T s, sdot, ds_dx[n];
-    actuator(P, x, xd, s, sdot, ds_dx);
-    const T F = Circuit::piston_force(K.circuit, p) - Friction::force(P.friction, sdot);
-    for (int k = 0; k < n; ++k) e[k] -= F * ds_dx[k];
+    evaluate(P, K, x, xd, xdd, p, 0.0, e, static_cast<T*>(nullptr));
   }
-
-  // H(x, ẋ, p, U), seed 000 eq (74) with the chamber lengths at s(x) − s0.
   template <class T, class TU>
   HS_HD static void pressure_rates(const Params& P, const Constants& K, const T* x, const T* xd, const T* p,
                                    const TU& U, T* pdot) {
-    T s, sdot, ds_dx[n];
-    actuator(P, x, xd, s, sdot, ds_dx);
-    Circuit::pressure_rates(P.circuit, K.circuit, p, U, s - K.s0, sdot, pdot);
+    evaluate(P, K, x, xd, static_cast<const T*>(nullptr), p, U, static_cast<T*>(nullptr), pdot);
   }
 
   // W(U, U_ref) = (U_ref − U)/τ, eq (4); ∂W/∂U = −1/τ.

@@ -44,7 +44,7 @@ struct Index1Form {
     // T are much cheaper than one on the nested Dual<n, T>).
     T e0[n], ek[n], acc[n], Mx[n][n];
     for (int k = 0; k < n; ++k) acc[k] = T(0.0);
-    System::residual(P, K, x, v, acc, p, e0);
+    System::evaluate(P, K, x, v, acc, p, X[iu], e0, Xdot + ip);  // e(x, v, 0, p) and ṗ = H
     for (int k = 0; k < n; ++k) {
       acc[k] = T(1.0);
       System::residual(P, K, x, v, acc, p, ek);
@@ -91,7 +91,6 @@ struct Index1Form {
     }
     if (lambda)
       for (int j = 0; j < m; ++j) lambda[j] = y[n + j];
-    System::pressure_rates(P, K, x, v, p, X[iu], Xdot + ip);
     Xdot[iu] = (f.U_ref - X[iu]) / P.circuit.valve_time_constant;  // eq (4)
     return true;
   }

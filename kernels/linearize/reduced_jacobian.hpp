@@ -80,20 +80,18 @@ HS_HD bool linearization_terms(const typename System::Params& P, const Equilibri
 
   reset();
   for (int k = 0; k < n; ++k) x[k] = Dn::variable(eq.x[k], k);
-  System::residual(P, eq.K, x, xd, xdd, p, e);
+  Dn h[r];
+  System::evaluate(P, eq.K, x, xd, xdd, p, 0.0, e, h);
   for (int i = 0; i < n; ++i)
     for (int k = 0; k < n; ++k) L.Kq[i][k] += e[i].v[k];  // −Q_x
-  Dn h[r];
-  System::pressure_rates(P, eq.K, x, xd, p, 0.0, h);
   for (int i = 0; i < r; ++i)
     for (int k = 0; k < n; ++k) L.Hx[i][k] = h[i].v[k];
 
   reset();
   for (int k = 0; k < n; ++k) xd[k] = Dn::variable(0.0, k);
-  System::residual(P, eq.K, x, xd, xdd, p, e);
+  System::evaluate(P, eq.K, x, xd, xdd, p, 0.0, e, h);
   for (int i = 0; i < n; ++i)
     for (int k = 0; k < n; ++k) L.Qxd[i][k] = -e[i].v[k];
-  System::pressure_rates(P, eq.K, x, xd, p, 0.0, h);
   for (int i = 0; i < r; ++i)
     for (int k = 0; k < n; ++k) L.Hxd[i][k] = h[i].v[k];
 
@@ -102,10 +100,9 @@ HS_HD bool linearization_terms(const typename System::Params& P, const Equilibri
     Dr xr[n], zr[n], pr[r], er[n], hr[r];
     for (int k = 0; k < n; ++k) { xr[k] = Dr(eq.x[k]); zr[k] = Dr(0.0); }
     for (int k = 0; k < r; ++k) pr[k] = Dr::variable(eq.p[k], k);
-    System::residual(P, eq.K, xr, zr, zr, pr, er);
+    System::evaluate(P, eq.K, xr, zr, zr, pr, 0.0, er, hr);
     for (int i = 0; i < n; ++i)
       for (int k = 0; k < r; ++k) L.Qp[i][k] = -er[i].v[k];
-    System::pressure_rates(P, eq.K, xr, zr, pr, 0.0, hr);
     for (int i = 0; i < r; ++i)
       for (int k = 0; k < r; ++k) L.Hp[i][k] = hr[i].v[k];
   }

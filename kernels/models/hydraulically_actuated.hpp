@@ -46,6 +46,14 @@ struct ActuatedParams {
   InputSchedule input;
 };
 
+// Per-instance constants derived once from the parameters and the
+// reference configuration (the integrators' initial state, the
+// linearization's equilibrium).
+struct ActuatedConstants {
+  CircuitConstants circuit;
+  double s0;  // actuator length where the chamber lengths are l2_0, l − l2_0 [m]
+};
+
 template <class MechanismT, class FrictionT>
 struct HydraulicallyActuated {
   using Mechanism = MechanismT;
@@ -57,11 +65,7 @@ struct HydraulicallyActuated {
   static constexpr int nw = Friction::n_states;
 
   using Params = ActuatedParams<typename Mechanism::Params>;
-  // Per-instance constants derived once at the start of a run.
-  struct Constants {
-    CircuitConstants circuit;
-    double s0;  // actuator length in the initial configuration [m]
-  };
+  using Constants = ActuatedConstants;  // s0: actuator length in the initial configuration
 
   // Admissibility of a state after a step: NaN, pressure range, stroke.
   HS_HD static Status check(const Params& P, const Constants& K, const double* p, double s, double p_min,
