@@ -139,6 +139,30 @@ template <int N, class S> HS_HD Dual<N, S> atan2(const Dual<N, S>& y, const Dual
 template <int N, class S> HS_HD double sign(const Dual<N, S>& x) { return sign(value(x)); }
 }  // namespace math
 
+// Directional derivatives. Seeding coordinate k as x_k + Σ_j D_kj ε_j
+// makes a pass carry f'(x)·D, the derivatives along the nd columns of D,
+// instead of the whole gradient: what a projection Dᵀ(∂f/∂x)D needs (the
+// reduced Jacobian only ever uses the admissible motions T, nd = n − m).
+// UnitDirections<n> (D = I) gives the plain gradient.
+template <int ND>
+struct Directions {
+  static constexpr int nd = ND;
+  const double (*D)[ND];  // n rows, nd columns
+  HS_HD HS_FORCEINLINE double operator()(int k, int j) const { return D[k][j]; }
+};
+template <int N>
+struct UnitDirections {
+  static constexpr int nd = N;
+  HS_HD HS_FORCEINLINE double operator()(int k, int j) const { return k == j ? 1.0 : 0.0; }
+};
+// x_k + Σ_j dir(k, j) ε_j.
+template <class Dir, class S>
+HS_HD HS_FORCEINLINE Dual<Dir::nd, S> along(const S& x, const Dir& dir, int k) {
+  Dual<Dir::nd, S> r(x);
+  for (int j = 0; j < Dir::nd; ++j) r.v[j] = S(dir(k, j));
+  return r;
+}
+
 // Moving derivatives between jets of different widths, for residuals whose
 // first M unknowns drive a sub-computation (the mechanism depends on the
 // independent coordinates only, not on the pressures): that part runs on

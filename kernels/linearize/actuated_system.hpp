@@ -12,8 +12,8 @@
 // does virtual work F δs, hence the generalized force F ∂s/∂x.
 //
 // Mechanism contract (PlanarChainDae, SpatialFourBarDae): n, m, ni, Params,
-// mechanism_residual<T>, constraints<S>, actuator_length<S>,
-// initial_guess, driving. Everything here is generic over it and over the
+// mechanism_residual<T>, mechanism_residual_along<Dir, T> (Dᵀe_mech),
+// constraints<S>, actuator_length<S>, initial_guess, driving. Everything here is generic over it and over the
 // friction policy, and every derivative is taken by dual numbers.
 #pragma once
 #include "../core/dual.hpp"
@@ -46,36 +46,51 @@ struct ActuatedSystem {
     return K;
   }
 
+  // s, ṡ = ∂s/∂x ẋ and ∂s/∂x d_j along the directions, from one pass with
+  // x_k + Σ_j d_kj ε_j + ẋ_k ε_nd.
+  template <class Dir, class T>
+  HS_HD static void actuator_along(const Params& P, const Dir& dir, const T* x, const T* xd, T& s, T& sdot,
+                                   T* ds_dir) {
+    constexpr int nd = Dir::nd;
+    using Jx = Dual<nd + 1, T>;
+    Jx xj[n];
+    for (int k = 0; k < n; ++k) {
+      xj[k] = Jx(x[k]);
+      for (int j = 0; j < nd; ++j) xj[k].v[j] = T(dir(k, j));
+      xj[k].v[nd] = xd[k];
+    }
+    const Jx sj = Mechanism::actuator_length(P.mechanism, xj);
+    s = sj.a;
+    sdot = sj.v[nd];
+    for (int j = 0; j < nd; ++j) ds_dir[j] = sj.v[j];
+  }
   // s, ṡ and ∂s/∂x at (x, ẋ).
   template <class T>
   HS_HD static void actuator(const Params& P, const T* x, const T* xd, T& s, T& sdot, T* ds_dx) {
-    using Jx = Dual<n, T>;
-    Jx xj[n];
-    for (int k = 0; k < n; ++k) xj[k] = Jx::variable(x[k], k);
-    const Jx sj = Mechanism::actuator_length(P.mechanism, xj);
-    s = sj.a;
-    sdot = T(0.0);
-    for (int k = 0; k < n; ++k) {
-      ds_dx[k] = sj.v[k];
-      sdot += sj.v[k] * xd[k];
-    }
+    actuator_along(P, UnitDirections<n>{}, x, xd, s, sdot, ds_dx);
   }
 
-  // e(x, ẋ, ẍ, p) = e_mech − F ∂s/∂x (seed 000 eq 9 without C_xᵀΛ and
-  // Q_applied) and H(x, ẋ, p, U) (eq 74, chamber lengths at s(x) − s0),
+  // Dᵀe with e(x, ẋ, ẍ, p) = e_mech − F ∂s/∂x (seed 000 eq 9 without C_xᵀΛ
+  // and Q_applied), and H(x, ẋ, p, U) (eq 74, chamber lengths at s(x) − s0),
   // sharing one evaluation of the actuator. Either output may be null;
   // ẍ is read only for e.
+  template <class Dir, class T, class TU>
+  HS_HD static void evaluate_along(const Params& P, const Constants& K, const Dir& dir, const T* x, const T* xd,
+                                   const T* xdd, const T* p, const TU& U, T* e_dir, T* pdot) {
+    T s, sdot, ds_dir[Dir::nd];
+    actuator_along(P, dir, x, xd, s, sdot, ds_dir);
+    if (e_dir) {
+      Mechanism::mechanism_residual_along(P.mechanism, dir, x, xd, xdd, e_dir);
+      const T F = Circuit::piston_force(K.circuit, p) - Friction::force(P.friction, sdot);
+      for (int j = 0; j < Dir::nd; ++j) e_dir[j] -= F * ds_dir[j];
+    }
+    if (pdot) Circuit::pressure_rates(P.circuit, K.circuit, p, U, s - K.s0, sdot, pdot);
+  }
+  // e itself (unit directions) and H.
   template <class T, class TU>
   HS_HD static void evaluate(const Params& P, const Constants& K, const T* x, const T* xd, const T* xdd, const T* p,
                              const TU& U, T* e, T* pdot) {
-    T s, sdot, ds_dx[n];
-    actuator(P, x, xd, s, sdot, ds_dx);
-    if (e) {
-      Mechanism::mechanism_residual(P.mechanism, x, xd, xdd, e);
-      const T F = Circuit::piston_force(K.circuit, p) - Friction::force(P.friction, sdot);
-      for (int k = 0; k < n; ++k) e[k] -= F * ds_dx[k];
-    }
-    if (pdot) Circuit::pressure_rates(P.circuit, K.circuit, p, U, s - K.s0, sdot, pdot);
+    evaluate_along(P, K, UnitDirections<n>{}, x, xd, xdd, p, U, e, pdot);
   }
   template <class T>
   HS_HD static void residual(const Params& P, const Constants& K, const T* x, const T* xd, const T* xdd, const T* p,

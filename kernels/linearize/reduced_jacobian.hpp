@@ -13,26 +13,33 @@
 // At an equilibrium ẋ⁰ = ẍ⁰ = 0, so V̄ = V̿ = U_a = V_a = 0 and the general
 // eqs (53)–(60) reduce to this (§1.7); the l = 0 case has V^{h,ai} = T.
 //
-// Exact partial derivatives from dual numbers, one pass per argument group:
-//   M = ∂e/∂ẍ, −Q_x = ∂e/∂x, −Q_ẋ = ∂e/∂ẋ, −Q_p = ∂e/∂p on Dual<n> / Dual<r>,
-//   ∂(C_xᵀΛ)/∂x = ∇²(ΛᵀC) on the nested Dual<n, Dual<n>>,
-//   H_x, H_ẋ, H_p, H_U the same way. H_U is one-sided (U → 0⁺): the
-//   closed-centre valve switches ports at U = 0. It does not change the
-//   eigenvalues (the Ũ row is decoupled: J is block triangular).
+// Only projections on the admissible motions enter J: TᵀMT, TᵀK_qT,
+// TᵀQ_ẋT, TᵀQ_p, H_xT, H_ẋT. So after C_x and T, every partial comes from
+// directional derivatives along the columns of T (nd = n − m), never from
+// full n×n matrices:
+// - Tᵀ∇²(ΛᵀC)T: one pass of the constraints on Dual<ni, Dual<ni>>, both
+//   levels seeded along T (the mixed second derivative of ΛᵀC(x + Tε + Tδ)).
+// - everything else: one pass of Tᵀe and H on Dual<3ni + r + u>, seeded on
+//   x along T, ẋ along T, ẍ along T, p and U.
+// For the 3D four-bar (n = 10, ni = 1) this replaces 121-wide nested jets
+// by 4- and 8-wide ones. H_U is one-sided (U → 0⁺): the closed-centre valve
+// switches ports at U = 0. It does not change the eigenvalues (the Ũ row is
+// decoupled: J is block triangular).
 #pragma once
 #include "equilibrium.hpp"
 
 namespace hs {
 
-// Every term of the linearization, for tests and diagnostics.
+// Every term of the linearization, projected on T, for tests and diagnostics.
 template <class System>
 struct LinearizationTerms {
   static constexpr int n = System::n, m = System::m, ni = System::ni, r = System::r;
-  double M[n][n];        // mass matrix
-  double Kq[n][n];       // ∂(C_xᵀΛ)/∂x − Q_x
-  double Qxd[n][n];      // ∂Q/∂ẋ (friction through ṡ)
-  double Qp[n][r];       // ∂Q/∂p (cylinder areas × ∂s/∂x)
-  double Hx[r][n], Hxd[r][n], Hp[r][r], HU[r];
+  double m0[ni][ni];     // TᵀM T, eq (57)
+  double Kq[ni][ni];     // Tᵀ(∂(C_xᵀΛ)/∂x − Q_x)T
+  double Qxd[ni][ni];    // TᵀQ_ẋT (friction through ṡ)
+  double Qp[ni][r];      // TᵀQ_p (cylinder areas × ∂s/∂x T)
+  double Hx[r][ni], Hxd[r][ni];  // H_xT, H_ẋT
+  double Hp[r][r], HU[r];
   double WU;             // ∂W/∂U = −1/τ
   double Cx[m][n];
   double T[n][ni];       // admissible-motion basis of the partition
@@ -43,113 +50,96 @@ struct ReducedSize {
   static constexpr int value = 2 * System::ni + System::r + System::u;
 };
 
-// All partial derivatives at the equilibrium.
+// All partial derivatives at the equilibrium, projected on T.
 template <class System>
 HS_HD bool linearization_terms(const typename System::Params& P, const Equilibrium<System>& eq,
                                LinearizationTerms<System>& L) {
-  constexpr int n = System::n, m = System::m, r = System::r;
-  using Dn = Dual<n>;
-  using Dr = Dual<r>;
+  constexpr int n = System::n, m = System::m, ni = System::ni, r = System::r, u = System::u;
+  static_assert(u == 1, "one spool state");
   namespace d = linearize_detail;
 
-  // Constraint Jacobian and the multiplier Hessian ∇²(ΛᵀC).
+  // C_x and the admissible motions T.
   {
-    using Dnn = Dual<n, Dn>;
-    Dnn xj[n], Cj[m];
-    for (int k = 0; k < n; ++k) xj[k] = Dnn::variable(Dn::variable(eq.x[k], k), k);
-    System::Mechanism::constraints(P.mechanism, xj, Cj);
-    Dnn lagrange(0.0);
-    for (int i = 0; i < m; ++i) {
-      for (int k = 0; k < n; ++k) L.Cx[i][k] = Cj[i].v[k].a;
-      lagrange += eq.lambda[i] * Cj[i];
+    double C[m];
+    d::constraints_and_jacobian<System>(P, eq.x, C, L.Cx);
+  }
+  if (!d::admissible_basis<System>(L.Cx, eq.indep, eq.dep, L.T)) return false;
+  const Directions<ni> along_T{L.T};
+
+  // Tᵀ∇²(ΛᵀC)T.
+  {
+    using Di = Dual<ni>;
+    using Dii = Dual<ni, Di>;
+    Dii xj[n], Cj[m];
+    for (int k = 0; k < n; ++k) {
+      xj[k] = Dii(along(eq.x[k], along_T, k));
+      for (int j = 0; j < ni; ++j) xj[k].v[j] = Di(L.T[k][j]);
     }
-    for (int j = 0; j < n; ++j)
-      for (int k = 0; k < n; ++k) L.Kq[j][k] = lagrange.v[j].v[k];
+    System::Mechanism::constraints(P.mechanism, xj, Cj);
+    Dii lagrange(0.0);
+    for (int i = 0; i < m; ++i) lagrange += eq.lambda[i] * Cj[i];
+    for (int i = 0; i < ni; ++i)
+      for (int j = 0; j < ni; ++j) L.Kq[i][j] = lagrange.v[i].v[j];
   }
-  // Residual passes on Dual<n>: seeded on ẍ, x, ẋ in turn.
-  Dn x[n], xd[n], xdd[n], p[r], e[n];
-  for (int k = 0; k < r; ++k) p[k] = Dn(eq.p[k]);
-  auto reset = [&]() {
-    for (int k = 0; k < n; ++k) { x[k] = Dn(eq.x[k]); xd[k] = Dn(0.0); xdd[k] = Dn(0.0); }
-  };
-  reset();
-  for (int k = 0; k < n; ++k) xdd[k] = Dn::variable(0.0, k);
-  System::residual(P, eq.K, x, xd, xdd, p, e);
-  for (int i = 0; i < n; ++i)
-    for (int k = 0; k < n; ++k) L.M[i][k] = e[i].v[k];
-
-  reset();
-  for (int k = 0; k < n; ++k) x[k] = Dn::variable(eq.x[k], k);
-  Dn h[r];
-  System::evaluate(P, eq.K, x, xd, xdd, p, 0.0, e, h);
-  for (int i = 0; i < n; ++i)
-    for (int k = 0; k < n; ++k) L.Kq[i][k] += e[i].v[k];  // −Q_x
-  for (int i = 0; i < r; ++i)
-    for (int k = 0; k < n; ++k) L.Hx[i][k] = h[i].v[k];
-
-  reset();
-  for (int k = 0; k < n; ++k) xd[k] = Dn::variable(0.0, k);
-  System::evaluate(P, eq.K, x, xd, xdd, p, 0.0, e, h);
-  for (int i = 0; i < n; ++i)
-    for (int k = 0; k < n; ++k) L.Qxd[i][k] = -e[i].v[k];
-  for (int i = 0; i < r; ++i)
-    for (int k = 0; k < n; ++k) L.Hxd[i][k] = h[i].v[k];
-
-  // Pressures on Dual<r>.
+  // Tᵀe and H in one pass: directions x·T | ẋ·T | ẍ·T | p | U.
   {
-    Dr xr[n], zr[n], pr[r], er[n], hr[r];
-    for (int k = 0; k < n; ++k) { xr[k] = Dr(eq.x[k]); zr[k] = Dr(0.0); }
-    for (int k = 0; k < r; ++k) pr[k] = Dr::variable(eq.p[k], k);
-    System::evaluate(P, eq.K, xr, zr, zr, pr, 0.0, er, hr);
-    for (int i = 0; i < n; ++i)
-      for (int k = 0; k < r; ++k) L.Qp[i][k] = -er[i].v[k];
-    for (int i = 0; i < r; ++i)
-      for (int k = 0; k < r; ++k) L.Hp[i][k] = hr[i].v[k];
-  }
-  // Spool on Dual<1>.
-  {
-    using D1 = Dual<1>;
-    D1 x1[n], z1[n], p1[r], h1[r];
-    for (int k = 0; k < n; ++k) { x1[k] = D1(eq.x[k]); z1[k] = D1(0.0); }
-    for (int k = 0; k < r; ++k) p1[k] = D1(eq.p[k]);
-    System::pressure_rates(P, eq.K, x1, z1, p1, D1::variable(eq.U, 0), h1);
-    for (int i = 0; i < r; ++i) L.HU[i] = h1[i].v[0];
+    constexpr int ix = 0, ixd = ni, ixdd = 2 * ni, ip = 3 * ni, iu = 3 * ni + r;
+    using Dw = Dual<3 * ni + r + u>;
+    Dw x[n], xd[n], xdd[n], p[r], e[ni], h[r];
+    for (int k = 0; k < n; ++k) {
+      x[k] = Dw(eq.x[k]);
+      xd[k] = Dw(0.0);
+      xdd[k] = Dw(0.0);
+      for (int j = 0; j < ni; ++j) {
+        x[k].v[ix + j] = L.T[k][j];
+        xd[k].v[ixd + j] = L.T[k][j];
+        xdd[k].v[ixdd + j] = L.T[k][j];
+      }
+    }
+    for (int k = 0; k < r; ++k) p[k] = Dw::variable(eq.p[k], ip + k);
+    const Dw U = Dw::variable(eq.U, iu);
+    System::evaluate_along(P, eq.K, along_T, x, xd, xdd, p, U, e, h);
+    for (int i = 0; i < ni; ++i) {
+      for (int j = 0; j < ni; ++j) {
+        L.m0[i][j] = e[i].v[ixdd + j];
+        L.Kq[i][j] += e[i].v[ix + j];  // −Q_x
+        L.Qxd[i][j] = -e[i].v[ixd + j];
+      }
+      for (int k = 0; k < r; ++k) L.Qp[i][k] = -e[i].v[ip + k];
+    }
+    for (int i = 0; i < r; ++i) {
+      for (int j = 0; j < ni; ++j) {
+        L.Hx[i][j] = h[i].v[ix + j];
+        L.Hxd[i][j] = h[i].v[ixd + j];
+      }
+      for (int k = 0; k < r; ++k) L.Hp[i][k] = h[i].v[ip + k];
+      L.HU[i] = h[i].v[iu];
+    }
   }
   L.WU = System::spool_rate_derivative(P);
-  return d::admissible_basis<System>(L.Cx, eq.indep, eq.dep, L.T);
+  return true;
 }
 
 // Assemble J from the terms (eq 64). False if m0 is singular.
 template <class System>
 HS_HD bool assemble_reduced_jacobian(const LinearizationTerms<System>& L,
                                      Mat<double, ReducedSize<System>::value, ReducedSize<System>::value>& J) {
-  constexpr int n = System::n, ni = System::ni, r = System::r;
+  constexpr int ni = System::ni, r = System::r;
   constexpr int N = ReducedSize<System>::value;
   constexpr int row_v = ni, row_p = 2 * ni, row_u = 2 * ni + r;
   J = Mat<double, N, N>::zero();
-  // TᵀA T and TᵀB for the mechanical rows.
-  auto project = [&](const double (*A)[n], int i, int j) {
-    double s = 0.0;
-    for (int a = 0; a < n; ++a)
-      for (int b = 0; b < n; ++b) s += L.T[a][i] * A[a][b] * L.T[b][j];
-    return s;
-  };
   Mat<double, ni, ni> m0;
   for (int i = 0; i < ni; ++i)
-    for (int j = 0; j < ni; ++j) m0(i, j) = project(L.M, i, j);
+    for (int j = 0; j < ni; ++j) m0(i, j) = L.m0[i][j];
   int perm[ni];
   if (!lu_factor(m0, perm)) return false;
   // Right-hand sides of m0 X = B for the blocks J21, J22, J24, one column at a time.
   for (int c = 0; c < ni + ni + r; ++c) {
     double b[ni], y[ni];
     for (int i = 0; i < ni; ++i) {
-      if (c < ni) b[i] = -project(L.Kq, i, c);                  // J21
-      else if (c < 2 * ni) b[i] = project(L.Qxd, i, c - ni);    // J22
-      else {                                                     // J24
-        double s = 0.0;
-        for (int a = 0; a < n; ++a) s += L.T[a][i] * L.Qp[a][c - 2 * ni];
-        b[i] = s;
-      }
+      if (c < ni) b[i] = -L.Kq[i][c];                  // J21
+      else if (c < 2 * ni) b[i] = L.Qxd[i][c - ni];    // J22
+      else b[i] = L.Qp[i][c - 2 * ni];                 // J24
     }
     lu_solve(m0, perm, b, y);
     for (int i = 0; i < ni; ++i) J(row_v + i, c) = y[i];
@@ -157,13 +147,8 @@ HS_HD bool assemble_reduced_jacobian(const LinearizationTerms<System>& L,
   for (int i = 0; i < ni; ++i) J(i, ni + i) = 1.0;
   for (int i = 0; i < r; ++i) {
     for (int j = 0; j < ni; ++j) {
-      double sx = 0.0, sv = 0.0;
-      for (int a = 0; a < n; ++a) {
-        sx += L.Hx[i][a] * L.T[a][j];
-        sv += L.Hxd[i][a] * L.T[a][j];
-      }
-      J(row_p + i, j) = sx;        // J41 = H_x V^{h,ai} = H_x T
-      J(row_p + i, ni + j) = sv;   // J42 = H_ẋ T
+      J(row_p + i, j) = L.Hx[i][j];        // J41 = H_x V^{h,ai} = H_x T
+      J(row_p + i, ni + j) = L.Hxd[i][j];  // J42 = H_ẋ T
     }
     for (int k = 0; k < r; ++k) J(row_p + i, row_p + k) = L.Hp[i][k];
     J(row_p + i, row_u) = L.HU[i];

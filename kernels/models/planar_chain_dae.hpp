@@ -33,6 +33,19 @@ struct PlanarChainDae {
     const auto acc = Chain::acceleration(pose, motion, zdd);
     Chain::dynamics_residual(P, pose, motion, acc, e);
   }
+  // Dᵀe: the semirecursive residual is cheap for n = NB, so it is projected
+  // after the fact rather than evaluated along the directions.
+  template <class Dir, class T>
+  HS_HD static void mechanism_residual_along(const Params& P, const Dir& dir, const T* z, const T* zd, const T* zdd,
+                                             T* e_dir) {
+    T e[n];
+    mechanism_residual(P, z, zd, zdd, e);
+    for (int j = 0; j < Dir::nd; ++j) {
+      T s(0.0);
+      for (int k = 0; k < n; ++k) s += dir(k, j) * e[k];
+      e_dir[j] = s;
+    }
+  }
   template <class T>
   HS_HD static void constraints(const Params& P, const T* z, T* phi) {
     Chain::constraints(P, Chain::pose(P, z), phi);

@@ -12,9 +12,14 @@
 // without multipliers and actuator. ω_b is the angular velocity in body
 // axes, ω̃_b = R_bᵀ Ṙ_b, and ω̇_b = vee(Ṙ_bᵀ Ṙ_b + R_bᵀ R̈_b).
 //
+// Projected on directions d_j instead (the columns of an n×nd matrix D),
+// the same virtual power gives Dᵀe with ∂g/∂x d_j and vee(Rᵀ ∂R/∂x d_j):
+// rigid_body_residual_along. The linearization needs only Tᵀe along the
+// admissible motions T (nd = n − m), so its jets carry nd, not n, directions.
+//
 // Every derivative comes from dual numbers:
-// - ∂g/∂x_k and ∂ω/∂ẋ_k = vee(Rᵀ ∂R/∂x_k): one evaluation of the frames on
-//   Dual<n, T>, x seeded with unit directions.
+// - ∂g/∂x d_j and ∂ω/∂ẋ d_j = vee(Rᵀ ∂R/∂x d_j): one evaluation of the
+//   frames on Dual<nd, T>, x seeded along the directions (unit ones for e).
 // - ġ, g̈, Ṙ, R̈: one evaluation on the path jet Dual<1, Dual<1, T>> with
 //   x(τ1, τ2) = x + ẋ τ1 + ẋ τ2 + ẍ τ1τ2, whose τ1τ2 coefficient is
 //   f'(x) ẍ + ẋᵀ f''(x) ẋ = d²f/dt² (the mixed term of a hyper-dual).
@@ -59,14 +64,16 @@ HS_HD void at_b(const S (&A)[3][3], const S (&B)[3][3], S (&C)[3][3]) {
 }
 }  // namespace rigid_body_detail
 
-// Residual (1). Frames::n coordinates, Frames::nb bodies;
+// Residual (1) projected on the directions: e_dir[j] = Σ_k dir(k, j) e_k.
+// Frames::n coordinates, Frames::nb bodies;
 // Frames::frames<S>(P, x, BodyFrame<S>* out) and Frames::inertia(P, b).
-template <class Frames, class T>
-HS_HD void rigid_body_residual(const typename Frames::Params& P, const double (&gravity)[3], const T* x,
-                               const T* xd, const T* xdd, T* e) {
+template <class Frames, class Dir, class T>
+HS_HD void rigid_body_residual_along(const typename Frames::Params& P, const double (&gravity)[3], const Dir& dir,
+                                     const T* x, const T* xd, const T* xdd, T* e_dir) {
   constexpr int n = Frames::n;
   constexpr int nb = Frames::nb;
-  using Jx = Dual<n, T>;              // ∂/∂x
+  constexpr int nd = Dir::nd;
+  using Jx = Dual<nd, T>;             // ∂/∂x along the directions
   using Inner = Dual<1, T>;
   using Path = Dual<1, Inner>;        // d/dt and d²/dt² along the motion
   namespace d = rigid_body_detail;
@@ -74,7 +81,7 @@ HS_HD void rigid_body_residual(const typename Frames::Params& P, const double (&
   Jx xj[n];
   Path xp[n];
   for (int k = 0; k < n; ++k) {
-    xj[k] = Jx::variable(x[k], k);
+    xj[k] = along(x[k], dir, k);
     Inner a(x[k]);
     a.v[0] = xd[k];
     Inner b(xd[k]);
@@ -87,7 +94,7 @@ HS_HD void rigid_body_residual(const typename Frames::Params& P, const double (&
   Frames::frames(P, xj, fj);
   Frames::frames(P, xp, fp);
 
-  for (int k = 0; k < n; ++k) e[k] = T(0.0);
+  for (int j = 0; j < nd; ++j) e_dir[j] = T(0.0);
   for (int b = 0; b < nb; ++b) {
     const BodyInertia I = Frames::inertia(P, b);
     // Values, rates and accelerations of the frame.
@@ -115,18 +122,25 @@ HS_HD void rigid_body_residual(const typename Frames::Params& P, const double (&
     torque[0] = I.inertia[0] * wd[0] + (w[1] * Iw[2] - w[2] * Iw[1]);
     torque[1] = I.inertia[1] * wd[1] + (w[2] * Iw[0] - w[0] * Iw[2]);
     torque[2] = I.inertia[2] * wd[2] + (w[0] * Iw[1] - w[1] * Iw[0]);
-    // Projection on each coordinate: ∂g/∂x_k and ∂ω/∂ẋ_k = vee(Rᵀ ∂R/∂x_k).
-    for (int k = 0; k < n; ++k) {
+    // Projection on each direction d: ∂g/∂x d and ∂ω/∂ẋ d = vee(Rᵀ ∂R/∂x d).
+    for (int k = 0; k < nd; ++k) {
       T dR[3][3], C[3][3], dw[3];
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) dR[i][j] = fj[b].R[i][j].v[k];
       d::at_b(R, dR, C);
       d::vee_skew(C, dw);
-      T ek = e[k];
+      T ek = e_dir[k];
       for (int i = 0; i < 3; ++i) ek += force[i] * fj[b].com[i].v[k] + torque[i] * dw[i];
-      e[k] = ek;
+      e_dir[k] = ek;
     }
   }
+}
+
+// Residual (1) itself: projected on the unit directions.
+template <class Frames, class T>
+HS_HD void rigid_body_residual(const typename Frames::Params& P, const double (&gravity)[3], const T* x,
+                               const T* xd, const T* xdd, T* e) {
+  rigid_body_residual_along<Frames>(P, gravity, UnitDirections<Frames::n>{}, x, xd, xdd, e);
 }
 
 // Elementary rotations (seed 000 eq 66): about X, Y, Z by angle a.

@@ -101,8 +101,14 @@ struct SpatialFourBarDae {
 
   template <class T>
   HS_HD static void mechanism_residual(const Params& P, const T* x, const T* xd, const T* xdd, T* e) {
+    mechanism_residual_along(P, UnitDirections<n>{}, x, xd, xdd, e);
+  }
+  // Dᵀe along the directions, without the full gradient (the linearization).
+  template <class Dir, class T>
+  HS_HD static void mechanism_residual_along(const Params& P, const Dir& dir, const T* x, const T* xd, const T* xdd,
+                                             T* e_dir) {
     const double gravity[3] = {0.0, P.gravity_x, P.gravity_y};
-    rigid_body_residual<SpatialFourBarDae>(P, gravity, x, xd, xdd, e);
+    rigid_body_residual_along<SpatialFourBarDae>(P, gravity, dir, x, xd, xdd, e_dir);
   }
 
   // Seed 000 eqs (67)–(71), in the order printed.
