@@ -77,10 +77,18 @@ struct ActuatedSystem {
   template <class Dir, class T, class TU>
   HS_HD static void evaluate_along(const Params& P, const Constants& K, const Dir& dir, const T* x, const T* xd,
                                    const T* xdd, const T* p, const TU& U, T* e_dir, T* pdot) {
+    if (e_dir) Mechanism::mechanism_residual_along(P.mechanism, dir, x, xd, xdd, e_dir);
+    actuation_along(P, K, dir, x, xd, p, U, e_dir, pdot);
+  }
+  // The cylinder's share: e_dir −= F ∂s/∂x D (when e_dir is not null) and
+  // pdot = H. Separate from the mechanism so that a caller can run
+  // e_mech, which depends on neither p nor U, on narrower jets.
+  template <class Dir, class T, class TU>
+  HS_HD static void actuation_along(const Params& P, const Constants& K, const Dir& dir, const T* x, const T* xd,
+                                    const T* p, const TU& U, T* e_dir, T* pdot) {
     T s, sdot, ds_dir[Dir::nd];
     actuator_along(P, dir, x, xd, s, sdot, ds_dir);
     if (e_dir) {
-      Mechanism::mechanism_residual_along(P.mechanism, dir, x, xd, xdd, e_dir);
       const T F = Circuit::piston_force(K.circuit, p) - Friction::force(P.friction, sdot);
       for (int j = 0; j < Dir::nd; ++j) e_dir[j] -= F * ds_dir[j];
     }

@@ -20,9 +20,10 @@
 // - Tᵀ∇²(ΛᵀC)T: one pass of the constraints on Dual<ni, Dual<ni>>, both
 //   levels seeded along T (the mixed second derivative of ΛᵀC(x + Tε + Tδ)).
 // - everything else: one pass of Tᵀe and H on Dual<3ni + r + u>, seeded on
-//   x along T, ẋ along T, ẍ along T, p and U.
-// For the 3D four-bar (n = 10, ni = 1) this replaces 121-wide nested jets
-// by 4- and 8-wide ones. H_U is one-sided (U → 0⁺): the closed-centre valve
+//   x along T, ẋ along T, ẍ along T, p and U; its mechanism part, which
+//   depends on neither p nor U, on the first 3ni directions only.
+// For the 3D four-bar (n = 10, ni = 1) the widest jet is the actuator's
+// Dual<2, Dual<7>> (24 doubles) instead of Dual<10, Dual<10>> (121). H_U is one-sided (U → 0⁺): the closed-centre valve
 // switches ports at U = 0. It does not change the eigenvalues (the Ũ row is
 // decoupled: J is block triangular).
 #pragma once
@@ -98,7 +99,20 @@ HS_HD bool linearization_terms(const typename System::Params& P, const Equilibri
     }
     for (int k = 0; k < r; ++k) p[k] = Dw::variable(eq.p[k], ip + k);
     const Dw U = Dw::variable(eq.U, iu);
-    System::evaluate_along(P, eq.K, along_T, x, xd, xdd, p, U, e, h);
+    {
+      // e_mech depends on x, ẋ, ẍ only: its pass carries the first 3ni
+      // directions (path jets of half the width for the four-bar).
+      using Dm = Dual<3 * ni>;
+      Dm xm[n], xdm[n], xddm[n], em[ni];
+      for (int k = 0; k < n; ++k) {
+        xm[k] = head<3 * ni>(x[k]);
+        xdm[k] = head<3 * ni>(xd[k]);
+        xddm[k] = head<3 * ni>(xdd[k]);
+      }
+      System::Mechanism::mechanism_residual_along(P.mechanism, along_T, xm, xdm, xddm, em);
+      for (int i = 0; i < ni; ++i) e[i] = widen<3 * ni + r + u>(em[i]);
+    }
+    System::actuation_along(P, eq.K, along_T, x, xd, p, U, e, h);
     for (int i = 0; i < ni; ++i) {
       for (int j = 0; j < ni; ++j) {
         L.m0[i][j] = e[i].v[ixdd + j];

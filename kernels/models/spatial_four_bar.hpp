@@ -48,40 +48,64 @@ struct SpatialFourBarDae {
     S R2[3][3], R3[3][3], R4[3][3], Rc[3][3];
     S G2[3], O1[3], C[3], G3[3], D[3], G4[3], O2[3], F[3];
   };
+  // R_Z(ψ2) R_Y(θ2), shared with the cylinder, and R2 = R_Z R_Y R_X(φ2) (eq 66).
   template <class S>
-  HS_HD static Points<S> points(const Params& P, const S* x) {
-    Points<S> q;
-    S Rz[3][3], Ry[3][3], Rzy[3][3], Rx[3][3];
+  HS_HD static void crank_rotation(const S* x, S (&Rzy)[3][3], S (&R2)[3][3]) {
+    S Rz[3][3], Ry[3][3], Rx[3][3];
     rotation_z(x[psi2], Rz);
     rotation_y(x[theta2], Ry);
     mat3_mul(Rz, Ry, Rzy);
     rotation_x(x[phi2], Rx);
-    mat3_mul(Rzy, Rx, q.R2);
+    mat3_mul(Rzy, Rx, R2);
+  }
+  // The rod end F on body 2: all the actuator length needs (only the crank's
+  // pose, not the whole chain: smaller jets in the linearization passes).
+  template <class S>
+  HS_HD static void rod_end(const Params& P, const S* x, const S (&R2)[3][3], S (&F)[3]) {
+    const S G2[3] = {x[xG2], x[yG2], x[zG2]};
+    const auto& a = P.body[P.actuator_body];
+    point_on_body(G2, R2, 0.0, P.actuator_local_x - a.com_x, P.actuator_local_y - a.com_y, F);
+  }
+  // The bodies' rotations and the points along the chain O1 → C → D → O2.
+  template <class S>
+  HS_HD static void body_chain(const Params& P, const S* x, Points<S>& q, S (&Rzy)[3][3]) {
+    S Rx[3][3];
+    crank_rotation(x, Rzy, q.R2);
     rotation_x(x[phi32], Rx);
     mat3_mul(q.R2, Rx, q.R3);
     rotation_x(x[phi43], Rx);
     mat3_mul(q.R3, Rx, q.R4);
-    rotation_x(x[alpha], Rx);
-    mat3_mul(Rzy, Rx, q.Rc);
     const auto& b2 = P.body[0];
     const auto& b3 = P.body[1];
     const auto& b4 = P.body[2];
     for (int i = 0; i < 3; ++i) q.G2[i] = x[xG2 + i];
-    point_on_body(q.G2, q.R2, 0.0, -b2.com_x, -b2.com_y, q.O1);
     point_on_body(q.G2, q.R2, 0.0, b2.distal_x - b2.com_x, b2.distal_y - b2.com_y, q.C);
     point_on_body(q.C, q.R3, 0.0, b3.com_x, b3.com_y, q.G3);
     point_on_body(q.C, q.R3, 0.0, b3.distal_x, b3.distal_y, q.D);
     point_on_body(q.D, q.R4, 0.0, b4.com_x, b4.com_y, q.G4);
+  }
+  // Everything the constraints use: the chain plus the joints and the cylinder.
+  template <class S>
+  HS_HD static Points<S> points(const Params& P, const S* x) {
+    Points<S> q;
+    S Rzy[3][3], Rx[3][3];
+    body_chain(P, x, q, Rzy);
+    rotation_x(x[alpha], Rx);
+    mat3_mul(Rzy, Rx, q.Rc);
+    const auto& b2 = P.body[0];
+    const auto& b4 = P.body[2];
+    point_on_body(q.G2, q.R2, 0.0, -b2.com_x, -b2.com_y, q.O1);
     point_on_body(q.D, q.R4, 0.0, b4.distal_x, b4.distal_y, q.O2);
-    const auto& a = P.body[P.actuator_body];
-    point_on_body(q.G2, q.R2, 0.0, P.actuator_local_x - a.com_x, P.actuator_local_y - a.com_y, q.F);
+    rod_end(P, x, q.R2, q.F);
     return q;
   }
 
   // Rigid-body view for rigid_body_residual.
   template <class S>
   HS_HD static void frames(const Params& P, const S* x, BodyFrame<S>* f) {
-    const auto q = points(P, x);
+    Points<S> q;  // only the chain part is filled
+    S Rzy[3][3];
+    body_chain(P, x, q, Rzy);
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j) {
         f[0].R[i][j] = q.R2[i][j];
@@ -130,10 +154,12 @@ struct SpatialFourBarDae {
 
   template <class S>
   HS_HD static S actuator_length(const Params& P, const S* x) {
-    const auto q = points(P, x);
-    const S dy = q.F[1] - P.actuator_ground_x;
-    const S dz = q.F[2] - P.actuator_ground_y;
-    return math::sqrt(q.F[0] * q.F[0] + dy * dy + dz * dz);
+    S Rzy[3][3], R2[3][3], F[3];
+    crank_rotation(x, Rzy, R2);
+    rod_end(P, x, R2, F);
+    const S dy = F[1] - P.actuator_ground_x;
+    const S dz = F[2] - P.actuator_ground_y;
+    return math::sqrt(F[0] * F[0] + dy * dy + dz * dz);
   }
 
   // Assembly guess from the planar data (eq 78 for the crank; the joint
