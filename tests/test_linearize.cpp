@@ -604,6 +604,48 @@ TEST(Linearize, PerThreadEigenvaluesMatchTheReferenceOnModelJacobians) {
 }
 
 // Bad parameters fail alone, with a status, not a crash.
+// A crank-angle sweep (the natural axis of a stability map) stays on the
+// assembly branch of the nominal configuration: the equilibria of both models
+// keep the orientation σ = sign sin(φ43 + β3 − β2) of seed 002's guess and
+// move continuously (|Δφ32|, |Δφ43| < 3 |Δφ2| between neighbours, well below a
+// branch switch, which flips the coupler by ~1 rad or more), and planar and 3D agree.
+TEST(Linearize, CrankAngleSweepStaysOnOneAssemblyBranch) {
+  const FourBarParams nominal = seed002_four_bar();
+  const auto& body = nominal.mechanism.body;
+  const double beta2 = std::atan2(body[1].distal_y, body[1].distal_x);
+  const double beta3 = std::atan2(body[2].distal_y, body[2].distal_x);
+  const double guessed = std::sin(nominal.mechanism.initial_angle[2] + beta3 - beta2);
+  const double step = 2.0 * kDegree;
+  double previous[2] = {0.0, 0.0};
+  bool have_previous = false;
+  int assembled = 0;
+  for (int i = 0; i < 180; ++i) {
+    FourBarParams P = nominal;
+    P.mechanism.initial_angle[0] = i * step;
+    Equilibrium<Spatial> spatial;
+    Equilibrium<Planar> planar;
+    const Status ss = solve_equilibrium<Spatial>(P, spatial);
+    const Status sp = solve_equilibrium<Planar>(P, planar);
+    EXPECT_EQ(ss, sp) << "crank " << i * 2 << " deg";
+    // The closure is assembled for every angle; statics may still refuse
+    // (a cylinder that would have to pull: p2 <= 0).
+    if (spatial.constraint_residual > 1e-12) { have_previous = false; continue; }
+    ++assembled;
+    const double phi32 = spatial.x[SpatialFourBarDae::phi32], phi43 = spatial.x[SpatialFourBarDae::phi43];
+    EXPECT_GT(std::sin(phi43 + beta3 - beta2) * guessed, 0.0) << "crank " << i * 2 << " deg";
+    EXPECT_NEAR(std::remainder(phi32 - planar.x[1], 2 * kPi), 0.0, 1e-10);
+    EXPECT_NEAR(std::remainder(phi43 - planar.x[2], 2 * kPi), 0.0, 1e-10);
+    if (have_previous) {
+      EXPECT_LT(std::abs(std::remainder(phi32 - previous[0], 2 * kPi)), 3 * step) << "crank " << i * 2 << " deg";
+      EXPECT_LT(std::abs(std::remainder(phi43 - previous[1], 2 * kPi)), 3 * step) << "crank " << i * 2 << " deg";
+    }
+    previous[0] = phi32;
+    previous[1] = phi43;
+    have_previous = true;
+  }
+  EXPECT_EQ(assembled, 180);  // seed 002's four-bar is a crank-rocker: the crank turns fully
+}
+
 TEST(Linearize, InadmissiblePointsAreFlagged) {
   FourBarParams P = seed002_four_bar();
   P.mechanism.cut_x = 20.0;  // output pivot out of reach: the loop cannot close

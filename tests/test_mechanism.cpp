@@ -38,6 +38,58 @@ void momentum(const Mech::Params& P, const double* q, const double* qd, double* 
 
 }  // namespace
 
+// Assembly mode of a four-bar: σ = sign((D − C) × (E − D)), the orientation
+// of the triangle crank tip C, coupler tip D, cut point E; for relative
+// angles it is sign sin(z3 + β3 − β2) (β_j: direction of body j's distal
+// vector in body axes).
+static double assembly_orientation(const Mech::Params& P, const double* z) {
+  const double b2 = std::atan2(P.body[1].distal_y, P.body[1].distal_x);
+  const double b3 = std::atan2(P.body[2].distal_y, P.body[2].distal_x);
+  return std::sin(z[2] + b3 - b2);
+}
+
+// The closed-form guess closes the loop exactly at every crank angle where
+// the dyad can close, in the mode of the guessed z3, for both modes and both
+// seed geometries; the two modes are distinct assemblies. (Newton from fixed
+// guessed angles switched modes along a crank-angle sweep.) Cross-checks:
+// the closure Φ from the pose recursion, and σ from the triangle's points.
+TEST(PlanarFourBar, AssemblyGuessClosesTheLoopInTheGuessedMode) {
+  for (const FourBarParams& base : {seed002_four_bar(), seed001_four_bar()}) {
+    const Mech::Params nominal = base.mechanism;
+    const double length = std::hypot(nominal.body[1].distal_x, nominal.body[1].distal_y);
+    int closed = 0;
+    for (int i = 0; i < 72; ++i) {
+      for (int mode = 0; mode < 2; ++mode) {
+        Mech::Params P = nominal;
+        P.initial_angle[0] = i * 5.0 * kDeg;
+        if (mode == 1) {  // the mirrored guess: σ of the opposite sign
+          const double b2 = std::atan2(P.body[1].distal_y, P.body[1].distal_x);
+          const double b3 = std::atan2(P.body[2].distal_y, P.body[2].distal_x);
+          P.initial_angle[2] = -(P.initial_angle[2] + b3 - b2) - b3 + b2;
+        }
+        const double guessed = assembly_orientation(P, P.initial_angle);
+        ASSERT_GT(std::abs(guessed), 1e-3);
+        double z[3];
+        Mech::assembly_guess(P, z);
+        EXPECT_EQ(z[0], P.initial_angle[0]);
+        const auto pose = Mech::pose(P, z);
+        double phi[2];
+        Mech::constraints(P, pose, phi);
+        if (std::hypot(phi[0], phi[1]) > 1e-12 * length) continue;  // the dyad cannot close here
+        ++closed;
+        EXPECT_GT(assembly_orientation(P, z) * guessed, 0.0) << "crank " << i * 5 << " deg, mode " << mode;
+        // σ from the points themselves: C = joint of body 2, D = joint of body 3, E = end.
+        const V2<double> CD = pose.joint[2] - pose.joint[1], DE = pose.end - pose.joint[2];
+        EXPECT_GT(cross(CD, DE) * guessed, 0.0);
+        // Angles within π of the guesses.
+        EXPECT_LE(std::abs(z[1] - P.initial_angle[1]), kPi + 1e-12);
+        EXPECT_LE(std::abs(z[2] - P.initial_angle[2]), kPi + 1e-12);
+      }
+    }
+    EXPECT_GE(closed, 72);  // both geometries close over at least half the crank circle in each mode
+  }
+}
+
 TEST(PlanarFourBar, AssemblesSeed002InitialConfiguration) {
   // models/hydraulics-friction-integrators.md §4.3 [D]: closure at z1 = 60°
   // gives z2 = −37.9044°, z3 = −93.5833°, |s| = √3, cylinder at 30°.

@@ -468,7 +468,8 @@ struct DoubleStepTrapezoidal {
     K.circuit = Circuit::constants(P.circuit);
     s.t = 0.0;
     s.U = 0.0;
-    for (int k = 0; k < nq; ++k) { s.q[k] = P.mechanism.initial_angle[k]; s.qd[k] = 0.0; s.qdd[k] = 0.0; }
+    Mech::assembly_guess(P.mechanism, s.q);  // in the assembly mode of the guessed angles
+    for (int k = 0; k < nq; ++k) { s.qd[k] = 0.0; s.qdd[k] = 0.0; }
     // Assembly: hold the first ni (driving) coordinates.
     Partition hold;
     for (int j = 0; j < ni; ++j) hold.indep[j] = j;

@@ -56,10 +56,9 @@ struct PlanarChainDae {
     const V2<T> d{pose.actuator_point.x - P.actuator_ground_x, pose.actuator_point.y - P.actuator_ground_y};
     return math::sqrt(dot(d, d));
   }
-  // Assembly guess: the initial joint angles (z_1 is the driving angle).
-  HS_HD static void initial_guess(const Params& P, double* z) {
-    for (int k = 0; k < n; ++k) z[k] = P.initial_angle[k];
-  }
+  // Assembly guess: z_1 the driving angle, the others closed in the
+  // assembly mode of the guessed angles (PlanarLoopChain::assembly_guess).
+  HS_HD static void initial_guess(const Params& P, double* z) { Chain::assembly_guess(P, z); }
 };
 
 }  // namespace hs

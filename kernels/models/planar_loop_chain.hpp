@@ -106,6 +106,58 @@ struct PlanarLoopChain {
     return p;
   }
 
+  // Assembly guess at the driving angle z_1 = initial_angle[0], in the
+  // assembly mode of the guessed angles: what Newton on the closure starts
+  // from (integrator initialization, equilibrium of the linearization).
+  //
+  // A four-bar (NB = 3) has two assemblies per crank angle (open, crossed),
+  // the two intersections of the circles |D − C| = L2 about the crank tip C
+  // and |E − D| = L3 about the cut point E. Newton from fixed guessed angles
+  // lands on either one depending on the crank angle, so a crank-angle sweep
+  // would switch branches silently. The branch is named by the orientation of
+  // the triangle C, D, E, σ = sign((D − C) × (E − D)) = sign sin(z3 + β3 − β2)
+  // (β_j: direction of body j's distal vector in body axes): it depends on the
+  // guessed z3 alone and changes only through a singular configuration (C, D,
+  // E collinear). D is placed on that side in closed form; z2, z3 are taken
+  // within π of their guesses. Other NB, or a loop that cannot close at this
+  // crank angle (|E − C| outside [|L2 − L3|, L2 + L3]): the guessed angles.
+  HS_HD static void assembly_guess(const Params& P, double* z) {
+    for (int k = 0; k < NB; ++k) z[k] = P.initial_angle[k];
+    if constexpr (NB == 3) close_four_bar(P, z);
+  }
+  HS_HD static void close_four_bar(const Params& P, double* z) {
+    const auto& b1 = P.body[0];
+    const auto& b2 = P.body[1];
+    const auto& b3 = P.body[2];
+    const double c1 = ::cos(z[0]), s1 = ::sin(z[0]);
+    const double Cx = P.base_x + c1 * b1.distal_x - s1 * b1.distal_y;
+    const double Cy = P.base_y + s1 * b1.distal_x + c1 * b1.distal_y;
+    const double L2 = ::sqrt(b2.distal_x * b2.distal_x + b2.distal_y * b2.distal_y);
+    const double L3 = ::sqrt(b3.distal_x * b3.distal_x + b3.distal_y * b3.distal_y);
+    const double beta2 = ::atan2(b2.distal_y, b2.distal_x), beta3 = ::atan2(b3.distal_y, b3.distal_x);
+    const double vx = P.cut_x - Cx, vy = P.cut_y - Cy;
+    const double dist = ::sqrt(vx * vx + vy * vy);
+    if (!(dist > 0.0) || !(L2 > 0.0) || !(L3 > 0.0)) return;
+    const double a = (L2 * L2 - L3 * L3 + dist * dist) / (2.0 * dist);  // along C→E
+    const double h2 = L2 * L2 - a * a;                                   // squared offset from C→E
+    if (!(h2 >= 0.0)) return;
+    const double h = ::sqrt(h2);
+    const double ux = vx / dist, uy = vy / dist;
+    // (D − C) × (E − D) = (D − C) × v = −side·h·|v| for D − C = a û + side·h·perp(û).
+    const double sigma = ::sin(z[2] + beta3 - beta2);
+    const double side = sigma > 0.0 ? -1.0 : 1.0;
+    const double Dx = Cx + a * ux - side * h * uy;
+    const double Dy = Cy + a * uy + side * h * ux;
+    const double theta2 = ::atan2(Dy - Cy, Dx - Cx) - beta2;
+    const double theta3 = ::atan2(P.cut_y - Dy, P.cut_x - Dx) - beta3;
+    auto near = [](double angle, double guess) {
+      const double two_pi = 6.283185307179586476925;
+      return angle + two_pi * ::nearbyint((guess - angle) / two_pi);
+    };
+    z[1] = near(theta2 - z[0], z[1]);
+    z[2] = near(theta3 - theta2, z[2]);
+  }
+
   // Φ(z) = r_end − r_E, seed 001 eq (13)'s closure of the cut joint.
   template <class T>
   HS_HD static void constraints(const Params& P, const Pose<T>& p, T* phi) {

@@ -163,7 +163,8 @@ struct SpatialFourBarDae {
   }
 
   // Assembly guess from the planar data (eq 78 for the crank; the joint
-  // angles select the assembly branch and are corrected by the closure).
+  // angles from the planar closure in the guessed angles' assembly mode,
+  // PlanarLoopChain::assembly_guess, then corrected by the 3D closure).
   HS_HD static void initial_guess(const Params& P, double* x) {
     const double a = P.initial_angle[0];
     const auto& b2 = P.body[0];
@@ -174,8 +175,10 @@ struct SpatialFourBarDae {
     x[psi2] = 0.0;
     x[theta2] = 0.0;
     x[phi2] = a;
-    x[phi32] = P.initial_angle[1];
-    x[phi43] = P.initial_angle[2];
+    double z[3];  // the planar joint angles, closed in the guess's assembly mode
+    PlanarLoopChain<3>::assembly_guess(P, z);
+    x[phi32] = z[1];
+    x[phi43] = z[2];
     const auto& ab = P.body[P.actuator_body];
     const double fy = x[yG2] + c * (P.actuator_local_x - ab.com_x) - sn * (P.actuator_local_y - ab.com_y);
     const double fz = x[zG2] + sn * (P.actuator_local_x - ab.com_x) + c * (P.actuator_local_y - ab.com_y);
