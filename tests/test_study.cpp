@@ -78,6 +78,23 @@ TEST(Study, GridFrictionBulkStudy) {
   EXPECT_EQ(p.circuit.valve_time_constant, v[2]);
 }
 
+// Every study shipped in studies/ loads and expands: a broken example fails here,
+// not in a user's hands.
+TEST(Study, EveryShippedStudyLoads) {
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator(kRoot + "/studies")) {
+    if (entry.path().extension() != ".toml") continue;
+    SCOPED_TRACE(entry.path().string());
+    Study s;
+    ASSERT_EQ(error_of([&] { s = load_study(entry.path().string()); }), "");
+    EXPECT_EQ(s.name, entry.path().stem().string());
+    EXPECT_GT(s.instance_count(), 0);
+    EXPECT_EQ(static_cast<long>(s.instances().size()), s.instance_count());
+    ++count;
+  }
+  EXPECT_GE(count, 6);
+}
+
 TEST(Study, EmptyFileGivesModelDefaults) {
   const Study s = parse("");
   EXPECT_EQ(s.name, "inline");
