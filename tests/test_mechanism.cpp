@@ -90,6 +90,24 @@ TEST(PlanarFourBar, AssemblyGuessClosesTheLoopInTheGuessedMode) {
   }
 }
 
+// `run` starts from the same guess: the integrator's initial state keeps the
+// guessed assembly mode at every crank angle where it initializes.
+TEST(PlanarFourBar, InitialStateKeepsTheAssemblyModeAroundTheCrankCircle) {
+  int initialized = 0;
+  for (int i = 0; i < 72; ++i) {
+    FourBarParams P = seed002_four_bar();
+    P.mechanism.initial_angle[0] = i * 5.0 * kDeg;
+    Integrator::State s;
+    Integrator::Constants K;
+    if (Integrator::initialize(P, IntegratorSettings{}, s, K) != Status::ok) continue;  // cylinder would pull
+    ++initialized;
+    EXPECT_GT(assembly_orientation(P.mechanism, s.q) * assembly_orientation(P.mechanism, P.mechanism.initial_angle),
+              0.0)
+        << "crank " << i * 5 << " deg";
+  }
+  EXPECT_GE(initialized, 60);
+}
+
 TEST(PlanarFourBar, AssemblesSeed002InitialConfiguration) {
   // models/hydraulics-friction-integrators.md §4.3 [D]: closure at z1 = 60°
   // gives z2 = −37.9044°, z3 = −93.5833°, |s| = √3, cylinder at 30°.
