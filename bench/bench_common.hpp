@@ -4,6 +4,7 @@
 #pragma once
 #include "host/batch.hpp"
 #include "host/output.hpp"
+#include "host/sampling.hpp"
 #include <unistd.h>
 
 #include <cctype>
@@ -31,12 +32,7 @@ constexpr double kWorkCycleSeconds = 10.0;
 // splitmix64: a tiny, well-mixed, fully deterministic generator, so the
 // instance set is identical on every machine and compiler (std::
 // distributions are not specified bit-for-bit across standard libraries).
-inline uint64_t splitmix64(uint64_t& state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+inline uint64_t splitmix64(uint64_t& state) { return hs::mix64(state += 0x9E3779B97F4A7C15ull); }
 // Uniform in [0, 1) from the top 53 bits.
 inline double uniform01(uint64_t& state) { return static_cast<double>(splitmix64(state) >> 11) * 0x1.0p-53; }
 

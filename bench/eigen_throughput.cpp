@@ -98,6 +98,16 @@ Point point(const std::string& set, const std::string& method, int threads, long
   return p;
 }
 
+// Failures and mean QR sweeps of a per-thread batch (CPU or GPU).
+void count_per_thread(const std::vector<hs::EigenResult<6>>& out, Point& p) {
+  long steps = 0;
+  for (const auto& r : out) {
+    p.failed += r.status != hs::eigen_ok;
+    steps += r.iterations;
+  }
+  p.mean_qr_steps = static_cast<double>(steps) / p.matrices;
+}
+
 // Fastest of `repeats` runs of f [s].
 double time_best(int repeats, const std::function<void()>& f) {
   double best = 1e300;
@@ -164,12 +174,7 @@ int main(int argc, char** argv) {
                                    t);  // warm-up: thread pool, pages
       Point p = point(s.name, "per-thread-cpu", t, n);
       p.wall_s = time_best(repeats, [&] { out = hs::eigenvalues_batch_cpu<6>(s.matrices, true, t); });
-      long steps = 0;
-      for (const auto& r : out) {
-        p.failed += r.status != hs::eigen_ok;
-        steps += r.iterations;
-      }
-      p.mean_qr_steps = static_cast<double>(steps) / n;
+      count_per_thread(out, p);
       report(p);
     }
 
@@ -200,12 +205,7 @@ int main(int argc, char** argv) {
         hs::eigenvalues_batch_cuda<6>(s.matrices);  // warm-up: context, module load
         Point p = point(s.name, "per-thread-gpu", 0, n);
         p.wall_s = time_best(repeats, [&] { out = hs::eigenvalues_batch_cuda<6>(s.matrices); });
-        long steps = 0;
-        for (const auto& r : out) {
-          p.failed += r.status != hs::eigen_ok;
-          steps += r.iterations;
-        }
-        p.mean_qr_steps = static_cast<double>(steps) / n;
+        count_per_thread(out, p);
         report(p);
       }
       {

@@ -289,6 +289,20 @@ VariedInputs varied_inputs(const Study& study, long n) {
   return v;
 }
 
+// What every /metadata group holds about the study, whichever command wrote it.
+void study_metadata(hid_t g, const Study& study) {
+  attribute(g, "study_text", study.text);
+  attribute(g, "study_path", study.path);
+  attribute(g, "study_name", study.name);
+  attribute(g, "study_description", study.description);
+  attribute(g, "hydrosweep_version", std::string(hydrosweep_version()));
+  attribute(g, "model", study.model);
+  attribute(g, "friction", friction_model_name(study.friction));
+  attribute(g, "sample_method", std::string(sample_method_name(study.method)));
+  attribute(g, "sample_count", study.sample_count);
+  attribute(g, "seed", static_cast<long>(study.seed));
+}
+
 // /inputs: the values each instance ran with, regenerated from the study
 // (deterministic), one instance at a time so memory stays bounded.
 void inputs_group(hid_t file, const Study& study, const VariedInputs& varied, hsize_t n) {
@@ -378,17 +392,8 @@ void write_h5(const std::string& path, const Study& study, const StudyResults& r
 
   // /metadata
   Handle g = group(file, "metadata");
-  attribute(g, "study_text", study.text);
-  attribute(g, "study_path", study.path);
-  attribute(g, "study_name", study.name);
-  attribute(g, "study_description", study.description);
-  attribute(g, "hydrosweep_version", std::string(hydrosweep_version()));
-  attribute(g, "model", study.model);
-  attribute(g, "friction", friction_model_name(study.friction));
+  study_metadata(g, study);
   attribute(g, "formulation", formulation_name(study.formulation));
-  attribute(g, "sample_method", std::string(sample_method_name(study.method)));
-  attribute(g, "sample_count", study.sample_count);
-  attribute(g, "seed", static_cast<long>(study.seed));
   attribute(g, "backend", res.run.backend);
   attribute(g, "device", res.run.device);
   attribute(g, "threads", static_cast<long>(res.run.threads));
@@ -580,16 +585,7 @@ void write_stability_h5(const std::string& path, const Study& study, const std::
 
   Handle g = group(file, "metadata");
   attribute(g, "kind", std::string("stability"));
-  attribute(g, "study_text", study.text);
-  attribute(g, "study_path", study.path);
-  attribute(g, "study_name", study.name);
-  attribute(g, "study_description", study.description);
-  attribute(g, "hydrosweep_version", std::string(hydrosweep_version()));
-  attribute(g, "model", study.model);
-  attribute(g, "friction", friction_model_name(study.friction));
-  attribute(g, "sample_method", std::string(sample_method_name(study.method)));
-  attribute(g, "sample_count", study.sample_count);
-  attribute(g, "seed", static_cast<long>(study.seed));
+  study_metadata(g, study);
   std::vector<std::string> factors;
   for (const auto& a : study.grid) factors.push_back(a.name);
   attribute(g, "factors", factors);  // the design's axes/factors (the other varied inputs are derived)

@@ -34,8 +34,8 @@ try:
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     # plot_study sets the Agg backend; reuse its readers and axis helpers.
-    from plot_study import (attr_float, attr_list, attr_text, cell_edges, display_scale,  # noqa: E402
-                            is_log_spaced, nice_log_axis, read_array)
+    from plot_study import (UsageError, attr_float, attr_list, attr_text, cell_edges, display_scale,  # noqa: E402
+                            is_log_spaced, nice_log_axis, open_output, read_array)
     import matplotlib  # noqa: E402
     import matplotlib.pyplot as plt  # noqa: E402
     from matplotlib.colors import SymLogNorm, TwoSlopeNorm, Normalize  # noqa: E402
@@ -48,10 +48,6 @@ except ImportError as e:  # pragma: no cover - depends on the machine
 
 DPI = 150
 FAILED_GREY = "0.6"
-
-
-class UsageError(Exception):
-    """Bad input: exit status 2."""
 
 
 def note(msg):
@@ -328,16 +324,8 @@ def plot_point(m, out):
 
 def run(args):
     directory = Path(args.dir)
-    path = directory / "stability.h5"
-    if not path.is_file():
-        raise UsageError(f"{path} not found (is {directory} the output directory of `hydrosweep stability`?)")
-    try:
-        f = h5py.File(path, "r")
-    except OSError as e:
-        raise UsageError(f"{path} is not readable as HDF5: {e}") from None
+    path, f = open_output(directory, "stability.h5", "stability", "stability", ["metadata", "stability"])
     with f:
-        if not isinstance(f.get("metadata"), h5py.Group) or not isinstance(f.get("stability"), h5py.Group):
-            raise UsageError(f"{path} is not a hydrosweep stability file (no /metadata or /stability group)")
         m = Map(f, directory)
         out_dir = Path(args.out) if args.out else directory
         out_dir.mkdir(parents=True, exist_ok=True)

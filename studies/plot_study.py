@@ -728,18 +728,27 @@ def plot_time_histories(study, instances, out, written):
 
 # ---- main -----------------------------------------------------------------------------
 
-def run(args):
-    directory = Path(args.dir)
-    path = directory / "results.h5"
+def open_output(directory, filename, command, kind, groups):
+    """`directory/filename`, written by `hydrosweep <command>`, opened and checked
+    to hold `groups`; UsageError naming the file otherwise."""
+    path = directory / filename
     if not path.is_file():
-        raise UsageError(f"{path} not found (is {directory} the output directory of `hydrosweep run`?)")
+        raise UsageError(f"{path} not found (is {directory} the output directory of `hydrosweep {command}`?)")
     try:
         f = h5py.File(path, "r")
     except OSError as e:
-        raise UsageError(f"{path} is not a hydrosweep results file (not readable as HDF5: {e})") from None
+        raise UsageError(f"{path} is not a hydrosweep {kind} file (not readable as HDF5: {e})") from None
+    if not all(isinstance(f.get(g), h5py.Group) for g in groups):
+        f.close()
+        names = " or ".join("/" + g for g in groups)
+        raise UsageError(f"{path} is not a hydrosweep {kind} file (no {names} group)")
+    return path, f
+
+
+def run(args):
+    directory = Path(args.dir)
+    path, f = open_output(directory, "results.h5", "run", "results", ["metadata"])
     with f:
-        if not isinstance(f.get("metadata"), h5py.Group):
-            raise UsageError(f"{path} is not a hydrosweep results file (no /metadata group)")
         study = Study(f, directory)
         outputs = study.output_names()
         if args.quantity:

@@ -138,11 +138,12 @@ int main(int argc, char** argv) {
     if (solve_equilibrium<System>(P, eq) != Status::ok) return 1;
     Mat<double, 6, 6> J;
     reduced_jacobian<System>(P, eq, J);
-    const double M0 = 250.0, t1 = 1.0, t2 = 1.5;
+    const TorquePulse M2;
+    const double t2 = M2.t2;
     auto forcing = [&](double t, Form::Forcing& f) {
       f.beta = 50.0;
       f.gamma = 50.0;
-      f.applied[phi] = t < t1 ? M0 * t / t1 : (t <= t2 ? M0 : 0.0);
+      f.applied[phi] = M2(t);
     };
     Integrator::Settings S;
     S.dt = dt;

@@ -20,32 +20,16 @@
 #include <limits>
 #include <vector>
 
+#include "eigen_test_support.hpp"
 #include "host/eigen_batch.hpp"
 #include "kernels/eigen/small_eigen.hpp"
 
 using namespace hs;
-using cplx = std::complex<double>;
+using namespace eigen_test;
 
 namespace {
 
 constexpr double kEps = std::numeric_limits<double>::epsilon();
-
-// Deterministic generator (splitmix64 + Box–Muller): the same matrices on
-// every machine and standard library.
-struct Rng {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }  // [0, 1)
-  double normal() {
-    const double u1 = 1.0 - uniform(), u2 = uniform();  // u1 in (0, 1]
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
-  }
-};
 
 template <int N>
 Mat<double, N, N> to_mat(const Eigen::MatrixXd& A) {
@@ -53,38 +37,6 @@ Mat<double, N, N> to_mat(const Eigen::MatrixXd& A) {
   for (int i = 0; i < N; ++i)
     for (int j = 0; j < N; ++j) M(i, j) = A(i, j);
   return M;
-}
-
-template <int N>
-std::vector<cplx> as_complex(const EigenResult<N>& r) {
-  std::vector<cplx> v;
-  for (int k = 0; k < N; ++k) v.emplace_back(r.re[k], r.im[k]);
-  return v;
-}
-
-// One-to-one matching: repeatedly pair the closest (ours, reference) pair
-// among those not yet used (global greedy; exact for well-separated
-// spectra, and for clusters any pairing within the cluster is as good).
-// Returns match[i] = index into ref of ours[i].
-std::vector<int> match(const std::vector<cplx>& ours, const std::vector<cplx>& ref) {
-  const int n = static_cast<int>(ours.size());
-  std::vector<int> m(n, -1);
-  std::vector<bool> used(n, false);
-  for (int round = 0; round < n; ++round) {
-    double best = std::numeric_limits<double>::infinity();
-    int bi = -1, bj = -1;
-    for (int i = 0; i < n; ++i) {
-      if (m[i] >= 0) continue;
-      for (int j = 0; j < n; ++j) {
-        if (used[j]) continue;
-        const double d = std::abs(ours[i] - ref[j]);
-        if (bi < 0 || d < best) { best = d; bi = i; bj = j; }
-      }
-    }
-    m[bi] = bj;
-    used[bj] = true;
-  }
-  return m;
 }
 
 // Reference eigenvalues of A and their condition numbers kappa_i from

@@ -12,11 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "eigen_test_support.hpp"
 #include "host/batch.hpp"
 #include "host/eigen_batch.hpp"
 
 using namespace hs;
-using cplx = std::complex<double>;
+using namespace eigen_test;
 
 #define REQUIRE_CUDA()                                                  \
   do {                                                                  \
@@ -26,22 +27,6 @@ using cplx = std::complex<double>;
 
 namespace {
 
-// splitmix64 + Box–Muller: deterministic matrices.
-struct Rng {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-  double normal() {
-    const double u1 = 1.0 - uniform(), u2 = uniform();
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
-  }
-};
-
 std::vector<Mat<double, 6, 6>> random_matrices(int n, uint64_t seed) {
   Rng rng{seed};
   std::vector<Mat<double, 6, 6>> out(n);
@@ -49,29 +34,6 @@ std::vector<Mat<double, 6, 6>> random_matrices(int n, uint64_t seed) {
     for (int i = 0; i < 6; ++i)
       for (int j = 0; j < 6; ++j) A(i, j) = rng.normal();
   return out;
-}
-
-std::vector<cplx> as_complex(const EigenResult<6>& r) {
-  std::vector<cplx> v;
-  for (int k = 0; k < 6; ++k) v.emplace_back(r.re[k], r.im[k]);
-  return v;
-}
-
-// Largest distance over a one-to-one (global greedy) matching of a to b.
-double matched_distance(const std::vector<cplx>& a, const std::vector<cplx>& b, double scale) {
-  const int n = static_cast<int>(a.size());
-  std::vector<bool> ua(n, false), ub(n, false);
-  double worst = 0.0;
-  for (int round = 0; round < n; ++round) {
-    double best = std::numeric_limits<double>::infinity();
-    int bi = 0, bj = 0;
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j)
-        if (!ua[i] && !ub[j] && std::abs(a[i] - b[j]) < best) { best = std::abs(a[i] - b[j]); bi = i; bj = j; }
-    ua[bi] = ub[bj] = true;
-    worst = std::max(worst, best / scale);
-  }
-  return worst;
 }
 
 Eigen::MatrixXd to_eigen(const Mat<double, 6, 6>& A) {

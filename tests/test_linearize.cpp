@@ -504,11 +504,11 @@ TEST(Linearize, LinearModelFollowsTheNonlinearRunAfterTheTorquePulse) {
   Equilibrium<Spatial> eq;
   const Mat<double, 6, 6> J = jacobian_at<Spatial>(P, &eq);
   constexpr int phi = SpatialFourBarDae::phi2;
-  auto forcing = [](double t, Form::Forcing& f) {
+  const TorquePulse M2;
+  auto forcing = [&](double t, Form::Forcing& f) {
     f.beta = 50.0;
     f.gamma = 50.0;
-    const double M0 = 250.0, t1 = 1.0, t2 = 1.5;
-    f.applied[phi] = t < t1 ? M0 * t / t1 : (t <= t2 ? M0 : 0.0);
+    f.applied[phi] = M2(t);
   };
   // dt resolves the fastest mode (λ ≈ −8.3e3 1/s: λ dt ≈ −0.8).
   auto run = [&](double dt, std::vector<double>& deviation, double* X_t2, double* max_drift) {
@@ -520,7 +520,7 @@ TEST(Linearize, LinearModelFollowsTheNonlinearRunAfterTheTorquePulse) {
     Form::Forcing f0;
     forcing(0.0, f0);
     ASSERT_TRUE(Form::rates(P, eq.K, X, f0, F));
-    const long steps = std::lround(2.5 / dt), at_t2 = std::lround(1.5 / dt);
+    const long steps = std::lround(2.5 / dt), at_t2 = std::lround(M2.t2 / dt);
     *max_drift = 0.0;
     for (long k = 0; k < steps; ++k) {
       ASSERT_EQ(Integrator::step(P, eq.K, S, W, k * dt, X, F, forcing), Status::ok) << k;

@@ -20,6 +20,15 @@
 
 namespace hs {
 
+// The input-link torque pulse M2(t) of seed 000 eq (92), with its §4
+// values: a ramp to M0 over [0, t1], held until t2, released after. The
+// linear model starts at t2 (eq 94).
+struct TorquePulse {
+  double M0 = 250.0;          // [N·m]
+  double t1 = 1.0, t2 = 1.5;  // [s]
+  HS_HD double operator()(double t) const { return t < t1 ? M0 * t / t1 : (t <= t2 ? M0 : 0.0); }
+};
+
 template <class System>
 struct Index1Form {
   static constexpr int n = System::n, m = System::m, r = System::r, u = System::u;

@@ -34,6 +34,8 @@ struct Equilibrium {
   double actuator_force;  // F = A2 p2 − A3 p3 holding the load [N]
   typename System::Constants K;
   int indep[ni], dep[m];  // coordinate partition (driving coordinates independent)
+  double Cx[m][n];        // constraint Jacobian C_x(x⁰)
+  double T[n][ni];        // admissible motions at x⁰: C_x T = 0, rows indep = I (eq 31)
   double constraint_residual;  // |C(x⁰)|∞
   double statics_residual;     // |e + C_xᵀΛ|∞ at rest [N or N·m]
 };
@@ -99,7 +101,8 @@ HS_HD Status solve_equilibrium(const typename System::Params& P, Equilibrium<Sys
       if (!is_indep) eq.dep[k++] = c;
     }
   }
-  double C[m], Cx[m][n];
+  double C[m];
+  auto& Cx = eq.Cx;  // at the last iterate: the assembled x⁰ once converged
   bool assembled = false;
   for (int it = 0; it <= S.max_iterations; ++it) {
     d::constraints_and_jacobian<System>(P, eq.x, C, Cx);
@@ -114,8 +117,8 @@ HS_HD Status solve_equilibrium(const typename System::Params& P, Equilibrium<Sys
     for (int j = 0; j < m; ++j) eq.x[eq.dep[j]] -= step[j];
   }
   if (!assembled) return Status::constraint_failure;
-  double T[n][ni];
-  if (!d::admissible_basis<System>(Cx, eq.indep, eq.dep, T)) return Status::constraint_failure;
+  const auto& T = eq.T;
+  if (!d::admissible_basis<System>(Cx, eq.indep, eq.dep, eq.T)) return Status::constraint_failure;
 
   // 2. Statics: actuator force from the projected balance, then pressures.
   eq.K = System::constants(P, eq.x);

@@ -42,8 +42,6 @@ struct LinearizationTerms {
   double Hx[r][ni], Hxd[r][ni];  // H_xT, H_ẋT
   double Hp[r][r], HU[r];
   double WU;             // ∂W/∂U = −1/τ
-  double Cx[m][n];
-  double T[n][ni];       // admissible-motion basis of the partition
 };
 
 template <class System>
@@ -57,15 +55,10 @@ HS_HD bool linearization_terms(const typename System::Params& P, const Equilibri
                                LinearizationTerms<System>& L) {
   constexpr int n = System::n, m = System::m, ni = System::ni, r = System::r, u = System::u;
   static_assert(u == 1, "one spool state");
-  namespace d = linearize_detail;
 
-  // C_x and the admissible motions T.
-  {
-    double C[m];
-    d::constraints_and_jacobian<System>(P, eq.x, C, L.Cx);
-  }
-  if (!d::admissible_basis<System>(L.Cx, eq.indep, eq.dep, L.T)) return false;
-  const Directions<ni> along_T{L.T};
+  // The admissible motions T come with the equilibrium (eq 31).
+  const auto& T = eq.T;
+  const Directions<ni> along_T{T};
 
   // Tᵀ∇²(ΛᵀC)T.
   {
@@ -74,7 +67,7 @@ HS_HD bool linearization_terms(const typename System::Params& P, const Equilibri
     Dii xj[n], Cj[m];
     for (int k = 0; k < n; ++k) {
       xj[k] = Dii(along(eq.x[k], along_T, k));
-      for (int j = 0; j < ni; ++j) xj[k].v[j] = Di(L.T[k][j]);
+      for (int j = 0; j < ni; ++j) xj[k].v[j] = Di(T[k][j]);
     }
     System::Mechanism::constraints(P.mechanism, xj, Cj);
     Dii lagrange(0.0);
@@ -92,9 +85,9 @@ HS_HD bool linearization_terms(const typename System::Params& P, const Equilibri
       xd[k] = Dw(0.0);
       xdd[k] = Dw(0.0);
       for (int j = 0; j < ni; ++j) {
-        x[k].v[ix + j] = L.T[k][j];
-        xd[k].v[ixd + j] = L.T[k][j];
-        xdd[k].v[ixdd + j] = L.T[k][j];
+        x[k].v[ix + j] = T[k][j];
+        xd[k].v[ixd + j] = T[k][j];
+        xdd[k].v[ixdd + j] = T[k][j];
       }
     }
     for (int k = 0; k < r; ++k) p[k] = Dw::variable(eq.p[k], ip + k);
