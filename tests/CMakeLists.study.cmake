@@ -26,3 +26,17 @@ target_link_libraries(test_stability_cli PRIVATE hydrosweep_host HDF5::HDF5 GTes
 target_compile_definitions(test_stability_cli PRIVATE HYDROSWEEP_EXE="$<TARGET_FILE:hydrosweep>" HYDROSWEEP_SOURCE_DIR="${_hs_root}")
 add_dependencies(test_stability_cli hydrosweep)
 gtest_discover_tests(test_stability_cli PROPERTIES LABELS "cpu" TIMEOUT 300 DISCOVERY_TIMEOUT 60)
+
+# End-to-end suites that run the built executable and compare with the host
+# library's own functions (value checks, failure statuses, runner edges).
+function(hydrosweep_cli_test name)
+  add_executable(${name} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/${name}.cpp)
+  target_link_libraries(${name} PRIVATE hydrosweep_host HDF5::HDF5 GTest::gtest_main)
+  target_include_directories(${name} PRIVATE ${_hs_root})
+  target_compile_definitions(${name} PRIVATE HYDROSWEEP_EXE="$<TARGET_FILE:hydrosweep>" HYDROSWEEP_SOURCE_DIR="${_hs_root}")
+  add_dependencies(${name} hydrosweep)
+  gtest_discover_tests(${name} PROPERTIES LABELS "cpu" TIMEOUT 600 DISCOVERY_TIMEOUT 60)
+endfunction()
+hydrosweep_cli_test(test_end_to_end_values)
+hydrosweep_cli_test(test_failure_status)
+hydrosweep_cli_test(test_runner_edges)
