@@ -71,19 +71,24 @@ struct Stats {
   long total_iterations = 0;
 };
 
-// Well-conditioned: kappa ||A||_F / |lambda| <= 1e4, so the expected
-// relative error is <= ~1e4 * c(n) * eps ~ 1e-11 and 1e-10 is a fair bar.
+// For every eigenvalue, |err| <= kBoundFactor kappa eps ||A||_F: both
+// solvers' backward errors are c(n) eps ||A|| with c(n) a low-degree
+// polynomial (LAPACK's "modest multiple"; n <= 32 here), first-order
+// perturbation theory turns each into kappa ||E||. Measured over the 10 000
+// random matrices: max |err|/(kappa eps ||A||_F) = 10.9 (11.7 without
+// -march=native; printed by TenThousandRandomMatricesAgainstEigen), so
+// c(n) plus the sum of the two errors stays near 10 for n <= 32: bound 100.
+// For the badly scaled inputs, our routine sees B = D A D^{-1} (rounded
+// entrywise, a componentwise relative perturbation of A) and, after
+// balancing, a matrix of norm comparable to ||A||, so the same bound on A's
+// conditioning must hold: that is what balancing buys.
+constexpr double kBoundFactor = 100.0;
+// Well-conditioned: kappa ||A||_F / |lambda| <= 1e4. The bound above allows
+// those a relative error of up to 1e4 * 100 * eps = 2.2e-10; measured on the
+// fixed random set (the same matrices on every machine, eigen_test_support.hpp):
+// at most 8.0e-13 (7.3e-13 without -march=native), bound 5e-12.
 constexpr double kWellConditioned = 1e4;
-constexpr double kRelTol = 1e-10;
-// For every eigenvalue, |err| <= 1e3 kappa eps ||A||_F: both solvers'
-// backward errors are c(n) eps ||A|| with c(n) a low-degree polynomial
-// (LAPACK's "modest multiple"; n <= 32 here), first-order perturbation
-// theory turns each into kappa ||E||; 1e3 covers both c(n) for n <= 32 and
-// the sum of the two errors. For the badly scaled inputs, our routine sees
-// B = D A D^{-1} (rounded entrywise, a componentwise relative perturbation
-// of A) and, after balancing, a matrix of norm comparable to ||A||, so the
-// same bound on A's conditioning must hold: that is what balancing buys.
-constexpr double kBoundFactor = 1e3;
+constexpr double kRelTol = 5e-12;
 
 // Compare our eigenvalues of `input` (a similarity of A) with Eigen's of A.
 template <int N>
@@ -238,7 +243,8 @@ TEST(Eigen, TriangularMatrices) {
   compare<7>(L, L, st, "lower triangular");
   const EigenResult<7> rl = eigenvalues<7>(to_mat<7>(L));
   const std::vector<cplx> got = sorted(as_complex(rl)), want = sorted(diag);
-  for (int i = 0; i < 7; ++i) EXPECT_NEAR(std::abs(got[i] - want[i]), 0.0, 1e-12) << i;
+  // Measured ≤ 4.0e-15 on entries of size ~1 (2.5e-15 with -march=native).
+  for (int i = 0; i < 7; ++i) EXPECT_LE(std::abs(got[i] - want[i]), 3e-14) << i;
 }
 
 TEST(Eigen, AlreadyHessenberg) {
@@ -283,8 +289,9 @@ TEST(Eigen, CompanionMatricesWithKnownRoots) {
     const std::vector<cplx> ours = as_complex(r);
     const std::vector<int> m = match(ours, roots);
     // Two checks: the backward-error bound with kappa from the reference
-    // solver's eigenvectors, and a plain 1e-9 relative error (these roots
-    // are only moderately sensitive to the coefficients).
+    // solver's eigenvectors (measured ≤ 0.02 of kappa eps ||C||), and a plain
+    // relative error: these roots are only moderately sensitive to the
+    // coefficients, measured ≤ 1.8e-13 (4.5e-14 without -march=native), bound 1e-12.
     const Reference ref = reference(C);
     const std::vector<int> mref = match(ours, ref.lambda);
     for (int i = 0; i < 6; ++i) {
@@ -292,7 +299,7 @@ TEST(Eigen, CompanionMatricesWithKnownRoots) {
       const double kappa = ref.kappa[mref[i]];
       EXPECT_LE(std::abs(ours[i] - root), kBoundFactor * kappa * kEps * C.norm())
           << "root " << root << " got " << ours[i];
-      EXPECT_LE(std::abs(ours[i] - root), 1e-9 * std::abs(root)) << "root " << root << " got " << ours[i];
+      EXPECT_LE(std::abs(ours[i] - root), 1e-12 * std::abs(root)) << "root " << root << " got " << ours[i];
     }
   }
 }
@@ -300,8 +307,9 @@ TEST(Eigen, CompanionMatricesWithKnownRoots) {
 // Two structural zeros: columns 1 and 4 of a random 6x6 are zero (states
 // that nothing depends on), so 0 is a semisimple double eigenvalue
 // (eigenvectors e_1, e_4). The computed ones must be O(eps ||A||): within
-// the backward-error bound 1e3 kappa eps ||A||_F with kappa from Eigen's
-// eigenvectors, and within 1e3 eps ||A||_F outright (largest ratio printed).
+// the backward-error bound kBoundFactor kappa eps ||A||_F with kappa from
+// Eigen's eigenvectors, and within 200 eps ||A||_F outright (largest ratio
+// printed: 26.5, 17.7 without -march=native).
 TEST(Eigen, ExactZeroEigenvalues) {
   Rng rng{11};
   double worst = 0.0;
@@ -321,7 +329,7 @@ TEST(Eigen, ExactZeroEigenvalues) {
       const double mag = std::abs(ours[i]);
       worst = std::max(worst, mag / (kEps * A.norm()));
       EXPECT_LE(mag, kBoundFactor * ref.kappa[m[i]] * kEps * A.norm()) << t;
-      EXPECT_LE(mag, 1e3 * kEps * A.norm()) << t;
+      EXPECT_LE(mag, 200 * kEps * A.norm()) << t;
     }
     EXPECT_EQ(zeros, 2) << t;
   }
@@ -377,11 +385,11 @@ TEST(Eigen, JordanBlocksWithinTheirHolderBound) {
         const cplx l(r.re[k], r.im[k]);
         if (std::abs(l - 2.0) < 0.25) {
           ++near_two;
-          EXPECT_LE(std::abs(l - 2.0), 10 * holder) << "block " << block << " got " << l;
+          EXPECT_LE(std::abs(l - 2.0), 10 * holder) << "block " << block << " got " << l;  // measured ≤ 1.2 holder
         } else {
           double best = 1e300;
           for (double o : others) best = std::min(best, std::abs(l - o));
-          EXPECT_LE(best, 1e-12) << "block " << block << " got " << l;
+          EXPECT_LE(best, 5e-14) << "block " << block << " got " << l;  // simple, κ ~ 1: measured ≤ 6.2e-15
         }
       }
       EXPECT_EQ(near_two, block);
@@ -412,6 +420,7 @@ TEST(Eigen, CyclicPermutationNeedsExceptionalShifts) {
   };
   const std::vector<cplx> o4 = as_complex(r4), o5 = as_complex(r5), w4 = roots(4), w5 = roots(5);
   const std::vector<int> m4 = match(o4, w4), m5 = match(o5, w5);
+  // Unit-modulus roots, κ = 1 (normal matrix): measured ≤ 1.04e-15.
   for (int i = 0; i < 4; ++i) EXPECT_LE(std::abs(o4[i] - w4[m4[i]]), 1e-14) << o4[i];
   for (int i = 0; i < 5; ++i) EXPECT_LE(std::abs(o5[i] - w5[m5[i]]), 1e-14) << o5[i];
 }
@@ -464,7 +473,8 @@ TEST(Eigen, HydraulicFourBarJacobian) {
       const double rel = std::abs(ours[i] - l) / std::abs(l);
       worst = std::max(worst, rel);
       if (balance) {
-        EXPECT_LE(rel, kRelTol) << "lambda " << l << " got " << ours[i] << " kappa " << ref.kappa[m[i]];
+        // Measured ≤ 5.2e-14 (1.2e-13 without -march=native, the real λ = 0.33).
+        EXPECT_LE(rel, 1e-12) << "lambda " << l << " got " << ours[i] << " kappa " << ref.kappa[m[i]];
         std::printf("  hydraulic: lambda = %+.10e %+.10ei (kappa %.2g), rel err %.2e\n", l.real(), l.imag(),
                     ref.kappa[m[i]], rel);
       }

@@ -18,27 +18,34 @@ TEST(Valve, FlowIsContinuousAtTheLaminarLimitForBothValves) {
   for (double g : gammas) {
     for (double side : {-1.0, 1.0}) {
       const double at = side * lim;
-      // Left and right of ±Δp_lim, 1e-6 Pa apart: the jump is only the slope times the gap.
+      // Left and right of ±Δp_lim, 2e-12·Δp_lim apart: a continuous law moves
+      // by its slope (≤ γ/√Δp_lim) times the gap, ≤ 2e-12·|γ√Δp_lim|; measured
+      // 1.5e-12 of it, with and without FMA. A jump would add its size.
       const double inside = orifice_flow(g, at * (1 - 1e-12), lim);
       const double outside = orifice_flow(g, at * (1 + 1e-12), lim);
-      EXPECT_NEAR(inside, outside, 1e-9 * std::fabs(g * std::sqrt(lim)));
-      EXPECT_NEAR(orifice_flow(g, at, lim), side * g * std::sqrt(lim), 1e-15);
+      EXPECT_NEAR(inside, outside, 1e-11 * std::fabs(g * std::sqrt(lim)));
+      // At the limit itself: measured 1 ulp (2.2e-16 relative); bound ~9 ulp.
+      EXPECT_NEAR(orifice_flow(g, at, lim), side * g * std::sqrt(lim), 2e-15 * std::fabs(g * std::sqrt(lim)));
     }
   }
 }
 
 TEST(Valve, LaminarSlopeIsTwiceTheTurbulentSlopeAtTheLimit) {
   // §1.4: γ1 = γ2/√Δp_lim inside, γ2/(2√Δp_lim) just outside.
-  const double g = 1.097e-6, lim = 2e5;
+  // Closed forms at the same points, so only rounding separates them:
+  // measured ≤ 1 ulp (1.7e-16 relative) with and without FMA; bounds ~9 ulp.
+  const double g = 1.097e-6, lim = 2e5, beyond = lim * (1 + 1e-9);
+  const double ulps9 = 2e-15;
   const auto in = orifice_flow(g, Dual<1>::variable(0.5 * lim, 0), lim);
-  const auto out = orifice_flow(g, Dual<1>::variable(lim * (1 + 1e-9), 0), lim);
-  EXPECT_NEAR(in.v[0], g / std::sqrt(lim), 1e-20);
-  EXPECT_NEAR(out.v[0], g / (2 * std::sqrt(lim)), 1e-6 * g / std::sqrt(lim));
-  EXPECT_NEAR(orifice_flow(g, -4e6, lim), -g * std::sqrt(4e6), 1e-18);
+  const auto out = orifice_flow(g, Dual<1>::variable(beyond, 0), lim);
+  EXPECT_NEAR(in.v[0], g / std::sqrt(lim), ulps9 * g / std::sqrt(lim));
+  EXPECT_NEAR(out.v[0], g / (2 * std::sqrt(beyond)), ulps9 * g / std::sqrt(lim));
+  EXPECT_NEAR(orifice_flow(g, -4e6, lim), -g * std::sqrt(4e6), ulps9 * g * std::sqrt(4e6));
 }
 
 TEST(Circuit, DerivedConstantsMatchReferenceTable) {
-  // reference-parameters.md: A2 = 5.0265e-3 m², A3 = 4.0644e-3 m², C_vt = 1.097e-6.
+  // reference-parameters.md: A2 = 5.0265e-3 m², A3 = 4.0644e-3 m², C_vt = 1.097e-6,
+  // printed to 5 and 4 digits: bounds are half a unit of the last printed digit.
   const CircuitConstants k = ThreeVolumeCircuit::constants(kDefaults);
   EXPECT_NEAR(k.A_piston, 5.0265e-3, 5e-8);
   EXPECT_NEAR(k.A_rod, 4.0644e-3, 5e-8);
@@ -71,8 +78,10 @@ TEST(Circuit, VolumeTermMatchesPistonMotion) {
   const double Be3 = 1 / (1 / c.oil_bulk_modulus + c.hose_volume_3 / (V3 * c.hose_bulk_modulus) +
                           k.A_rod * l3 / (V3 * c.cylinder_bulk_modulus));
   EXPECT_EQ(pdot[0], 0.0);
-  EXPECT_NEAR(pdot[1], -Be2 * k.A_piston * sdot / V2, 1e-9 * std::fabs(pdot[1]));
-  EXPECT_NEAR(pdot[2], Be3 * k.A_rod * sdot / V3, 1e-9 * std::fabs(pdot[2]));
+  // The same formula written out again: measured exact (0 error) with and
+  // without FMA; ~20 operations, bound 1e-14 relative (~45 ulp).
+  EXPECT_NEAR(pdot[1], -Be2 * k.A_piston * sdot / V2, 1e-14 * std::fabs(pdot[1]));
+  EXPECT_NEAR(pdot[2], Be3 * k.A_rod * sdot / V3, 1e-14 * std::fabs(pdot[2]));
 }
 
 TEST(Circuit, ValvePortMappingFollowsSpoolSign) {
@@ -94,5 +103,6 @@ TEST(Circuit, SpoolStepIsTheTrapezoidalRule) {
   const double U1 = ThreeVolumeCircuit::spool_step(kDefaults, U0, Uref, dt);
   const double rhs = U0 + 0.5 * dt * (ThreeVolumeCircuit::spool_rate(kDefaults, U0, Uref) +
                                       ThreeVolumeCircuit::spool_rate(kDefaults, U1, Uref));
-  EXPECT_NEAR(U1, rhs, 1e-14);
+  // U1 ≈ 1.09 V: measured 4.4e-16 (2 ulp) with and without FMA; bound ~9x.
+  EXPECT_NEAR(U1, rhs, 4e-15);
 }

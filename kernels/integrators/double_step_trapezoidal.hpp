@@ -61,6 +61,10 @@ struct DoubleStepTrapezoidal {
   };
 
   struct State {
+    // Time on the step grid, t = t0 + steps·dt (grid_time), never a running
+    // sum t += dt, which drifts ~1e-12 s off the grid over 1e4 steps.
+    double t0 = 0.0;
+    long steps = 0;
     double t = 0.0;
     double q[nq], qd[nq], qdd[nq];
     double p[np], pd[np];
@@ -383,7 +387,7 @@ struct DoubleStepTrapezoidal {
     // Input sampled at the step midpoint: schedules switch on step
     // boundaries, so U_ref is constant over each step and the trapezoid
     // stays second order across the switches.
-    ctx.U = Circuit::spool_step(P.circuit, s.U, P.input(s.t + 0.5 * dt), dt);
+    ctx.U = Circuit::spool_step(P.circuit, s.U, P.input(grid_time(s.t0, s.steps + 0.5, dt)), dt);
     for (int k = 0; k < nq; ++k) {
       ctx.q_guess[k] = s.q[k] + dt * s.qd[k] + 0.5 * dt * dt * s.qdd[k];  // predictor, §3.2 / §3.5
       ctx.qd_hat[k] = -((2.0 / dt) * s.q[k] + s.qd[k]);
@@ -411,11 +415,16 @@ struct DoubleStepTrapezoidal {
       if (!tangent(P, K, S, ctx, x, f, J, &last)) return Status::constraint_failure;
       for (int r = 0; r < nx; ++r) f[r] = -f[r];
       if (!solve_linear(J, f, dx)) return Status::newton_failure;
+      // Every component is tested: a NaN fails any comparison, so a running
+      // max (fabs(d) > m ? fabs(d) : m) would skip it, and whether it does
+      // depends on the instructions the compiler picks (maxsd keeps one
+      // operand): a NaN increment then passed as converged.
+      for (int k = 0; k < nx; ++k)
+        if (!(fabs(dx[k]) < 1e300)) return Status::diverged;  // NaN or Inf
       double dq = 0.0, dp = 0.0, dw = 0.0;
       for (int j = 0; j < ni; ++j) { x[j] += dx[j]; dq = fabs(dx[j]) > dq ? fabs(dx[j]) : dq; }
       for (int k = ni; k < ni + np; ++k) { x[k] += dx[k]; dp = fabs(dx[k]) > dp ? fabs(dx[k]) : dp; }
       for (int k = ni + np; k < nx; ++k) { x[k] += dx[k]; dw = fabs(dx[k]) > dw ? fabs(dx[k]) : dw; }
-      if (!(dq + dp + dw < 1e300)) return Status::diverged;  // NaN or Inf
       if (dq <= S.position_tolerance && dp <= S.pressure_tolerance && dw <= S.friction_state_tolerance) {
         converged = true;
         break;
@@ -454,7 +463,8 @@ struct DoubleStepTrapezoidal {
       s.wd[k] = (2.0 / dt) * s.w[k] + ctx.wd_hat[k];
     }
     s.U = ctx.U;
-    s.t += dt;
+    ++s.steps;
+    s.t = grid_time(s.t0, s.steps, dt);
     if (eval_out) *eval_out = e;
     return Status::ok;
   }
@@ -466,7 +476,9 @@ struct DoubleStepTrapezoidal {
   HS_HD static Status initialize(const Params& P, const IntegratorSettings& S, State& s, Constants& K,
                                  Evaluation<double>* eval_out = nullptr) {
     K.circuit = Circuit::constants(P.circuit);
-    s.t = 0.0;
+    s.t0 = 0.0;
+    s.steps = 0;
+    s.t = s.t0;
     s.U = 0.0;
     Mech::assembly_guess(P.mechanism, s.q);  // in the assembly mode of the guessed angles
     for (int k = 0; k < nq; ++k) { s.qd[k] = 0.0; s.qdd[k] = 0.0; }

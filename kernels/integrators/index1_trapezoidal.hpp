@@ -9,8 +9,11 @@
 // 2βĊ + γ²C (β = γ = 50), and the trapezoidal rule is A-stable, so the
 // stiff pressure modes do not limit dt.
 #pragma once
+#include <type_traits>
+
 #include "../linearize/counterpart.hpp"
 #include "../models/hydraulically_actuated.hpp"
+#include "settings.hpp"
 
 namespace hs {
 
@@ -21,6 +24,7 @@ struct Index1Trapezoidal {
   static constexpr int N = Form::N;
 
   struct Settings {
+    double t0 = 0.0;   // [s] start of the step grid, t_k = t0 + k·dt
     double dt = 1e-4;
     int max_newton_iterations = 12;
     // Convergence of the Newton increment, per block of X.
@@ -52,14 +56,19 @@ struct Index1Trapezoidal {
     return true;
   }
 
-  // One step from (t, X, F(X)) to t + dt. `forcing(t, f)` sets the applied
-  // forces and U_ref at time t. On success X and Fx hold the new state.
-  template <class ForcingAt>
+  // Step k = step_index: from (t_k, X, F(X)) to t_{k+1}, times on the grid t_k = t0 + k·dt
+  // (grid_time; a caller's running sum would drift off it, and a forcing that
+  // switches at a grid time, as TorquePulse at t2, would switch a step early
+  // or late). `forcing(t, f)` sets the applied forces and U_ref at time t.
+  // On success X and Fx hold the new state.
+  template <class StepIndex, class ForcingAt>
   HS_HD static Status step(const typename System::Params& P, const typename System::Constants& K,
-                           const Settings& S, Workspace& W, double t, double* X, double* Fx, ForcingAt forcing) {
+                           const Settings& S, Workspace& W, StepIndex step_index, double* X, double* Fx,
+                           ForcingAt forcing) {
+    static_assert(std::is_integral<StepIndex>::value, "step takes the step index k (t_k = t0 + k dt), not a time");
     const double dt = S.dt;
     Forcing f1;
-    forcing(t + dt, f1);
+    forcing(grid_time(S.t0, static_cast<double>(step_index + 1), dt), f1);
     double rhs0[N];
     for (int k = 0; k < N; ++k) rhs0[k] = X[k] + 0.5 * dt * Fx[k];
     // Two attempts: with the kept matrix, then with a fresh one.

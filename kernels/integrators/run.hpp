@@ -54,6 +54,25 @@ struct RunOptions {
   const double* reference = nullptr;  // z_1 at steps 0..n_steps, or null
 };
 
+// The summary of an instance that never started (its parameters were refused
+// by the host or by the integrator's initialization, or it was not run): no
+// time passed and no step was taken; there is no state to describe, so every
+// other real-valued output is NaN rather than a zero that reads like data.
+template <int nq, int np>
+HS_HD RunSummary<nq, np> unstarted_summary(Status status) {
+  const double nan = __builtin_nan("");
+  RunSummary<nq, np> out;
+  out.status = status;
+  out.t_end = 0.0;
+  for (int k = 0; k < nq; ++k) out.q[k] = out.qd[k] = nan;
+  for (int k = 0; k < np; ++k) out.p[k] = out.p_min[k] = out.p_max[k] = nan;
+  out.U = out.s = nan;
+  out.cylinder_work = out.friction_work = out.max_cylinder_work = nan;
+  out.peak_energy_drift = out.final_energy_drift = nan;
+  out.max_constraint_violation = out.settling_time = out.tracking_rms = nan;
+  return out;
+}
+
 // Integrate until settings.duration; every `stride` steps (and at t = 0)
 // record(index, sample) is called if stride > 0.
 template <class Integrator, class Recorder>
@@ -67,9 +86,10 @@ HS_HD RunSummary<Integrator::nq, Integrator::np> run_instance(const typename Int
   typename Integrator::State st;
   typename Integrator::Constants K;
   typename Integrator::template Evaluation<double> e;
-  out.status = Integrator::initialize(P, S, st, K, &e);
+  const Status init = Integrator::initialize(P, S, st, K, &e);
+  if (init != Status::ok) return unstarted_summary<nq, np>(init);  // st.p may never have been set
+  out.status = init;
   for (int k = 0; k < np; ++k) { out.p_min[k] = st.p[k]; out.p_max[k] = st.p[k]; }
-  if (out.status != Status::ok) return out;
 
   const double E0 = e.kinetic + e.potential;
   double power_cyl = e.piston_force * e.sdot, power_fr = -e.friction_force * e.sdot;
@@ -128,6 +148,9 @@ HS_HD RunSummary<Integrator::nq, Integrator::np> run_instance(const typename Int
     if (stride > 0 && (n + 1) % stride == 0) record(record_index++, sample(drift));
     if (check != Status::ok) { out.status = check; break; }
   }
+  // Times come from the integrator's state, on the step grid t0 + k·dt
+  // (grid_time, settings.hpp): t_end, the recorded t and the settling time
+  // (t_last_moving − t_switch) carry no running-sum drift.
   out.t_end = st.t;
   const double nan = __builtin_nan("");
   out.settling_time = moving ? nan : (t_last_moving > t_switch ? t_last_moving - t_switch : 0.0);

@@ -1,7 +1,18 @@
 // Settings of the fixed-step trapezoidal integrators (one set per study).
 #pragma once
+#include "../core/hd.hpp"
 
 namespace hs {
+
+// Time of step k on the grid of step dt that starts at t0: t0 + k·dt, one
+// rounding from the exact grid point (none when the product is exact), the
+// same at every k. Integrators keep the step count and use this, never a
+// running sum t += dt, whose rounding errors accumulate: after 1e4 steps of
+// 1e-3 s the sum sits ~1e-12 s off the grid, and so would t_end, recorded
+// times and settling times. k may be a half-integer (the step midpoint).
+// t0 = 0 (every integrator here starts there) makes it k·dt exactly as
+// computed, contracted into an FMA or not.
+HS_HD inline double grid_time(double t0, double k, double dt) { return t0 + k * dt; }
 
 enum class Tangent : int {
   exact = 0,             // Jacobian from dual numbers (one residual pass in Dual<nx>)
