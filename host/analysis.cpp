@@ -267,4 +267,19 @@ SobolIndices sobol_indices(const std::vector<double>& outputs, std::size_t d, co
   return s;
 }
 
+std::vector<double> saltelli_independent_rows(const std::vector<double>& outputs, std::size_t d) {
+  if (d == 0) throw std::invalid_argument("saltelli_independent_rows: dimension 0 is not allowed (allowed: d >= 1)");
+  const std::size_t block = saltelli_block_size(d);
+  if (outputs.size() % block != 0)
+    throw std::invalid_argument("saltelli_independent_rows: " + std::to_string(outputs.size()) +
+                                " outputs are not a whole number of Saltelli blocks of d + 2 = " + std::to_string(block));
+  std::vector<double> ab;
+  ab.reserve(2 * (outputs.size() / block));
+  for (std::size_t first = 0; first < outputs.size(); first += block) {
+    ab.push_back(outputs[first + saltelli_role_a]);
+    ab.push_back(outputs[first + saltelli_role_b]);
+  }
+  return ab;
+}
+
 }  // namespace hs

@@ -123,4 +123,23 @@ struct SobolIndices {
 // leaves every value NaN.
 SobolIndices sobol_indices(const std::vector<double>& outputs, std::size_t d, const BootstrapOptions& options = {});
 
+// Statistics of a Saltelli design. Its A and B rows are 2N independent draws
+// of the inputs, but each A_B^(i) row repeats its block's A row in all inputs
+// but one, so its output is correlated with f(A) and is no new draw: a mean,
+// quantile or failure probability over all N(d+2) rows would weight the A
+// values d + 1 times and B once, and its bootstrap interval (which assumes
+// independent rows) would be too narrow. A study's Monte Carlo statistics and
+// failure probability therefore use the A and B rows only (role
+// i % (d + 2) = saltelli_role_a or saltelli_role_b, host/sampling.hpp);
+// sobol_indices uses every row. Returns f(A_r), f(B_r) of every block in row
+// order (2N values, NaNs kept: the statistics count them as failed).
+// outputs.size() must be a whole number of blocks of d + 2 (d >= 1).
+std::vector<double> saltelli_independent_rows(const std::vector<double>& outputs, std::size_t d);
+
+// The bootstrap seed of a study's analysis: the study's [sample] seed mixed
+// with a constant so the resamples do not reuse the design's random streams
+// (host/runner.cpp analyse; a results file's intervals are reproduced from it).
+constexpr std::uint64_t kStudyBootstrapSalt = 0x5EEDB007ULL;
+constexpr std::uint64_t study_bootstrap_seed(std::uint64_t study_seed) { return study_seed ^ kStudyBootstrapSalt; }
+
 }  // namespace hs

@@ -38,6 +38,10 @@ struct BatchSpec {
   std::atomic<long>* progress = nullptr;
 };
 
+// A trajectory sample that was never recorded (after a failure, or of an
+// instance that did not run): every channel NaN (host/backends/dispatch.cpp).
+FourBarSample blank_sample();
+
 struct BatchResult {
   std::vector<FourBarSummary> summaries;  // one per instance, in input order
   // Trajectories, instance-major: trajectories[i * samples_per_instance + k].

@@ -97,10 +97,25 @@ namespace fs = std::filesystem;
 
 // ---- HDF5 helpers ----------------------------------------------------------
 
+// Why the last HDF5 call failed: the innermost message of HDF5's error stack
+// (for I/O, the file driver's message carries the system's reason, e.g. "File
+// too large" under a file-size limit, "No space left on device").
+std::string hdf5_reason() {
+  std::string innermost;
+  H5Ewalk2(
+      H5E_DEFAULT, H5E_WALK_UPWARD,
+      [](unsigned n, const H5E_error2_t* e, void* out) -> herr_t {
+        if (n == 0 && e->desc) *static_cast<std::string*>(out) = e->desc;
+        return 0;
+      },
+      &innermost);
+  return innermost.empty() ? std::string() : ": " + innermost;
+}
+
 class Handle {
  public:
   Handle(hid_t id, herr_t (*close)(hid_t), const std::string& what) : id_(id), close_(close) {
-    if (id < 0) throw OutputError("HDF5: " + what + " failed");
+    if (id < 0) throw OutputError("HDF5: " + what + " failed" + hdf5_reason());
   }
   Handle(Handle&& o) noexcept : id_(o.id_), close_(o.close_) { o.id_ = -1; }
   Handle(const Handle&) = delete;
@@ -117,7 +132,21 @@ class Handle {
 };
 
 void check(herr_t status, const std::string& what) {
-  if (status < 0) throw OutputError("HDF5: " + what + " failed");
+  if (status < 0) throw OutputError("HDF5: " + what + " failed" + hdf5_reason());
+}
+
+// HDF5 prints its error stack to stderr by default (our exceptions say
+// enough), and at exit closes what it still holds: a file whose flush failed
+// (full disk, file-size limit) stays open inside the library, and closing it
+// again from its atexit handler crashes HDF5 1.10. H5dont_atexit must come
+// before any other HDF5 call of the process; later calls leave it as it is.
+void prepare_hdf5() {
+  static const bool once = [] {
+    H5dont_atexit();
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    return true;
+  }();
+  (void)once;
 }
 
 Handle group(hid_t parent, const std::string& name) {
@@ -226,7 +255,8 @@ void analysis_group(hid_t file, const StudyAnalysis& a) {
       attribute(h, "std_ci_low", m.std_dev_ci.lower);
       attribute(h, "std_ci_high", m.std_dev_ci.upper);
       attribute(h, "count_ok", static_cast<long>(m.valid));
-      attribute(h, "count_failed", static_cast<long>(m.failed + m.infinite));
+      attribute(h, "count_failed", a.failed_instances);
+      attribute(h, "count_undefined", static_cast<long>(m.failed + m.infinite) - a.failed_instances);
       attribute(h, "confidence", a.confidence);
       std::vector<double> lv, v, lo, hi;
       for (const auto& e : m.quantiles) {
@@ -301,6 +331,117 @@ void study_metadata(hid_t g, const Study& study) {
   attribute(g, "sample_method", std::string(sample_method_name(study.method)));
   attribute(g, "sample_count", study.sample_count);
   attribute(g, "seed", static_cast<long>(study.seed));
+  attribute(g, "scramble", static_cast<long>(study.scramble ? 1 : 0));
+}
+
+void attribute(hid_t obj, const std::string& name, const std::vector<double>& values) {
+  const hsize_t n = values.size();
+  Handle space(n ? H5Screate_simple(1, &n, nullptr) : H5Screate(H5S_NULL), H5Sclose, "dataspace");
+  Handle attr(H5Acreate2(obj, name.c_str(), H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose, "attribute " + name);
+  if (n) check(H5Awrite(attr, H5T_NATIVE_DOUBLE, values.data()), "writing attribute " + name);
+}
+
+// Parameter names of a law, in Distribution::params order (host/sampling.hpp).
+std::vector<std::string> distribution_parameter_names(DistributionKind kind) {
+  switch (kind) {
+    case DistributionKind::uniform: return {"min", "max"};
+    case DistributionKind::normal: return {"mean", "std"};
+    case DistributionKind::truncated_normal: return {"mean", "std", "min", "max"};
+    case DistributionKind::lognormal: return {"median", "sigma_log"};
+  }
+  return {};
+}
+
+const char* sampler_description(const Study& study) {
+  switch (study.method) {
+    case SampleMethod::grid:
+      return "full factorial product of the factors' values, the first factor varying slowest";
+    case SampleMethod::lhs:
+      return "Latin hypercube: per dimension a random permutation of the n strata (stream seed/lhs_permutation/dimension), "
+             "a uniform jitter inside the stratum (stream seed/lhs_jitter/row); xoshiro256** seeded by splitmix64 "
+             "(host/sampling.hpp)";
+    case SampleMethod::sobol:
+      return "Sobol' sequence, Joe-Kuo direction numbers; scramble = 1: Owen's nested uniform scrambling in base 2, node "
+             "bits hashed from (seed, dimension, node); scramble = 0: the unscrambled sequence from index 1 (the origin "
+             "is skipped) (host/sampling.hpp)";
+    case SampleMethod::monte_carlo:
+      return "independent uniform draws, row i from stream (seed, monte_carlo, i); xoshiro256** seeded by splitmix64 "
+             "(host/sampling.hpp)";
+    case SampleMethod::saltelli:
+      return "Saltelli 2010 design: base point r of a Sobol' sequence of dimension 2d (scrambled as for sobol) gives A = its "
+             "first d coordinates, B = its last d, and A_B^j = A with column j from B; rows in blocks of d + 2 "
+             "(A, B, A_B^0 ... A_B^(d-1)), see saltelli_role";
+  }
+  return "";
+}
+
+// /metadata/design: what regenerates the design without the source code. The
+// unit-cube points (sampled methods) mapped through each factor's law by its
+// inverse CDF give the factor values; a grid is the product of the axes.
+void design_metadata(hid_t metadata, const Study& study, hsize_t n) {
+  Handle g = group(metadata, "design");
+  attribute(g, "method", std::string(sample_method_name(study.method)));
+  attribute(g, "sampler", std::string(sampler_description(study)));
+  attribute(g, "seed", static_cast<long>(study.seed));
+  attribute(g, "scramble", static_cast<long>(study.scramble ? 1 : 0));
+  std::vector<std::string> names;
+  for (const auto& f : study.grid) names.push_back(f.name);
+  attribute(g, "factors", names);
+  std::vector<std::string> derived;
+  for (const auto& d : study.derived) derived.push_back(d.target->name + " = " + d.expression->text());
+  attribute(g, "derived", derived);
+  const bool grid = study.method == SampleMethod::grid;
+  {
+    Handle fg = group(g, "factors");
+    for (size_t k = 0; k < study.grid.size(); ++k) {
+      const Factor& f = study.grid[k];
+      Handle h = group(fg, f.name);
+      attribute(h, "index", static_cast<long>(k));
+      attribute(h, "unit", f.unit);
+      std::vector<std::string> targets;
+      if (f.info) targets.push_back(f.info->name);
+      for (const ParameterInfo* p : f.scaled) targets.push_back(p->name);
+      attribute(h, "mode", std::string(f.info ? "parameter" : "scale"));
+      attribute(h, "parameters", targets);
+      if (grid) {
+        vector_dataset(h, "values", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, f.values.data(), f.values.size());
+        continue;
+      }
+      const auto law_names = distribution_parameter_names(f.distribution.kind);
+      attribute(h, "distribution", std::string(distribution_kind_name(f.distribution.kind)));
+      attribute(h, "distribution_parameter_names", law_names);
+      attribute(h, "distribution_parameters",
+                std::vector<double>(f.distribution.params.begin(), f.distribution.params.begin() + law_names.size()));
+      attribute(h, "law", f.distribution.describe());
+    }
+  }
+  if (grid || study.grid.empty()) return;
+  const size_t d = study.grid.size();
+  matrix_dataset(
+      g, "unit_points", n, d, [&](hsize_t i, double* row) { study.unit_point(static_cast<long>(i), row); }, false,
+      [&](hid_t ds) {
+        attribute(ds, "columns", names);
+        attribute(ds, "description",
+                  std::string("unit-cube point of every instance; factor k's value is its law's inverse CDF at column k"));
+      });
+  if (study.method != SampleMethod::saltelli) return;
+  const size_t block = saltelli_block_size(d);
+  std::vector<int32_t> role(n);
+  for (hsize_t i = 0; i < n; ++i) role[i] = static_cast<int32_t>(i % block);
+  std::vector<std::string> role_names{"A", "B"};
+  for (size_t j = 0; j < d; ++j) role_names.push_back("A_B^" + std::to_string(j) + " (A with " + names[j] + " from B)");
+  Handle r = vector_dataset(g, "saltelli_role", H5T_STD_I32LE, H5T_NATIVE_INT32, role.data(), n);
+  attribute(r, "role_names", role_names);
+  attribute(r, "description", std::string("role_names[saltelli_role[i]] is instance i's row of the Saltelli design; "
+                                          "statistics use the A and B rows only, Sobol' indices all rows"));
+}
+
+// The analysis settings that regenerate /analysis from /outputs.
+void analysis_metadata(hid_t metadata, const Study& study) {
+  attribute(metadata, "confidence", study.analysis.confidence);
+  attribute(metadata, "bootstrap_resamples", study.analysis.bootstrap);
+  attribute(metadata, "bootstrap_seed", static_cast<long>(study_bootstrap_seed(study.seed)));
+  attribute(metadata, "quantile_levels", study.analysis.quantile_levels);
 }
 
 // /inputs: the values each instance ran with, regenerated from the study
@@ -408,6 +549,8 @@ void write_h5(const std::string& path, const Study& study, const StudyResults& r
   attribute(g, "duration", study.settings.duration);
   attribute(g, "trajectory_stride", static_cast<long>(study.trajectory_stride));
   attribute(g, "samples_per_instance", m);
+  analysis_metadata(g, study);
+  design_metadata(g, study, n);
   check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flushing " + path);
 }
 
@@ -477,8 +620,7 @@ OutputPaths write_outputs(const std::string& dir, const Study& study, const Stud
   if (static_cast<long>(result.summaries.size()) != study.instance_count())
     throw OutputError("internal: " + std::to_string(result.summaries.size()) + " summaries for " +
                       std::to_string(study.instance_count()) + " instances");
-  // HDF5 prints its error stack to stderr by default; our exceptions say enough.
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  prepare_hdf5();
   check_output_dir(dir);
 
   const VariedInputs varied = varied_inputs(study, static_cast<long>(result.summaries.size()));
@@ -505,14 +647,34 @@ std::vector<std::string> write_atomically(const std::string& dir, const std::vec
   tx.temps = temps;
   for (size_t k = 0; k < files.size(); ++k) files[k].write(temps[k].string());
 
+  // Files of an earlier run are moved aside first and put back if any rename
+  // fails, so the directory holds either all the old files or all the new ones.
+  std::vector<fs::path> previous(files.size());
+  auto restore = [&](size_t renamed) {
+    std::error_code ignored;
+    for (size_t j = 0; j < renamed; ++j) fs::remove(finals[j], ignored);
+    for (size_t j = 0; j < files.size(); ++j)
+      if (!previous[j].empty()) fs::rename(previous[j], finals[j], ignored);
+  };
+  for (size_t k = 0; k < files.size(); ++k) {
+    if (!fs::exists(finals[k], ec)) continue;
+    previous[k] = out / ("." + files[k].name + ".previous" + tag);
+    fs::rename(finals[k], previous[k], ec);
+    if (ec) {
+      previous[k].clear();
+      restore(0);
+      throw OutputError("cannot move the earlier " + finals[k].string() + " aside: " + ec.message());
+    }
+  }
   for (size_t k = 0; k < files.size(); ++k) {
     fs::rename(temps[k], finals[k], ec);
     if (ec) {
-      std::error_code ignored;
-      for (size_t j = 0; j < k; ++j) fs::remove(finals[j], ignored);  // never leave one file without the others
+      restore(k);  // never leave one new file without the others
       throw OutputError("cannot rename " + temps[k].string() + " to " + finals[k].string() + ": " + ec.message());
     }
   }
+  for (const auto& p : previous)
+    if (!p.empty()) fs::remove(p, ec);
   tx.committed = true;
   std::vector<std::string> paths;
   for (const auto& p : finals) paths.push_back(p.string());
@@ -600,6 +762,7 @@ void write_stability_h5(const std::string& path, const Study& study, const std::
   attribute(g, "created", utc_now_iso8601());
   attribute(g, "instance_count", static_cast<long>(n));
   attribute(g, "failed_count", failed);
+  design_metadata(g, study, n);
   check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flushing " + path);
 }
 
@@ -639,7 +802,7 @@ StabilityOutputPaths write_stability_outputs(const std::string& dir, const Study
   if (static_cast<long>(points.size()) != study.instance_count())
     throw OutputError("internal: " + std::to_string(points.size()) + " stability points for " +
                       std::to_string(study.instance_count()) + " instances");
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  prepare_hdf5();
   check_output_dir(dir);
   const VariedInputs varied = varied_inputs(study, static_cast<long>(points.size()));
   const auto paths =

@@ -1,34 +1,58 @@
 // Writers of a batch's results: DIR/results.h5 (HDF5) and DIR/summary.csv.
 //
-// results.h5 layout (N instances, P parameters, M samples per trajectory):
-//   /inputs/<name>            N doubles per varied input (factor or derived
-//                             parameter); the group's attribute "varied" lists
-//                             them in design order
-//   /inputs/all               N x P doubles, every parameter of every instance;
-//                             attributes "columns" (dotted names) and "units"
-//   /outputs/status           N int32 (Status codes); attribute "status_names":
-//                             status_names[code] is the code's name
-//   /outputs/<name>           N values per scalar output (see summary_columns();
-//                             each has attributes "unit" and "description")
-//   /trajectories/<channel>   N x M doubles (only if trajectory_stride > 0);
-//                             samples after a failure have t = NaN
-//   /analysis                 (with [analysis] quantities) attribute "quantities";
+// results.h5 layout (N instances, P parameters, M samples per trajectory, d
+// design factors). Every dataset and attribute written:
+//   /inputs                   attribute "varied": the varied inputs in design order
+//     <name>                  N doubles per varied input (factor, scale factor or
+//                             derived parameter); attributes unit, description
+//     all                     N x P doubles, every parameter of every instance;
+//                             attributes columns (dotted names), units
+//   /outputs/status           N int32 (Status codes); attributes status_names
+//                             (status_names[code] is the code's name), description
+//   /outputs/<name>           N values per scalar output (summary_columns(): int64
+//                             for the integer ones, else double); attributes unit,
+//                             description
+//   /trajectories             (only if trajectory_stride > 0) attributes stride,
+//                             description
+//     <channel>               N x M doubles (trajectory_channels()); attribute
+//                             unit; samples after a failure have t = NaN
+//   /analysis                 (with [analysis] quantities) attributes quantities,
+//                             confidence
 //     statistics/<quantity>   attributes mean, std, mean_ci_low/high, std_ci_low/high,
-//                             count_ok, count_failed, confidence; datasets
+//                             count_ok (finite values used), count_failed (failed
+//                             instances), count_undefined (ok instances whose
+//                             quantity is NaN or infinite), confidence; datasets
 //                             quantile_levels, quantiles, quantile_ci_low/high
 //     failure                 (with [analysis.limit]) attributes quantity, limit,
 //                             direction, probability, ci_low, ci_high, failures,
-//                             count, method
+//                             count, failed_instances, method
 //     sobol/<quantity>        (saltelli designs) attributes factors, base_samples,
-//                             dropped_rows, confidence; datasets first_order,
-//                             first_order_ci_low/high, total, total_ci_low/high
+//                             dropped_rows, confidence, variance; datasets
+//                             first_order, first_order_ci_low/high, total,
+//                             total_ci_low/high
 //   /metadata                 attributes: study_text, study_path, study_name,
-//                             hydrosweep_version, model, friction, formulation,
-//                             sample_method, sample_count, seed, backend, device,
-//                             threads, wall_seconds, chunk_size, chunks,
-//                             resumed_instances, created (UTC ISO 8601),
-//                             instance_count, failed_count, dt, duration,
-//                             trajectory_stride, samples_per_instance
+//                             study_description, hydrosweep_version, model,
+//                             friction, sample_method, sample_count, seed,
+//                             scramble, formulation, backend, device, threads,
+//                             wall_seconds, chunk_size, chunks, resumed_instances,
+//                             created (UTC ISO 8601), instance_count, failed_count,
+//                             dt, duration, trajectory_stride,
+//                             samples_per_instance, confidence,
+//                             bootstrap_resamples, bootstrap_seed, quantile_levels
+//     design                  what regenerates the design without the source:
+//                             attributes method, sampler (the algorithm in words),
+//                             seed, scramble, factors (names, design order),
+//                             derived ("target = expression", file order)
+//       factors/<name>        attributes index, unit, mode ("parameter" | "scale"),
+//                             parameters (the one it sets or those it multiplies);
+//                             grid: dataset values; sampled designs: attributes
+//                             distribution, distribution_parameter_names,
+//                             distribution_parameters, law
+//       unit_points           (sampled designs) N x d doubles, the unit-cube point
+//                             of every instance (factor k = its law's inverse CDF
+//                             at column k); attributes columns, description
+//       saltelli_role         (saltelli) N int32: 0 = A, 1 = B, 2 + j = A_B^j;
+//                             attributes role_names, description
 // Everything except the run record (wall_seconds, created, threads,
 // resumed_instances) depends only on the study text and the build, so a
 // resumed run writes the same file content as an uninterrupted one.
@@ -84,6 +108,11 @@ struct StudyAnalysis {
   double confidence = 0.95;
   std::vector<double> quantile_levels;
   std::vector<std::pair<std::string, MonteCarloSummary>> statistics;  // per quantity
+  // Failed instances (status != ok) among the rows the statistics use: their
+  // quantities are NaN. An ok instance's quantity may also be undefined (NaN
+  // settling_time of an instance still moving at the end); the statistics'
+  // failed + infinite count both, the outputs tell them apart.
+  long failed_instances = 0;
   bool has_failure = false;
   std::string failure_quantity;
   double limit = 0.0;
@@ -120,6 +149,7 @@ OutputPaths write_outputs(const std::string& dir, const Study& study, const Stud
 //
 // DIR/stability.h5 (N points):
 //   /inputs/<name>, /inputs/all   as in results.h5
+//   /stability                    attribute description (what was linearized where)
 //   /stability/status             N int32, attribute status_names (0 = ok)
 //   /stability/eigenvalues_real   N x 6 [1/s], all eigenvalues of the reduced
 //   /stability/eigenvalues_imag   N x 6 [1/s]  Jacobian, by decreasing real part
@@ -134,11 +164,13 @@ OutputPaths write_outputs(const std::string& dir, const Study& study, const Stud
 //   /metadata                     attributes: kind = "stability", study_text,
 //                                 study_path, study_name, study_description,
 //                                 hydrosweep_version, model, friction,
-//                                 sample_method, sample_count, seed, factors (the
-//                                 design's axes; other varied inputs are derived), equilibrium,
-//                                 zero_tolerance, oscillatory_tolerance, backend,
-//                                 device, threads, wall_seconds, points_per_second,
-//                                 created, instance_count, failed_count
+//                                 sample_method, sample_count, seed, scramble,
+//                                 factors (the design's axes; other varied inputs
+//                                 are derived), equilibrium, zero_tolerance,
+//                                 oscillatory_tolerance, backend, device, threads,
+//                                 wall_seconds, points_per_second, created,
+//                                 instance_count, failed_count
+//   /metadata/design              as in results.h5
 // DIR/stability.csv: one "# ..." line saying the units, then the header
 //   index, <varied inputs>, status, max_real, damping_ratio, frequency_hz
 //   (= frequency/2π), overdamped, structural_zeros, lambda1_re, lambda1_im, ...,

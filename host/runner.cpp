@@ -1,9 +1,12 @@
 // Chunked, resumable study runs (see runner.hpp).
 #include "host/runner.hpp"
 
+#include "host/memory_budget.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
@@ -87,23 +90,48 @@ void write_chunk(const fs::path& path, long first, const BatchResult& r) {
   if (ec) throw OutputError("cannot rename " + tmp.string() + ": " + ec.message());
 }
 
-// Reads the summaries of a chunk file and verifies it; false if the file is
-// damaged (then the chunk is simply run again).
-bool read_chunk_summaries(const fs::path& path, long first, long count, long samples, FourBarSummary* out) {
+// Reads the summaries of a chunk file and verifies it (size, magic, checksum,
+// the instances it holds). Returns "" when it is intact, else what is wrong.
+// write_chunk renames a chunk into place only when it is complete, so a
+// damaged one means disk trouble or a file changed by hand, never an
+// interrupted run: the caller refuses to resume instead of silently running
+// it again (docs/study-files.md, "Resuming"). The trajectories are streamed
+// through the checksum, not held.
+std::string read_chunk_summaries(const fs::path& path, long first, long count, long samples, FourBarSummary* out) {
+  const std::uintmax_t summary_bytes = count * sizeof(FourBarSummary);
+  const std::uintmax_t body = kHeaderBytes + summary_bytes + count * samples * sizeof(FourBarSample);
+  std::error_code ec;
+  const std::uintmax_t size = fs::file_size(path, ec);
+  if (ec) return "cannot be read: " + ec.message();
+  if (size != body + 8)
+    return "has " + std::to_string(size) + " bytes where " + std::to_string(body + 8) +
+           " are expected (truncated or extended)";
   std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const size_t body = kHeaderBytes + count * sizeof(FourBarSummary) + count * samples * sizeof(FourBarSample);
-  if (bytes.size() != body + 8) return false;
-  if (std::memcmp(bytes.data(), kChunkMagic, 8) != 0) return false;
+  char magic[8];
   ChunkHeader head;
-  std::memcpy(&head, bytes.data() + 8, sizeof head);
-  if (head.first != first || head.count != count || head.samples != samples) return false;
-  std::uint64_t stored;
-  std::memcpy(&stored, bytes.data() + body, 8);
-  if (stored != fnv1a(bytes.data(), body)) return false;
-  std::memcpy(out, bytes.data() + kHeaderBytes, count * sizeof(FourBarSummary));
-  return true;
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  auto get = [&](void* p, std::uintmax_t n) {
+    in.read(static_cast<char*>(p), static_cast<std::streamsize>(n));
+    h = fnv1a(p, n, h);
+    return static_cast<bool>(in);
+  };
+  const std::string unreadable = "cannot be read back (I/O error)";
+  if (!get(magic, 8) || !get(&head, sizeof head) || !get(out, summary_bytes)) return unreadable;
+  if (std::memcmp(magic, kChunkMagic, 8) != 0) return "is not a hydrosweep chunk file (wrong magic bytes)";
+  std::uintmax_t left = body - kHeaderBytes - summary_bytes;
+  std::vector<char> block(std::min<std::uintmax_t>(left, 1 << 20));
+  while (left > 0) {
+    const std::uintmax_t n = std::min<std::uintmax_t>(left, block.size());
+    if (!get(block.data(), n)) return unreadable;
+    left -= n;
+  }
+  std::uint64_t stored = 0;
+  in.read(reinterpret_cast<char*>(&stored), sizeof stored);
+  if (!in || stored != h) return "fails its checksum (its bytes changed after it was written)";
+  if (head.first != first || head.count != count || head.samples != samples)
+    return "holds instances " + std::to_string(head.first) + ".." + std::to_string(head.first + head.count - 1) +
+           ", not " + std::to_string(first) + ".." + std::to_string(first + count - 1) + " (a chunk of another run)";
+  return "";
 }
 
 void read_chunk_trajectories(const fs::path& path, long count, long samples, long offset, long n, FourBarSample* out) {
@@ -116,15 +144,37 @@ void read_chunk_trajectories(const fs::path& path, long count, long samples, lon
 
 // ---- manifest ---------------------------------------------------------------
 
-std::string manifest_text(const Study& study, long n, long chunk, long samples) {
+// What the chunk files of a partial run depend on, one manifest line each
+// ("key value"). --resume reads chunks back only when every line matches this
+// build and this study, and names the lines that differ. A redesign that
+// changes what a chunk holds adds (or changes) a line here, e.g. the list of
+// record columns, and older partial runs are then refused by name instead of
+// being misread.
+enum class ManifestSource { build, study };
+struct ManifestLine {
+  std::string key, value;
+  ManifestSource source;
+  std::string meaning;
+};
+
+std::vector<ManifestLine> manifest_lines(const Study& study, long n, long samples) {
+  using S = ManifestSource;
+  return {{"hydrosweep", "partial run 1", S::build, "the manifest format"},
+          {"version", hydrosweep_version(), S::build, "the hydrosweep version"},
+          {"record_bytes", std::to_string(sizeof(FourBarSummary)) + " " + std::to_string(sizeof(FourBarSample)), S::build,
+           "the sizes of the per-instance summary and trajectory-sample records in the chunk files"},
+          {"study_hash", hex(fnv1a(study.text.data(), study.text.size())), S::study, "the study text"},
+          {"instances", std::to_string(n), S::study, "the instance count"},
+          {"samples_per_instance", std::to_string(samples), S::study, "the trajectory samples per instance"}};
+}
+
+// The manifest's chunking line: chosen by the first call, kept by every resume.
+constexpr const char* kChunkSizeKey = "chunk_size";
+
+std::string manifest_text(const std::vector<ManifestLine>& lines, long chunk) {
   std::ostringstream m;
-  m << "hydrosweep partial run 1\n"
-    << "version " << hydrosweep_version() << "\n"
-    << "study_hash " << hex(fnv1a(study.text.data(), study.text.size())) << "\n"
-    << "instances " << n << "\n"
-    << "chunk_size " << chunk << "\n"
-    << "samples_per_instance " << samples << "\n"
-    << "record_bytes " << sizeof(FourBarSummary) << " " << sizeof(FourBarSample) << "\n";
+  for (const auto& l : lines) m << l.key << " " << l.value << "\n";
+  m << kChunkSizeKey << " " << chunk << "\n";
   return m.str();
 }
 
@@ -148,16 +198,133 @@ std::string read_file(const fs::path& p) {
 
 void write_file_atomic(const fs::path& p, const std::string& text) {
   const fs::path tmp = p.string() + ".tmp";
+  std::error_code ec;
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     out << text;
     out.flush();
-    if (!out) throw OutputError("cannot write " + tmp.string());
+    if (!out) {
+      fs::remove(tmp, ec);
+      throw OutputError("cannot write " + tmp.string());
+    }
   }
-  std::error_code ec;
   fs::rename(tmp, p, ec);
   if (ec) throw OutputError("cannot rename " + tmp.string() + ": " + ec.message());
 }
+
+// ---- resuming -------------------------------------------------------------------
+// The rules are documented in docs/study-files.md, "Resuming". Every refusal
+// is a ResumeError (exit 2) that names the directory or file and what to do,
+// and changes nothing on disk.
+
+std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
+
+// True when `partial` holds at least one finished chunk file.
+bool has_chunk_files(const fs::path& partial) {
+  std::error_code ec;
+  for (fs::directory_iterator it(partial, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path& p = it->path();
+    if (p.filename().string().rfind("chunk-", 0) == 0 && p.extension() == ".bin") return true;
+  }
+  return false;
+}
+
+// --resume where there is no interrupted run is refused rather than taken as
+// a fresh start: a mistyped directory must not start a long run, and a
+// finished study must not be run again by accident.
+ResumeError nothing_to_resume(const std::string& out_dir, const fs::path& out) {
+  std::error_code ec;
+  if (!fs::exists(out, ec))
+    return ResumeError("--resume: nothing to resume: " + out_dir + " does not exist; run without --resume to start the study");
+  if (fs::exists(out / "results.h5", ec))
+    return ResumeError("--resume: nothing to resume: " + out_dir +
+                       " holds finished results (results.h5) and no interrupted run; run without --resume to run the "
+                       "study again (that replaces results.h5 and summary.csv)");
+  return ResumeError("--resume: nothing to resume: " + out_dir + " holds no interrupted run (no " +
+                     (out / kPartialDirName / "manifest").string() + "); run without --resume to start the study");
+}
+
+// Compares an interrupted run's manifest with this build and study and
+// returns the run's chunk size; throws ResumeError naming the manifest and
+// every line that differs.
+long check_manifest(const fs::path& manifest_path, const std::string& out_dir, const std::vector<ManifestLine>& expected,
+                    long instances) {
+  const std::string start_over = "delete " + quoted(manifest_path.parent_path()) + " to start over";
+  const auto found = parse_manifest(read_file(manifest_path));
+  auto value = [&](const std::string& key) {
+    const auto it = found.find(key);
+    return it == found.end() ? std::string() : it->second;
+  };
+  if (!found.count(expected.front().key))
+    throw ResumeError("--resume: " + manifest_path.string() + " is not a hydrosweep manifest (damaged?); " + start_over);
+  std::string build_diff, study_diff;
+  for (const auto& line : expected) {
+    if (found.count(line.key) && value(line.key) == line.value) continue;
+    const bool build = line.source == ManifestSource::build;
+    std::string& diff = build ? build_diff : study_diff;
+    diff += std::string(diff.empty() ? "" : "; ") + line.key + " = \"" + value(line.key) + "\" (" + line.meaning +
+            "), where " + (build ? "this build writes" : "this study gives") + " \"" + line.value + "\"";
+  }
+  if (!build_diff.empty())
+    throw ResumeError("--resume: the interrupted run in " + out_dir +
+                      " was written by another build of hydrosweep, whose chunk files this build cannot read: " +
+                      manifest_path.string() + " records " + build_diff + ". Resume it with the build that wrote it (hydrosweep " +
+                      value("version") + "), or " + start_over);
+  if (!study_diff.empty())
+    throw ResumeError("--resume: the interrupted run in " + out_dir + " was made from a different study text: " +
+                      manifest_path.string() + " records " + study_diff +
+                      ". Resume it with the study file it was made from, or " + start_over);
+  const std::string text = value(kChunkSizeKey);
+  long chunk = 0;
+  const auto parsed = std::from_chars(text.data(), text.data() + text.size(), chunk);
+  if (text.empty() || parsed.ec != std::errc() || parsed.ptr != text.data() + text.size() || chunk < 1 ||
+      chunk > std::max<long>(instances, 1))
+    throw ResumeError("--resume: " + manifest_path.string() + " is damaged: " + kChunkSizeKey + " = \"" + text +
+                      "\", allowed 1.." + std::to_string(std::max<long>(instances, 1)) + "; " + start_over);
+  return chunk;
+}
+
+// Refuses damaged chunk files, listing every one (see read_chunk_summaries).
+void refuse_damaged_chunks(const std::string& out_dir, const std::vector<std::pair<fs::path, std::string>>& damaged) {
+  std::string list, remove;
+  for (const auto& [path, problem] : damaged) {
+    list += "  " + path.string() + " " + problem + "\n";
+    remove += " " + quoted(path);
+  }
+  throw ResumeError("--resume: " + std::to_string(damaged.size()) + " chunk file" + (damaged.size() == 1 ? " is" : "s are") +
+                    " damaged in the interrupted run in " + out_dir + ":\n" + list +
+                    "Chunk files are renamed into place only when complete, so this is disk trouble or a file changed "
+                    "by hand, not an interruption. Nothing was changed. Delete the damaged file" +
+                    (damaged.size() == 1 ? "" : "s") + " to have " + (damaged.size() == 1 ? "its" : "their") +
+                    " instances run again:\n  rm" + remove);
+}
+
+// Removes a partial directory that holds no finished chunk when a call ends
+// without results (error, or Ctrl-C before the first chunk), and the
+// directories the call created for it: there is nothing in it to resume, and
+// a leftover one would make the next plain run refuse the directory.
+class PartialDirGuard {
+ public:
+  PartialDirGuard(const fs::path& partial) : partial_(partial) {
+    std::error_code ec;
+    for (fs::path p = partial; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
+      created_.push_back(p);  // innermost first
+      if (p == p.parent_path()) break;
+    }
+  }
+  void arm(bool armed) { armed_ = armed; }  // armed only once the directory is this run's
+  ~PartialDirGuard() {
+    std::error_code ec;
+    if (!armed_ || !fs::exists(partial_, ec) || has_chunk_files(partial_)) return;
+    fs::remove_all(partial_, ec);
+    for (const auto& dir : created_) fs::remove(dir, ec);  // only while empty
+  }
+
+ private:
+  fs::path partial_;
+  std::vector<fs::path> created_;
+  bool armed_ = false;
+};
 
 // ---- progress -----------------------------------------------------------------
 
@@ -258,7 +425,7 @@ StudyAnalysis analyse(const Study& study, const std::vector<FourBarSummary>& sum
   BootstrapOptions boot;
   boot.resamples = static_cast<size_t>(spec.bootstrap);
   boot.level = spec.confidence;
-  boot.seed = study.seed ^ 0x5EEDB007ULL;
+  boot.seed = study_bootstrap_seed(study.seed);
   // A failed instance's outputs are NaN for the statistics, whatever it left
   // in its summary (they describe a truncated run).
   auto column = [&](const std::string& name) {
@@ -270,18 +437,28 @@ StudyAnalysis analyse(const Study& study, const std::vector<FourBarSummary>& sum
       v[i] = summaries[i].status == Status::ok ? col->value(summaries[i]) : std::numeric_limits<double>::quiet_NaN();
     return v;
   };
+  // A Saltelli design's A_B^(i) rows are not independent draws: its
+  // statistics and failure probability use the A and B rows only, its Sobol'
+  // indices every row (host/analysis.hpp saltelli_independent_rows).
+  const bool saltelli = study.method == SampleMethod::saltelli;
+  auto independent_draws = [&](std::vector<double> v) {
+    return saltelli ? saltelli_independent_rows(v, study.grid.size()) : v;
+  };
+  std::vector<double> failed(summaries.size());
+  for (size_t i = 0; i < summaries.size(); ++i) failed[i] = summaries[i].status != Status::ok;
+  for (double f : independent_draws(failed)) a.failed_instances += f != 0.0;
   for (const auto& f : study.grid) a.sobol_factors.push_back(f.name);
   for (const auto& q : spec.quantities) {
     const std::vector<double> v = column(q);
-    a.statistics.emplace_back(q, summarize_monte_carlo(v, spec.quantile_levels, boot));
-    if (study.method == SampleMethod::saltelli) a.sobol.emplace_back(q, sobol_indices(v, study.grid.size(), boot));
+    a.statistics.emplace_back(q, summarize_monte_carlo(independent_draws(v), spec.quantile_levels, boot));
+    if (saltelli) a.sobol.emplace_back(q, sobol_indices(v, study.grid.size(), boot));
   }
   if (spec.has_limit) {
     a.has_failure = true;
     a.failure_quantity = spec.limit_quantity;
     a.limit = spec.limit;
     a.limit_above = spec.limit_above;
-    a.failure = failure_probability(column(spec.limit_quantity), spec.limit,
+    a.failure = failure_probability(independent_draws(column(spec.limit_quantity)), spec.limit,
                                     spec.limit_above ? LimitState::above : LimitState::below, spec.confidence);
   }
   return a;
@@ -309,52 +486,71 @@ StudyRunReport run_study(const Study& study, const std::string& out_dir, const S
   const fs::path partial = out / kPartialDirName;
   const fs::path manifest_path = partial / "manifest";
 
-  long chunk = opt.chunk_size > 0 ? opt.chunk_size : study.chunk_size;
-  if (chunk <= 0) chunk = std::clamp<long>(n / 20, 8L * rep.threads, 65536);  // ≥ 20 chunks: progress and resume granularity
-  chunk = std::max<long>(1, std::min(chunk, std::max<long>(n, 1)));
+  // Every study-sized buffer is checked against the memory budget before
+  // anything is allocated; the automatic chunk size fits it (host/memory_budget.hpp).
+  long chunk = plan_run_memory(study, opt.chunk_size > 0 ? opt.chunk_size : study.chunk_size, rep.threads);
 
   std::error_code ec;
   const bool have_partial = fs::exists(manifest_path, ec);
+  const std::vector<ManifestLine> manifest = manifest_lines(study, n, samples);
+  PartialDirGuard partial_guard(partial);
   if (have_partial) {
-    const auto old = parse_manifest(read_file(manifest_path));
-    auto get = [&](const char* k) { auto it = old.find(k); return it == old.end() ? std::string("?") : it->second; };
     if (!opt.resume)
       throw ResumeError(out_dir + " holds an interrupted run (" + (partial).string() + "); continue it with --resume, "
                         "or delete that directory to start over");
-    const std::string hash = hex(fnv1a(study.text.data(), study.text.size()));
-    if (get("study_hash") != hash)
-      throw ResumeError("--resume: the interrupted run in " + out_dir + " was made from a different study text (hash " +
-                        get("study_hash") + ", this study " + hash + "); delete " + partial.string() + " to start over");
-    if (get("version") != hydrosweep_version() ||
-        get("record_bytes") != std::to_string(sizeof(FourBarSummary)) + " " + std::to_string(sizeof(FourBarSample)))
-      throw ResumeError("--resume: the interrupted run in " + out_dir + " was made by hydrosweep " + get("version") +
-                        ", this is " + hydrosweep_version() + "; delete " + partial.string() + " to start over");
-    chunk = std::stol(get("chunk_size"));  // the chunking of the run being continued
+    chunk = check_manifest(manifest_path, out_dir, manifest, n);  // the chunking of the run being continued
+    require_memory(study, run_chunk_bytes(study, chunk), "the interrupted run's chunk size " + std::to_string(chunk),
+                   "one chunk's parameters, summaries and trajectories", "run it on a machine with more memory, or start over");
   } else {
+    if (opt.resume) throw nothing_to_resume(out_dir, out);
+    // A manifest is written before any chunk, so chunks without one are not
+    // this program's leftovers: whose study they hold cannot be told.
+    if (has_chunk_files(partial))
+      throw ResumeError(partial.string() + " holds chunk files but no manifest, so which study and build they belong to "
+                        "cannot be told; delete that directory to start over");
+    partial_guard.arm(true);
     fs::create_directories(partial, ec);
     if (ec) throw OutputError("cannot create " + partial.string() + ": " + ec.message());
-    write_file_atomic(manifest_path, manifest_text(study, n, chunk, samples));
+    write_file_atomic(manifest_path, manifest_text(manifest, chunk));
   }
+  partial_guard.arm(true);
   rep.chunk_size = chunk;
   const long chunks = (n + chunk - 1) / chunk;
   rep.chunks = chunks;
 
-  // Which chunks are done (and valid)?
+  // Which chunks are done? A damaged one stops the resume before anything
+  // runs; leftover *.tmp files of a killed run are not chunks and are ignored
+  // (rewritten when their chunk runs, removed with the directory at the end).
   std::vector<FourBarSummary> summaries(static_cast<size_t>(n));
   std::vector<char> done(static_cast<size_t>(chunks), 0);
+  std::vector<std::pair<fs::path, std::string>> damaged;
   for (long c = 0; c < chunks; ++c) {
     const long first = c * chunk, count = std::min(chunk, n - first);
     const fs::path p = chunk_path(partial, c);
-    if (fs::exists(p, ec) && read_chunk_summaries(p, first, count, samples, summaries.data() + first)) {
-      done[c] = 1;
-      rep.resumed += count;
+    if (!fs::exists(p, ec)) continue;
+    const std::string problem = read_chunk_summaries(p, first, count, samples, summaries.data() + first);
+    if (!problem.empty()) {
+      damaged.emplace_back(p, problem);
+      continue;
     }
+    done[c] = 1;
+    rep.resumed += count;
   }
+  if (!damaged.empty()) refuse_damaged_chunks(out_dir, damaged);
 
   BatchSpec base = study.batch_spec(opt.threads, 0, 0);
   if (study.analysis.reference_run) base.reference = reference_trajectory(study);
   base.cancel = opt.cancel;
 
+  // An output failure (disk full, file-size limit) keeps the finished chunks
+  // for --resume, and says so.
+  auto keeping_finished_chunks = [&](const OutputError& e) {
+    const long saved = rep.resumed + rep.ran;
+    if (saved == 0) return e;
+    return OutputError(std::string(e.what()) + "\n" + std::to_string(saved) + " finished instances are kept in " +
+                       partial.string() + ": once the problem is fixed, run again with --resume to go on without "
+                       "running them again");
+  };
   Progress progress(opt.progress, n, rep.resumed);
   base.progress = &progress.counter();
   for (long c = 0; c < chunks; ++c) {
@@ -374,12 +570,14 @@ StudyRunReport run_study(const Study& study, const std::string& out_dir, const S
     // Parameters the model may not see (derived out of range, rod thicker
     // than the piston): flagged, whatever the kernel made of them.
     for (long k : inadmissible) {
-      FourBarSummary blank{};
-      blank.status = Status::invalid_parameters;
-      r.summaries[k] = blank;
-      for (long s = 0; s < samples; ++s) r.trajectories[k * samples + s].t = std::numeric_limits<double>::quiet_NaN();
+      r.summaries[k] = unstarted_summary<3, 3>(Status::invalid_parameters);
+      std::fill_n(r.trajectories.begin() + k * samples, samples, blank_sample());
     }
-    write_chunk(chunk_path(partial, c), first, r);
+    try {
+      write_chunk(chunk_path(partial, c), first, r);
+    } catch (const OutputError& e) {
+      throw keeping_finished_chunks(e);
+    }
     std::copy(r.summaries.begin(), r.summaries.end(), summaries.begin() + first);
     rep.ran += count;
     rep.wall_seconds += r.wall_seconds;
@@ -414,7 +612,11 @@ StudyRunReport run_study(const Study& study, const std::string& out_dir, const S
   res.run.chunks = chunks;
   res.run.resumed_instances = rep.resumed;
   res.analysis = &analysis;
-  rep.paths = write_outputs(out_dir, study, res);
+  try {
+    rep.paths = write_outputs(out_dir, study, res);
+  } catch (const OutputError& e) {
+    throw keeping_finished_chunks(e);  // write_outputs leaves nothing behind; the chunks stay
+  }
   fs::remove_all(partial, ec);  // the outputs are complete; the chunks are no longer needed
   return rep;
 }

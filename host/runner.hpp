@@ -4,12 +4,17 @@
 // finished chunk is written to DIR/.hydrosweep-partial/chunk-NNNNNNNN.bin
 // under a temporary name and renamed into place, so a chunk file is either
 // complete or absent whatever kills the process (SIGKILL, power loss). The
-// partial directory's manifest records the study text's hash, the chunk size
-// and the build version; `resume` skips the chunks already present, and a
-// manifest that does not match the study is an error rather than a silent
-// mix of two studies. When every chunk is present the analysis runs and
+// partial directory's manifest records what the chunks depend on (manifest
+// format, version, record layout, study text hash, instance and sample
+// counts) and the chunk size; `resume` reads the chunks already present back
+// and runs the others. A manifest that differs from this build or study, a
+// damaged chunk file, or nothing to resume is refused (ResumeError) with
+// nothing changed, never a silent mix or re-run (docs/study-files.md,
+// "Resuming"). When every chunk is present the analysis runs and
 // DIR/results.h5 and DIR/summary.csv are written (atomically, see
-// host/output.hpp); then the partial directory is removed.
+// host/output.hpp); then the partial directory is removed. A call that ends
+// without results and without a finished chunk removes the partial directory
+// (and the directories it created for it).
 //
 // Every instance is a pure function of the study text (sampling is
 // index-addressable, host/sampling.hpp), so resumed and uninterrupted runs
@@ -50,7 +55,8 @@ struct StudyRunReport {
   OutputPaths paths;          // empty when interrupted
 };
 
-// A problem with resuming (no outputs are touched): exit status 2 in the CLI.
+// A refused resume (no file is touched; the message names the directory or
+// file and what to do): exit status 2 in the CLI.
 class ResumeError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

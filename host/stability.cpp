@@ -2,6 +2,8 @@
 // templated kernel stability_point, OpenMP over the points.
 #include "host/stability.hpp"
 
+#include "host/memory_budget.hpp"
+
 #include <omp.h>
 
 #include <cmath>
@@ -89,6 +91,7 @@ std::vector<StabilityPoint> run_stability_cpu(const std::vector<FourBarParams>& 
 namespace {
 // The study's instances and which of them are inadmissible.
 void generate(const Study& study, std::vector<FourBarParams>& params, std::vector<char>& skip) {
+  plan_stability_memory(study);  // before any study-sized allocation (host/memory_budget.hpp)
   const long n = study.instance_count();
   params.resize(static_cast<size_t>(n));
   skip.assign(static_cast<size_t>(n), 0);

@@ -442,7 +442,15 @@ class Parser {
                                   (!mn ? "min" : !xn ? "max" : "count"));
         const double lo = parameter_value(*mn, g + ".min", p);
         const double hi = parameter_value(*xn, g + ".max", p);
+        // The axis is allocated here, before check_sizes sees the product:
+        // bound it by what the earlier axes leave of the instance limit.
+        long earlier = 1;
+        for (const Factor& a : s_.grid) earlier *= static_cast<long>(a.values.size());
         const long count = integer(*cn, g + ".count", 1, kMaxInstances);
+        if (count > kMaxInstances / earlier)
+          fail(at(*cn), g + ".count = " + std::to_string(count) + " with the " + std::to_string(earlier) +
+                            " instances of the axes before it is more than the limit of " + std::to_string(kMaxInstances) +
+                            " instances per study");
         const std::string spacing = t.get("spacing") ? choice(*t.get("spacing"), g + ".spacing", kSpacingNames) : "linear";
         if (lo > hi) fail(at(*mn), g + ".min = " + fmt(lo) + " must be <= " + g + ".max = " + fmt(hi));
         if (spacing == "log" && !(lo > 0))

@@ -18,9 +18,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-# Python side (plots): h5py, matplotlib, numpy.
-if ! python3 -c "import h5py, matplotlib, numpy" 2>/dev/null; then
-  echo "setup: installing python packages h5py matplotlib numpy"
-  python3 -m pip install -q h5py matplotlib numpy
+# Python side: h5py, matplotlib, numpy (plots); scipy, pytest (the tests that
+# regenerate a results file's design and analysis from its metadata alone).
+if ! python3 -c "import h5py, matplotlib, numpy, scipy, pytest" 2>/dev/null; then
+  echo "setup: installing python packages h5py matplotlib numpy scipy pytest"
+  python3 -m pip install -q h5py matplotlib numpy scipy pytest
 fi
 echo "setup: ok"

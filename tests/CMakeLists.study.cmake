@@ -40,3 +40,14 @@ endfunction()
 hydrosweep_cli_test(test_end_to_end_values)
 hydrosweep_cli_test(test_failure_status)
 hydrosweep_cli_test(test_runner_edges)
+hydrosweep_cli_test(test_memory_budget)
+
+# pytest: a results file regenerates its own design and analysis from its
+# metadata and outputs, with scipy/numpy only (tests/python/).
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  add_test(NAME Python.ResultsReproduce
+           COMMAND ${Python3_EXECUTABLE} -m pytest -q -p no:cacheprovider ${_hs_root}/tests/python)
+  set_tests_properties(Python.ResultsReproduce PROPERTIES LABELS cpu TIMEOUT 300
+                       ENVIRONMENT "HYDROSWEEP_EXE=$<TARGET_FILE:hydrosweep>")
+endif()

@@ -154,3 +154,222 @@ inline bool python_plotting_available() {
 inline bool is_png(const fs::path& p) { return read_file(p).substr(0, 8) == std::string("\x89PNG\r\n\x1a\n", 8); }
 
 }  // namespace cli_test
+
+// ---- more read-back (end-to-end value checks) ----------------------------------
+
+namespace cli_test {
+
+// Whether every link of an absolute path ("/a/b/c") exists.
+inline bool h5_exists(hid_t file, const std::string& path) {
+  for (size_t at = path.find('/', 1);; at = path.find('/', at + 1)) {
+    const std::string prefix = path.substr(0, at);
+    if (H5Lexists(file, prefix.c_str(), H5P_DEFAULT) <= 0) return false;
+    if (at == std::string::npos) return true;
+  }
+}
+
+// Names of the links in a group, in name order.
+inline std::vector<std::string> h5_members(hid_t file, const std::string& group) {
+  std::vector<std::string> names;
+  H5Literate_by_name(
+      file, group.c_str(), H5_INDEX_NAME, H5_ITER_INC, nullptr,
+      [](hid_t, const char* name, const H5L_info_t*, void* out) -> herr_t {
+        static_cast<std::vector<std::string>*>(out)->push_back(name);
+        return 0;
+      },
+      &names, H5P_DEFAULT);
+  return names;
+}
+
+// An integer dataset, read as int64 (exact, unlike read_doubles).
+inline std::vector<long long> read_int64s(hid_t file, const std::string& name) {
+  hsize_t n = 1;
+  for (hsize_t d : dims_of(file, name)) n *= d;
+  std::vector<long long> v(n);
+  const hid_t d = H5Dopen2(file, name.c_str(), H5P_DEFAULT);
+  EXPECT_GE(H5Dread(d, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), 0) << name;
+  H5Dclose(d);
+  return v;
+}
+
+// A 1-D array of variable-length strings (empty if missing).
+inline std::vector<std::string> string_array_attribute(hid_t file, const std::string& object, const std::string& name) {
+  std::vector<std::string> out;
+  const hid_t a = H5Aopen_by_name(file, object.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT);
+  if (a < 0) return out;
+  const hid_t t = H5Aget_type(a), sp = H5Aget_space(a);
+  const hssize_t n = H5Sget_simple_extent_npoints(sp);
+  if (n > 0) {
+    std::vector<char*> p(static_cast<size_t>(n), nullptr);
+    EXPECT_GE(H5Aread(a, t, p.data()), 0) << object << "/" << name;
+    for (char* s : p) {
+      out.emplace_back(s ? s : "");
+      H5free_memory(s);
+    }
+  }
+  H5Sclose(sp);
+  H5Tclose(t);
+  H5Aclose(a);
+  return out;
+}
+
+// A CSV number as printed with %.17g (exact round trip; "nan", "-nan", "inf").
+inline double csv_double(const std::string& cell) {
+  char* end = nullptr;
+  const double v = std::strtod(cell.c_str(), &end);
+  EXPECT_TRUE(!cell.empty() && end == cell.c_str() + cell.size()) << "not a number: \"" << cell << "\"";
+  return v;
+}
+
+// Index of a column in a CSV header (fails the test and returns size() if absent).
+inline size_t csv_column(const std::vector<std::string>& header, const std::string& name) {
+  for (size_t c = 0; c < header.size(); ++c)
+    if (header[c] == name) return c;
+  ADD_FAILURE() << "no CSV column " << name;
+  return header.size();
+}
+
+}  // namespace cli_test
+
+// ---- runs in the background, shell settings, whole-file comparisons ------------
+
+#include <algorithm>
+#include <csignal>
+#include <map>
+#include <set>
+
+namespace cli_test {
+
+// Run hydrosweep with `args` after the shell commands `setup` (e.g. "cd DIR",
+// "ulimit -f 64"), which apply to this run only.
+inline Result hydrosweep_after(const std::string& setup, const std::string& args, const fs::path& scratch) {
+  const fs::path out = scratch / "stdout.txt", err = scratch / "stderr.txt";
+  const std::string cmd = "(" + setup + " && exec '" + kExe + "' " + args + ") >'" + out.string() + "' 2>'" + err.string() + "'";
+  const int status = std::system(cmd.c_str());
+  Result r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(out), read_file(err)};
+  fs::remove(out);
+  fs::remove(err);
+  return r;
+}
+
+// Start hydrosweep in the background, its stderr to `log`; returns its pid.
+inline pid_t spawn(const std::vector<std::string>& args, const fs::path& log) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    std::vector<std::string> all = {kExe};
+    all.insert(all.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : all) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    if (!std::freopen(log.c_str(), "w", stderr)) ::_exit(127);
+    ::execv(kExe.c_str(), argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+// Wait until `dir` holds at least `count` chunk files (or the process ended).
+inline void wait_for_chunks(const fs::path& dir, int count, pid_t pid) {
+  for (int spin = 0; spin < 6000; ++spin) {
+    int n = 0;
+    std::error_code ec;
+    if (fs::exists(dir, ec))
+      for (const auto& e : fs::directory_iterator(dir, ec)) n += e.path().extension() == ".bin";
+    if (n >= count) return;
+    int status;
+    if (::waitpid(pid, &status, WNOHANG) == pid) return;
+    ::usleep(10000);
+  }
+}
+
+// Every regular file under `dir` (recursively, hidden ones too) by relative
+// path, with its bytes: a snapshot to show that a refusal changed nothing.
+inline std::map<std::string, std::string> file_tree(const fs::path& dir) {
+  std::map<std::string, std::string> files;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_regular_file()) files[fs::relative(it->path(), dir).string()] = read_file(it->path());
+  return files;
+}
+
+namespace detail {
+// The value of a dataset or attribute as the bytes of its stored type;
+// variable-length strings as their text, NUL-terminated. read(type, buffer).
+template <class Read>
+std::string h5_value(hid_t type, hid_t space, Read read) {
+  const size_t n = static_cast<size_t>(std::max<hssize_t>(H5Sget_simple_extent_npoints(space), 0));
+  if (n == 0) return "";
+  if (H5Tis_variable_str(type) > 0) {
+    std::vector<char*> strings(n, nullptr);
+    EXPECT_GE(read(type, strings.data()), 0);
+    std::string text;
+    for (char* s : strings) {
+      text += std::string(s ? s : "") + '\0';
+      H5free_memory(s);
+    }
+    return text;
+  }
+  std::string bytes(n * H5Tget_size(type), '\0');
+  EXPECT_GE(read(type, bytes.data()), 0);
+  return bytes;
+}
+
+struct H5Visit {
+  std::map<std::string, std::string> contents;
+  std::string object;  // the object whose attributes are being read
+};
+
+inline herr_t h5_attribute(hid_t object, const char* name, const H5A_info_t*, void* data) {
+  auto& visit = *static_cast<H5Visit*>(data);
+  const hid_t a = H5Aopen(object, name, H5P_DEFAULT);
+  const hid_t type = H5Aget_type(a), space = H5Aget_space(a);
+  visit.contents[visit.object + "@" + name] = h5_value(type, space, [&](hid_t t, void* buf) { return H5Aread(a, t, buf); });
+  H5Sclose(space);
+  H5Tclose(type);
+  H5Aclose(a);
+  return 0;
+}
+
+inline herr_t h5_object(hid_t file, const char* name, const H5O_info_t* info, void* data) {
+  auto& visit = *static_cast<H5Visit*>(data);
+  visit.object = std::string(name) == "." ? "/" : "/" + std::string(name);
+  const hid_t object = H5Oopen(file, name, H5P_DEFAULT);
+  H5Aiterate2(object, H5_INDEX_NAME, H5_ITER_INC, nullptr, h5_attribute, &visit);
+  if (info->type == H5O_TYPE_DATASET) {
+    const hid_t type = H5Dget_type(object), space = H5Dget_space(object);
+    visit.contents[visit.object] = h5_value(
+        type, space, [&](hid_t t, void* buf) { return H5Dread(object, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf); });
+    H5Sclose(space);
+    H5Tclose(type);
+  }
+  H5Oclose(object);
+  return 0;
+}
+}  // namespace detail
+
+// Every dataset and attribute of an HDF5 file, keyed "/group/dataset" and
+// "/object@attribute" ("/@name" for the root's), as the bytes of its stored
+// type: equal maps mean equal files, value for value.
+inline std::map<std::string, std::string> h5_contents(const fs::path& path) {
+  detail::H5Visit visit;
+  H5File f(path);
+  EXPECT_GE(f.id, 0) << path;
+  if (f.id >= 0) H5Ovisit2(f.id, H5_INDEX_NAME, H5_ITER_INC, detail::h5_object, &visit, H5O_INFO_BASIC);
+  return visit.contents;
+}
+
+// The run record of results.h5 and stability.h5 (host/output.hpp): how, when
+// and in what pieces a run was made, not what it computed. Everything else
+// depends only on the study text and the build.
+inline const std::set<std::string> kRunRecord = {
+    "/metadata@wall_seconds", "/metadata@created",           "/metadata@threads",          "/metadata@chunk_size",
+    "/metadata@chunks",       "/metadata@resumed_instances", "/metadata@points_per_second"};
+
+// h5_contents without the run record.
+inline std::map<std::string, std::string> h5_results(const fs::path& path) {
+  std::map<std::string, std::string> all = h5_contents(path);
+  for (const auto& key : kRunRecord) all.erase(key);
+  return all;
+}
+
+}  // namespace cli_test

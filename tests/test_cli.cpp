@@ -244,10 +244,11 @@ TEST(Cli, UsageErrorsExit2) {
     EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
     EXPECT_EQ(r.err.rfind("hydrosweep: error: ", 0), 0u) << args << "\n" << r.err;
   }
-  // --out naming an existing file.
+  // --out naming an existing file: the output cannot be written, exit 1
+  // (test_runner_edges covers the other ways).
   write_file(tmp.path / "file", "x");
   const Result r = hydrosweep("run " + study + " --out '" + (tmp.path / "file").string() + "'", tmp.path);
-  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_NE(r.err.find("not a directory"), std::string::npos) << r.err;
   EXPECT_EQ(read_file(tmp.path / "file"), "x");
   EXPECT_FALSE(fs::exists(tmp.path / "o"));
@@ -271,29 +272,6 @@ TEST(Cli, HelpAndParameterTable) {
 
 namespace {
 
-// Every dataset of a results file, as raw bytes in its stored type, by path.
-herr_t collect_dataset(hid_t obj, const char* name, const H5O_info_t* info, void* out) {
-  if (info->type != H5O_TYPE_DATASET) return 0;
-  const hid_t d = H5Dopen2(obj, name, H5P_DEFAULT);
-  const hid_t t = H5Dget_type(d);
-  const hid_t sp = H5Dget_space(d);
-  const size_t n = static_cast<size_t>(H5Sget_simple_extent_npoints(sp)) * H5Tget_size(t);
-  std::string bytes(n, '\0');
-  H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes.data());
-  static_cast<std::map<std::string, std::string>*>(out)->emplace(name, std::move(bytes));
-  H5Sclose(sp);
-  H5Tclose(t);
-  H5Dclose(d);
-  return 0;
-}
-std::map<std::string, std::string> datasets(const fs::path& p) {
-  std::map<std::string, std::string> all;
-  H5File f(p);
-  EXPECT_GE(f.id, 0) << p;
-  if (f.id >= 0) H5Ovisit2(f.id, H5_INDEX_NAME, H5_ITER_NATIVE, collect_dataset, &all, H5O_INFO_BASIC);
-  return all;
-}
-
 // A small grid with trajectories and an analysis, in chunks of 3.
 const char* kChunkedStudy = R"([integrator]
 duration = 2.0
@@ -315,43 +293,12 @@ trajectory_stride = 100
 chunk_size = 3
 )";
 
-// Start hydrosweep in the background; returns its pid.
-pid_t spawn(const std::vector<std::string>& args, const fs::path& log) {
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    std::vector<char*> argv;
-    std::vector<std::string> all = {kExe};
-    all.insert(all.end(), args.begin(), args.end());
-    for (auto& a : all) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    FILE* f = std::freopen(log.c_str(), "w", stderr);
-    (void)f;
-    ::execv(kExe.c_str(), argv.data());
-    ::_exit(127);
-  }
-  return pid;
-}
-
-// Wait until `dir` holds at least `count` chunk files (or the process ended).
-void wait_for_chunks(const fs::path& dir, int count, pid_t pid) {
-  for (int spin = 0; spin < 6000; ++spin) {
-    int n = 0;
-    std::error_code ec;
-    if (fs::exists(dir, ec))
-      for (const auto& e : fs::directory_iterator(dir, ec)) n += e.path().extension() == ".bin";
-    if (n >= count) return;
-    int status;
-    if (::waitpid(pid, &status, WNOHANG) == pid) return;
-    ::usleep(10000);
-  }
-}
-
 }  // namespace
 
 // A run killed with SIGKILL mid-way and resumed writes the same results as an
-// uninterrupted run: every dataset byte for byte (inputs, outputs,
-// trajectories, analysis) and the same summary.csv. Only the run record in
-// /metadata (wall time, date, resumed count) may differ.
+// uninterrupted run: every dataset and attribute byte for byte (inputs,
+// outputs, trajectories, analysis, metadata) and the same summary.csv. Only
+// the run record in /metadata (wall time, date, resumed count) may differ.
 TEST(Cli, ResumeAfterSigkillGivesIdenticalResults) {
   TempDir tmp;
   const fs::path study = tmp.path / "chunked.toml";
@@ -380,9 +327,10 @@ TEST(Cli, ResumeAfterSigkillGivesIdenticalResults) {
   EXPECT_NE(resumed.out.find("resumed from the interrupted run"), std::string::npos) << resumed.out;
   EXPECT_FALSE(fs::exists(out / ".hydrosweep-partial"));
 
-  const auto a = datasets(tmp.path / "whole" / "results.h5"), b = datasets(out / "results.h5");
+  const auto a = h5_results(tmp.path / "whole" / "results.h5"), b = h5_results(out / "results.h5");
   EXPECT_GT(a.size(), 40u);
-  EXPECT_TRUE(a.count("trajectories/q1") && a.count("analysis/statistics/p2_max/quantiles"));
+  EXPECT_TRUE(a.count("/trajectories/q1") && a.count("/analysis/statistics/p2_max/quantiles") &&
+              a.count("/metadata@study_text"));
   ASSERT_EQ(a.size(), b.size());
   for (const auto& [name, bytes] : a) {
     ASSERT_TRUE(b.count(name)) << name;

@@ -1,2 +1,604 @@
-// (being written)
+// Runner and command-line edges, through the built executable (issue 11
+// item 4; the rules are in docs/study-files.md, "Resuming", "The output
+// directory" and "Exit status"): resuming from a partial run written by
+// another build or with damaged chunk files, --resume with nothing to resume,
+// whole runs at -j 1 and -j 2, the Kokkos backend end to end, outputs that
+// cannot be written, `check` on bad studies and the design it prints, and a
+// user's own files in the output directory.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "host/batch.hpp"
+#include "host/study.hpp"
+#include "tests/cli_support.hpp"
+
+namespace fs = std::filesystem;
+using namespace cli_test;
+
+namespace {
+
+constexpr auto npos = std::string::npos;
+const std::string kPartial = ".hydrosweep-partial";
+
+// 8 x 3 = 24 instances of the 10 s work cycle with trajectories, statistics
+// and a failure limit; a valve gain of 60 drives the third column out of the
+// pressure range, so failed instances (NaN trajectories, excluded from the
+// statistics) are part of every comparison.
+const char* kStudy = R"([integrator]
+duration = 10.0
+[[grid]]
+parameter = "friction.coulomb_force"
+values = [100.0, 150.0, 200.0, 250.0, 300.0, 350.0, 400.0, 450.0]
+[[grid]]
+parameter = "input.gain"
+values = [0.5, 1.0, 60.0]
+[analysis]
+quantities = ["p2_max", "tracking_rms"]
+bootstrap = 100
+[analysis.limit]
+quantity = "p2_max"
+above = 4.5e6
+[output]
+trajectory_stride = 100
+)";
+constexpr int kStudyInstances = 24;
+
+// 20 short instances without trajectories: chunk files of a few hundred
+// bytes, a results.h5 of about 50 kB.
+const char* kSmallStudy = R"([integrator]
+duration = 0.2
+[[grid]]
+parameter = "friction.coulomb_force"
+min = 100.0
+max = 300.0
+count = 20
+)";
+
+// A stability map of 6 x 5 points of the 3D model.
+const char* kStabilityStudy = R"([study]
+model = "four-bar-3d"
+[[grid]]
+name = "friction_scale"
+scales = ["friction.coulomb_force", "friction.static_force", "friction.viscous_coefficient"]
+min = 1e-3
+max = 1.0
+count = 6
+spacing = "log"
+[[grid]]
+parameter = "circuit.oil_bulk_modulus"
+min = 0.5e9
+max = 2e9
+count = 5
+)";
+
+// A file-size limit the chunk files of kSmallStudy and the manifest fit under
+// and results.h5 and stability.h5 do not: 16 blocks are 8 kB in dash's
+// `ulimit -f` (512-byte blocks), 16 kB in bash's (1024). It works as root,
+// where a read-only directory would not stop the writes.
+const std::string kFileSizeLimit = "ulimit -f 16";
+
+fs::path write_study(const fs::path& dir, const std::string& name, const std::string& text) {
+  const fs::path p = dir / name;
+  write_file(p, text);
+  return p;
+}
+
+std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
+
+Result run(const fs::path& study, const fs::path& out, const std::string& flags, const fs::path& scratch) {
+  return hydrosweep("run " + q(study) + " --out " + q(out) + " " + flags, scratch);
+}
+
+Result resume(const fs::path& study, const fs::path& out, const fs::path& scratch) {
+  return run(study, out, "--resume -j 2 -q", scratch);
+}
+
+// Runs `study` into `out` in chunks of 3 instances on one thread (about 60 ms
+// a chunk, 8 chunks) and sends `signal` once at least `chunks` chunk files
+// exist. True when the run was stopped before it finished.
+bool interrupt_run(const fs::path& study, const fs::path& out, int chunks, int signal, const fs::path& scratch) {
+  const pid_t pid = spawn({"run", study.string(), "--out", out.string(), "-j", "1", "--chunk-size", "3", "-q"},
+                          scratch / "interrupted.log");
+  wait_for_chunks(out / kPartial, chunks, pid);
+  ::kill(pid, signal);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (signal == SIGINT) {
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 130) << read_file(scratch / "interrupted.log");
+  }
+  return fs::exists(out / kPartial / "manifest") && (signal != SIGKILL || WIFSIGNALED(status));
+}
+
+// Equal maps, reporting each key that differs or is missing on one side.
+void expect_same(const std::map<std::string, std::string>& a, const std::map<std::string, std::string>& b,
+                 const std::string& what) {
+  for (const auto& [key, value] : a) {
+    const auto it = b.find(key);
+    if (it == b.end()) {
+      ADD_FAILURE() << what << ": " << key << " only in the first";
+    } else {
+      EXPECT_TRUE(it->second == value) << what << ": " << key << " differs";
+    }
+  }
+  for (const auto& [key, value] : b)
+    if (!a.count(key)) ADD_FAILURE() << what << ": " << key << " only in the second";
+}
+
+// The manifest with one "key value" line's value replaced.
+std::string with_manifest_line(const std::string& manifest, const std::string& key, const std::string& value) {
+  std::istringstream in(manifest);
+  std::string out, line;
+  bool found = false;
+  while (std::getline(in, line)) {
+    if (line.rfind(key + " ", 0) == 0) {
+      line = key + " " + value;
+      found = true;
+    }
+    out += line + "\n";
+  }
+  EXPECT_TRUE(found) << "the manifest has no line " << key << ":\n" << manifest;
+  return out;
+}
+
+// The files of a directory outside the partial-run directory.
+std::map<std::string, std::string> files_outside_partial(const fs::path& dir) {
+  auto files = file_tree(dir);
+  for (auto it = files.begin(); it != files.end();) it = it->first.rfind(kPartial, 0) == 0 ? files.erase(it) : std::next(it);
+  return files;
+}
+
+std::vector<std::string> directory_names(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace
+
+// ---- resuming -------------------------------------------------------------------
+
+// A partial run whose manifest another build wrote (another version, another
+// record layout, another manifest format) or whose chunking line is damaged
+// is refused with exit 2, naming the manifest, the line and what to do; the
+// directory is left byte for byte as it was, and once the manifest is this
+// build's again the resumed run equals an uninterrupted one.
+TEST(RunnerEdges, ResumeRefusesAManifestFromAnotherBuild) {
+  TempDir tmp;
+  const fs::path study = write_study(tmp.path, "study.toml", kStudy);
+  ASSERT_EQ(run(study, tmp.path / "whole", "-j 2 -q", tmp.path).code, 0);
+  const fs::path out = tmp.path / "o";
+  ASSERT_TRUE(interrupt_run(study, out, 1, SIGKILL, tmp.path)) << "the run finished before it could be killed";
+  const fs::path manifest = out / kPartial / "manifest";
+  const std::string original = read_file(manifest);
+
+  struct Edit {
+    std::string key, value, says;
+  };
+  const std::vector<Edit> edits = {{"version", "0.0.0-other", "written by another build"},
+                                   {"record_bytes", "1 2", "written by another build"},
+                                   {"hydrosweep", "partial run 2", "written by another build"},
+                                   {"chunk_size", "three", "is damaged"}};
+  for (const Edit& e : edits) {
+    write_file(manifest, with_manifest_line(original, e.key, e.value));
+    const auto before = file_tree(out);
+    const Result r = resume(study, out, tmp.path);
+    EXPECT_EQ(r.code, 2) << e.key << "\n" << r.err;
+    EXPECT_NE(r.err.find(manifest.string()), npos) << r.err;
+    EXPECT_NE(r.err.find(e.key + " = \"" + e.value + "\""), npos) << r.err;
+    EXPECT_NE(r.err.find(e.says), npos) << r.err;
+    EXPECT_NE(r.err.find("delete " + q(out / kPartial) + " to start over"), npos) << r.err;
+    EXPECT_EQ(file_tree(out), before) << "a refused resume changed " << out << " (" << e.key << ")";
+  }
+  write_file(manifest, original);
+  ASSERT_EQ(resume(study, out, tmp.path).code, 0);
+  EXPECT_EQ(read_file(out / "summary.csv"), read_file(tmp.path / "whole" / "summary.csv"));
+}
+
+// A truncated chunk file and one with a flipped byte are refused with exit 2,
+// each named with what is wrong and the command that deletes them; nothing
+// is changed, and a leftover *.tmp (normal after a kill) is not mistaken for
+// damage. Deleting the named files as told, the resumed run re-runs those
+// chunks and writes what an uninterrupted run writes.
+TEST(RunnerEdges, ResumeRefusesDamagedChunkFiles) {
+  TempDir tmp;
+  const fs::path study = write_study(tmp.path, "study.toml", kStudy);
+  ASSERT_EQ(run(study, tmp.path / "whole", "-j 2 -q", tmp.path).code, 0);
+  const fs::path out = tmp.path / "o";
+  ASSERT_TRUE(interrupt_run(study, out, 2, SIGKILL, tmp.path)) << "the run finished before it could be killed";
+  const fs::path truncated = out / kPartial / "chunk-00000000.bin", flipped = out / kPartial / "chunk-00000001.bin";
+  std::string bytes = read_file(truncated);
+  write_file(truncated, bytes.substr(0, bytes.size() / 2));
+  bytes = read_file(flipped);
+  bytes[bytes.size() / 2] ^= 0x10;
+  write_file(flipped, bytes);
+  write_file(out / kPartial / "chunk-00000007.bin.tmp", "half a chunk, left by a killed run");
+
+  const auto before = file_tree(out);
+  const Result r = resume(study, out, tmp.path);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find(truncated.string() + " has " + std::to_string(bytes.size() / 2) + " bytes where " +
+                       std::to_string(bytes.size()) + " are expected"),
+            npos)
+      << r.err;
+  EXPECT_NE(r.err.find(flipped.string() + " fails its checksum"), npos) << r.err;
+  EXPECT_NE(r.err.find("rm " + q(truncated) + " " + q(flipped)), npos) << r.err;
+  EXPECT_EQ(r.err.find(".tmp"), npos) << r.err;
+  EXPECT_EQ(file_tree(out), before) << "a refused resume changed " << out;
+
+  fs::remove(truncated);
+  fs::remove(flipped);
+  ASSERT_EQ(resume(study, out, tmp.path).code, 0);
+  EXPECT_EQ(directory_names(out), (std::vector<std::string>{"results.h5", "summary.csv"})) << "the .tmp was not cleaned";
+  EXPECT_EQ(read_file(out / "summary.csv"), read_file(tmp.path / "whole" / "summary.csv"));
+  expect_same(h5_results(tmp.path / "whole" / "results.h5"), h5_results(out / "results.h5"), "resumed results.h5");
+}
+
+// --resume where there is no interrupted run is refused (exit 2) rather than
+// taken as a fresh start, with a message for each case; nothing is created
+// or changed.
+TEST(RunnerEdges, ResumeWithNothingToResume) {
+  TempDir tmp;
+  const fs::path study = write_study(tmp.path, "small.toml", kSmallStudy);
+
+  const fs::path missing = tmp.path / "missing";
+  Result r = resume(study, missing, tmp.path);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("nothing to resume: " + missing.string() + " does not exist; run without --resume"), npos) << r.err;
+  EXPECT_FALSE(fs::exists(missing));
+
+  const fs::path other = tmp.path / "other";  // a directory with a user's file, no run
+  fs::create_directories(other);
+  write_file(other / "notes.txt", "mine");
+  r = resume(study, other, tmp.path);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("nothing to resume: " + other.string() + " holds no interrupted run"), npos) << r.err;
+  EXPECT_EQ(directory_names(other), std::vector<std::string>{"notes.txt"});
+
+  const fs::path finished = tmp.path / "finished";
+  ASSERT_EQ(run(study, finished, "-q", tmp.path).code, 0);
+  const auto results = file_tree(finished);
+  r = resume(study, finished, tmp.path);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("nothing to resume: " + finished.string() + " holds finished results (results.h5)"), npos) << r.err;
+  EXPECT_NE(r.err.find("run without --resume to run the study again"), npos) << r.err;
+  EXPECT_EQ(file_tree(finished), results);
+}
+
+// ---- thread count and backend ---------------------------------------------------
+
+// The same study at -j 1 in one chunk and at -j 2 in chunks of 5: summary.csv
+// byte for byte, and every dataset and attribute of results.h5 except the
+// run record (wall time, date, threads, chunking: cli_support.hpp kRunRecord).
+TEST(RunnerEdges, RunIsIdenticalAtOneAndTwoThreads) {
+  TempDir tmp;
+  const fs::path study = write_study(tmp.path, "study.toml", kStudy);
+  ASSERT_EQ(run(study, tmp.path / "j1", "-j 1 --chunk-size 24 -q", tmp.path).code, 0);
+  ASSERT_EQ(run(study, tmp.path / "j2", "-j 2 --chunk-size 5 -q", tmp.path).code, 0);
+
+  const std::string csv = read_file(tmp.path / "j1" / "summary.csv");
+  EXPECT_EQ(csv, read_file(tmp.path / "j2" / "summary.csv"));
+  EXPECT_NE(csv.find("pressure_out_of_range"), npos) << "the study should have failed instances";
+  const auto one = h5_results(tmp.path / "j1" / "results.h5"), two = h5_results(tmp.path / "j2" / "results.h5");
+  for (const char* key : {"/outputs/status", "/trajectories/p2", "/inputs/all", "/analysis/failure@probability",
+                          "/analysis/statistics/tracking_rms/quantiles", "/metadata@study_text"})
+    EXPECT_TRUE(one.count(key)) << key;
+  expect_same(one, two, "results.h5 at -j 1 and -j 2");
+
+  H5File a(tmp.path / "j1" / "results.h5"), b(tmp.path / "j2" / "results.h5");  // what was excluded did differ
+  EXPECT_EQ(int_attribute(a.id, "/metadata", "threads"), 1);
+  EXPECT_EQ(int_attribute(b.id, "/metadata", "threads"), 2);
+  EXPECT_EQ(int_attribute(a.id, "/metadata", "chunks"), 1);
+  EXPECT_EQ(int_attribute(b.id, "/metadata", "chunks"), 5);
+}
+
+// `hydrosweep stability` at -j 1 and -j 2: stability.csv byte for byte, and
+// stability.h5 except the run record (wall time, date, threads, points/s).
+// Without python3 on PATH the map's PNG, not compared here, is skipped with a
+// warning (it takes 3 s a run).
+TEST(RunnerEdges, StabilityIsIdenticalAtOneAndTwoThreads) {
+  TempDir tmp;
+  const fs::path study = write_study(tmp.path, "map.toml", kStabilityStudy);
+  for (const char* j : {"1", "2"}) {
+    const Result r = hydrosweep_after("export PATH=/nonexistent",
+                                      "stability " + q(study) + " --out " + q(tmp.path / ("j" + std::string(j))) + " -j " + j + " -q",
+                                      tmp.path);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("python3 not found"), npos) << r.err;
+  }
+  EXPECT_EQ(read_csv(tmp.path / "j1" / "stability.csv").size(), 31u);
+  EXPECT_EQ(read_file(tmp.path / "j1" / "stability.csv"), read_file(tmp.path / "j2" / "stability.csv"));
+  const auto one = h5_results(tmp.path / "j1" / "stability.h5");
+  EXPECT_TRUE(one.count("/stability/eigenvalues_real") && one.count("/metadata@zero_tolerance"));
+  expect_same(one, h5_results(tmp.path / "j2" / "stability.h5"), "stability.h5 at -j 1 and -j 2");
+  H5File b(tmp.path / "j2" / "stability.h5");
+  EXPECT_EQ(int_attribute(b.id, "/metadata", "threads"), 2);
+}
+
+// `run --backend kokkos` end to end equals `--backend cpu`: the same kernel
+// code compiled by the same compiler, measured bit-identical (Debian 12 GCC,
+// Kokkos 3.4 Serial), so summary.csv and every dataset and attribute of
+// results.h5 except the run record and the backend's name and device. (Should
+// a compiler ever contract the two translation units differently, the
+// tolerance is test_backends' 1e-10 relative.)
+TEST(RunnerEdges, KokkosBackendEndToEnd) {
+  std::string why;
+  if (!hs::backend_available(hs::Backend::kokkos, &why)) GTEST_SKIP() << "this build has no Kokkos backend: " << why;
+  TempDir tmp;
+  const fs::path study = write_study(tmp.path, "study.toml", kStudy);
+  ASSERT_EQ(run(study, tmp.path / "cpu", "--backend cpu -q", tmp.path).code, 0);
+  const Result r = run(study, tmp.path / "kokkos", "--backend kokkos", tmp.path);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("on kokkos"), npos) << r.out;
+  EXPECT_EQ(read_file(tmp.path / "cpu" / "summary.csv"), read_file(tmp.path / "kokkos" / "summary.csv"));
+  auto cpu = h5_results(tmp.path / "cpu" / "results.h5"), kokkos = h5_results(tmp.path / "kokkos" / "results.h5");
+  EXPECT_EQ(cpu["/metadata@backend"], std::string("cpu") + '\0');
+  EXPECT_EQ(kokkos["/metadata@backend"], std::string("kokkos") + '\0');
+  for (auto* h5 : {&cpu, &kokkos}) {
+    h5->erase("/metadata@backend");
+    h5->erase("/metadata@device");
+  }
+  expect_same(cpu, kokkos, "results.h5 of the cpu and kokkos backends");
+}
+
+// ---- outputs that cannot be written ---------------------------------------------
+
+// Exit 1 with the path named and nothing left behind, whether --out cannot
+// be a directory (below a regular file; in /proc, where not even root may
+// create one) or writing fails part-way (a file-size limit: at the end, at a
+// chunk, at stability.h5). After a failure at the end the finished chunks are
+// kept and --resume writes the results without running anything again.
+TEST(RunnerEdges, UnwritableOutputExits1AndLeavesNothing) {
+  TempDir tmp;
+  const fs::path study = write_study(tmp.path, "small.toml", kSmallStudy);
+  const fs::path map = write_study(tmp.path, "map.toml", kStabilityStudy);
+
+  write_file(tmp.path / "file", "x");
+  for (const fs::path& s : {study, map}) {
+    const std::string command = s == study ? "run " : "stability ";
+    const Result r = hydrosweep(command + q(s) + " --out " + q(tmp.path / "file" / "out"), tmp.path);
+    EXPECT_EQ(r.code, 1) << command << r.err;
+    EXPECT_NE(r.err.find((tmp.path / "file").string() + " is not a directory"), npos) << r.err;
+    EXPECT_EQ(read_file(tmp.path / "file"), "x");
+  }
+  Result r = run(study, "/proc/self/hydrosweep-out", "-q", tmp.path);
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("/proc/self/hydrosweep-out"), npos) << r.err;
+
+  // results.h5 does not fit: the chunks stay for --resume, nothing else.
+  const fs::path out = tmp.path / "o";
+  r = hydrosweep_after(kFileSizeLimit, "run " + q(study) + " --out " + q(out) + " --chunk-size 1 -q", tmp.path);
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find((out / ".results.h5.tmp.").string()), npos) << r.err;
+  EXPECT_NE(r.err.find("20 finished instances are kept in " + (out / kPartial).string()), npos) << r.err;
+  EXPECT_NE(r.err.find("--resume"), npos) << r.err;
+  EXPECT_EQ(directory_names(out), std::vector<std::string>{kPartial});
+  r = run(study, out, "--resume", tmp.path);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("ran 0 instances"), npos) << r.out;
+  EXPECT_NE(r.out.find("20 more resumed"), npos) << r.out;
+  ASSERT_EQ(run(study, tmp.path / "whole", "-q", tmp.path).code, 0);
+  EXPECT_EQ(read_file(out / "summary.csv"), read_file(tmp.path / "whole" / "summary.csv"));
+
+  // The first chunk does not fit (4 instances of 101 trajectory samples):
+  // no chunk finished, so the directories this run created are removed.
+  const fs::path with_trajectories = write_study(tmp.path, "traj.toml", std::string(kSmallStudy) + "[output]\ntrajectory_stride = 2\n");
+  const fs::path out2 = tmp.path / "new" / "o";
+  r = hydrosweep_after(kFileSizeLimit, "run " + q(with_trajectories) + " --out " + q(out2) + " --chunk-size 4 -q", tmp.path);
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find((out2 / kPartial / "chunk-00000000.bin.tmp").string()), npos) << r.err;
+  EXPECT_FALSE(fs::exists(tmp.path / "new"));
+
+  const fs::path out3 = tmp.path / "map";
+  r = hydrosweep_after(kFileSizeLimit, "stability " + q(map) + " --out " + q(out3) + " -q", tmp.path);
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find((out3 / ".stability.h5.tmp.").string()), npos) << r.err;
+  EXPECT_FALSE(fs::exists(out3));
+}
+
+// ---- the output directory holds a user's files ------------------------------------
+
+// A user's files in --out, and results.h5 / summary.csv from before, are
+// untouched by an interrupted run (Ctrl-C), a refused plain run, and a resume
+// that fails writing; the successful resume replaces results.h5 and
+// summary.csv (atomically, at its end) and leaves everything else.
+TEST(RunnerEdges, UserFilesInTheOutputDirectorySurvive) {
+  TempDir tmp;
+  const fs::path study = write_study(tmp.path, "study.toml", kStudy);
+  ASSERT_EQ(run(study, tmp.path / "whole", "-j 2 -q", tmp.path).code, 0);
+  const fs::path out = tmp.path / "o";
+  fs::create_directories(out / "data");
+  write_file(out / "notes.txt", "my notes");
+  write_file(out / "data" / "measured.bin", std::string("\0\1\2\3", 4));
+  write_file(out / "results.h5", "results of an earlier study");
+  write_file(out / "summary.csv", "index,status\n0,ok\n");
+  const auto user = file_tree(out);
+
+  ASSERT_TRUE(interrupt_run(study, out, 1, SIGINT, tmp.path)) << "the run finished before it could be interrupted";
+  EXPECT_EQ(files_outside_partial(out), user);
+  EXPECT_EQ(run(study, out, "-q", tmp.path).code, 2);  // holds an interrupted run
+  EXPECT_EQ(files_outside_partial(out), user);
+  const Result failed = hydrosweep_after(kFileSizeLimit, "run " + q(study) + " --out " + q(out) + " --resume -q", tmp.path);
+  EXPECT_EQ(failed.code, 1) << failed.err;
+  EXPECT_EQ(files_outside_partial(out), user) << "a failed resume changed the user's files";
+
+  ASSERT_EQ(resume(study, out, tmp.path).code, 0);
+  auto after = file_tree(out);
+  EXPECT_EQ(read_file(out / "summary.csv"), read_file(tmp.path / "whole" / "summary.csv"));
+  EXPECT_GT(after.at("results.h5").size(), 1000u);
+  after.erase("results.h5");
+  after.erase("summary.csv");
+  auto untouched = user;
+  untouched.erase("results.h5");
+  untouched.erase("summary.csv");
+  EXPECT_EQ(after, untouched) << "the user's files changed, or the run left files behind";
+}
+
+// Ctrl-C before the first chunk finished (one chunk of all 24 instances,
+// about 0.5 s on one thread): exit 130, "nothing was saved", and no partial
+// directory left to make the next plain run refuse; the user's file stays.
+TEST(RunnerEdges, InterruptBeforeTheFirstChunkLeavesNothing) {
+  TempDir tmp;
+  const fs::path study = write_study(tmp.path, "study.toml", kStudy);
+  const fs::path out = tmp.path / "o";
+  fs::create_directories(out);
+  write_file(out / "notes.txt", "my notes");
+  const pid_t pid = spawn({"run", study.string(), "--out", out.string(), "-j", "1", "--chunk-size", "24", "-q"},
+                          tmp.path / "log");
+  for (int spin = 0; spin < 3000 && !fs::exists(out / kPartial / "manifest"); ++spin) ::usleep(1000);
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130) << read_file(tmp.path / "log");
+  EXPECT_NE(read_file(tmp.path / "log").find("interrupted before the first chunk finished: nothing was saved"), npos)
+      << read_file(tmp.path / "log");
+  EXPECT_EQ(file_tree(out), (std::map<std::string, std::string>{{"notes.txt", "my notes"}}));
+  EXPECT_EQ(directory_names(out), std::vector<std::string>{"notes.txt"});
+}
+
+// ---- hydrosweep check ---------------------------------------------------------
+
+// `check` on every bad study of tests/data/bad: exit 2, the message naming the
+// file and key on stderr, nothing on stdout, nothing written (run in an empty
+// working directory that stays empty).
+TEST(RunnerEdges, CheckOnABadStudyExits2AndWritesNothing) {
+  TempDir tmp;
+  const fs::path cwd = tmp.path / "cwd";
+  fs::create_directories(cwd);
+  int n = 0;
+  for (const auto& entry : fs::directory_iterator(kRoot + "/tests/data/bad")) {
+    if (entry.path().extension() != ".toml") continue;
+    ++n;
+    const Result r = hydrosweep_after("cd " + q(cwd), "check " + q(entry.path()), tmp.path);
+    EXPECT_EQ(r.code, 2) << entry.path() << "\n" << r.err;
+    EXPECT_EQ(r.err.rfind("hydrosweep: error: " + entry.path().string(), 0), 0u) << r.err;
+    std::ifstream in(entry.path());
+    std::string expect;
+    std::getline(in, expect);  // "# expect: FILE:LINE"
+    EXPECT_NE(r.err.find(expect.substr(10)), npos) << r.err;
+    EXPECT_EQ(r.out, "") << entry.path();
+  }
+  EXPECT_GE(n, 60);
+  EXPECT_TRUE(fs::is_empty(cwd));
+}
+
+namespace {
+
+// The design table `check` prints: the "design: ..." line, then the header,
+// then one line per row (index, values).
+struct PrintedDesign {
+  std::string summary, header;
+  std::vector<std::vector<std::string>> rows;
+  std::string tail;  // the line after the rows ("" if none)
+};
+
+PrintedDesign printed_design(const std::string& out) {
+  PrintedDesign d;
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line) && line.rfind("design: ", 0) != 0) {}
+  d.summary = line;
+  std::getline(in, d.header);
+  while (std::getline(in, line)) {
+    std::istringstream cells(line);
+    std::vector<std::string> row;
+    for (std::string cell; cells >> cell;) row.push_back(cell);
+    if (row.empty() || row[0] == "...") {
+      d.tail = line;
+      break;
+    }
+    d.rows.push_back(row);
+  }
+  return d;
+}
+
+// `check` prints what Study::varied_values gives, value for value (printed
+// shortest-round-trip, so strtod reads back the same double), under headers
+// "name [unit]" in varied_names()/varied_units() order.
+void expect_check_prints_design(const fs::path& study_path, long rows_shown, const fs::path& scratch) {
+  const hs::Study study = hs::load_study(study_path.string());
+  const Result r = hydrosweep("check " + q(study_path), scratch);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const PrintedDesign d = printed_design(r.out);
+  const long n = study.instance_count();
+  const auto names = study.varied_names(), units = study.varied_units();
+  EXPECT_EQ(d.summary.rfind("design: " + std::to_string(n) + " instances x " + std::to_string(names.size()) + " varied input", 0), 0u)
+      << r.out;
+  size_t at = d.header.find("index");
+  EXPECT_NE(at, npos) << d.header;
+  for (size_t k = 0; k < names.size(); ++k) {
+    at = d.header.find(names[k] + " [" + units[k] + "]", at);
+    EXPECT_NE(at, npos) << "column " << names[k] << " [" << units[k] << "] in " << d.header;
+  }
+  ASSERT_EQ(static_cast<long>(d.rows.size()), rows_shown) << r.out;
+  for (long i = 0; i < rows_shown; ++i) {
+    ASSERT_EQ(d.rows[i].size(), names.size() + 1) << "row " << i;
+    EXPECT_EQ(d.rows[i][0], std::to_string(i));
+    const std::vector<double> want = study.varied_values(i);
+    for (size_t k = 0; k < names.size(); ++k) EXPECT_EQ(csv_double(d.rows[i][k + 1]), want[k]) << names[k] << " row " << i;
+  }
+  if (rows_shown < n) EXPECT_EQ(d.tail, "  ... " + std::to_string(n - rows_shown) + " more rows");
+  else EXPECT_EQ(d.tail, "");
+}
+
+}  // namespace
+
+// `hydrosweep check` prints the design its documentation promises: every row
+// of a design of up to 20 instances, the first 10 of a larger one, each value
+// equal to Study::varied_values (grid axes, a scale factor, a derived
+// parameter whose unit has a space, Monte Carlo draws); and says so when
+// nothing is varied.
+TEST(RunnerEdges, CheckPrintsTheDesign) {
+  TempDir tmp;
+  const std::string grid = R"([[grid]]
+name = "friction_scale"
+scales = ["friction.coulomb_force", "friction.static_force"]
+values = [0.5, 2.0]
+[[grid]]
+parameter = "circuit.oil_bulk_modulus"
+min = 1e9
+max = 1.7e9
+count = COUNT
+spacing = "log"
+[derived]
+"friction.viscous_coefficient" = "2 * friction.coulomb_force / 3"
+)";
+  auto grid_with = [&](int count) {
+    std::string text = grid;
+    text.replace(text.find("COUNT"), 5, std::to_string(count));
+    return write_study(tmp.path, "grid" + std::to_string(count) + ".toml", text);
+  };
+  expect_check_prints_design(grid_with(3), 6, tmp.path);    // 6 rows: all
+  expect_check_prints_design(grid_with(10), 20, tmp.path);  // 20 rows: all
+  expect_check_prints_design(grid_with(11), 10, tmp.path);  // 22 rows: the first 10
+  expect_check_prints_design(write_study(tmp.path, "mc.toml", R"([sample]
+method = "monte-carlo"
+count = 50
+seed = 3
+[[factor]]
+parameter = "circuit.valve_time_constant"
+distribution = "lognormal"
+median = 0.005
+sigma_log = 0.2
+[[factor]]
+parameter = "mechanism.body3.mass"
+relative = 0.1
+)"),
+                             10, tmp.path);
+
+  const Result r = hydrosweep("check " + q(kRoot + "/studies/seed002_work_cycle.toml"), tmp.path);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\ndesign: 1 instance, no varied input (the base parameters)\n"), npos) << r.out;
+}

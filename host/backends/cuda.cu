@@ -18,6 +18,7 @@
 #include <thrust/device_ptr.h>
 #include <thrust/device_vector.h>
 #include <thrust/execution_policy.h>
+#include <thrust/fill.h>
 #include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
@@ -92,6 +93,11 @@ BatchResult run_batch_cuda(const BatchSpec& spec) {
     DeviceBuffer<FourBarSummary> summaries(count);
     DeviceBuffer<FourBarSample> trajectories(static_cast<size_t>(count * m));
     HS_CUDA_CHECK(cudaMemcpy(params.ptr, spec.instances.data() + first, count * sizeof(FourBarParams), cudaMemcpyHostToDevice));
+    // Samples a failed instance never records stay blank, as on the CPU
+    // (cudaMalloc'd memory is not initialised).
+    if (m > 0)
+      thrust::fill(thrust::device, thrust::device_pointer_cast(trajectories.ptr),
+                   thrust::device_pointer_cast(trajectories.ptr) + count * m, blank_sample());
     with_friction(spec.friction, [&](auto friction) {
       const InstanceKernel<decltype(friction)> kernel{params.ptr, summaries.ptr, trajectories.ptr, m, spec.settings, opt,
                                                       /*instance_stride=*/1, /*sample_stride=*/count};

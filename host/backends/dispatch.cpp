@@ -16,15 +16,21 @@ std::string cuda_device_name();    // of device 0
 std::string kokkos_execution_space();  // host/backends/kokkos.cpp
 #endif
 
+FourBarSample blank_sample() {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  FourBarSample blank;
+  blank.t = blank.U = blank.s = blank.sdot = blank.piston_force = blank.friction_force = blank.energy_drift = nan;
+  for (double& q : blank.q) q = nan;
+  for (double& p : blank.p) p = nan;
+  return blank;
+}
+
 BatchResult blank_result(const BatchSpec& spec) {
   BatchResult out;
   const long n = static_cast<long>(spec.instances.size());
-  out.summaries.resize(n);
-  for (auto& s : out.summaries) s.status = Status::not_run;
+  out.summaries.assign(static_cast<size_t>(n), unstarted_summary<3, 3>(Status::not_run));
   out.samples_per_instance = sample_count(spec.settings, spec.trajectory_stride);
-  FourBarSample blank{};
-  blank.t = std::numeric_limits<double>::quiet_NaN();
-  out.trajectories.assign(static_cast<size_t>(n * out.samples_per_instance), blank);
+  out.trajectories.assign(static_cast<size_t>(n * out.samples_per_instance), blank_sample());
   return out;
 }
 

@@ -52,7 +52,7 @@ inline RunOptions run_options(const BatchSpec& spec) {
   return opt;
 }
 
-// A result with every instance marked not_run and blank trajectories (t = NaN).
+// A result with every instance marked not_run and blank trajectories.
 BatchResult blank_result(const BatchSpec& spec);
 // out.failed_indices from the summaries, on the host (the CUDA backend
 // compacts them on the device instead).

@@ -2,22 +2,25 @@
 //
 //   hydrosweep run STUDY.toml --out DIR [--threads N] [--resume] [--chunk-size N]
 //                                       [--progress auto|bar|lines|none] [--quiet]
-//   hydrosweep check STUDY.toml            validate a study, print its design
+//   hydrosweep check STUDY.toml            validate a study, print its design (varied inputs per instance)
 //   hydrosweep parameters [--model NAME]   Markdown table of all parameters
 //   hydrosweep plot DIR [--out PLOTDIR]    PNG plots of a finished study (python3)
 //   hydrosweep stability STUDY.toml --out DIR [--threads N] [--backend auto|cpu|cuda] [--quiet]
 //                                          equilibrium eigenvalues of every instance
 //
 // Exit codes: 0 success (instances that failed are flagged in the outputs,
-// they are results, not errors); 2 bad study file, command line or resume
-// mismatch (nothing is written); 130 interrupted by Ctrl-C (finished chunks
-// are kept for --resume); 1 anything else (I/O, HDF5, out of memory).
+// they are results, not errors); 2 bad study file, command line or refused
+// resume (nothing is written or changed); 130 interrupted by Ctrl-C (finished
+// chunks are kept for --resume); 1 anything else: the output cannot be
+// written (an --out that is not a writable directory, a full disk, a
+// file-size limit), HDF5, out of memory. docs/study-files.md, "Exit status".
 #include <CLI/CLI.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 
 #include <charconv>
@@ -28,6 +31,7 @@
 #include <iostream>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "host/batch.hpp"
 #include "host/output.hpp"
@@ -84,6 +88,16 @@ void print_study(const hs::Study& s) {
     std::printf("  derived %s = %s\n", d.target->name.c_str(), d.expression->text().c_str());
 }
 
+// Fails before a run, not after it, when --out cannot take the outputs: exit 1,
+// like an output failure at the end (the same cause either way).
+void check_out_dir(const std::string& out_dir) {
+  try {
+    hs::check_output_dir(out_dir);
+  } catch (const hs::OutputError& e) {
+    throw hs::OutputError(std::string("--out: ") + e.what());
+  }
+}
+
 struct RunFlags {
   int threads = 0;
   bool quiet = false, resume = false;
@@ -98,11 +112,7 @@ int run(const std::string& study_path, const std::string& out_dir, const RunFlag
     throw UsageError(study.path + ": model \"" + study.model +
                      "\" is seed 000's 3D formulation, for linearization only: use `hydrosweep stability` on it, or model "
                      "\"four-bar\" (the same mechanism, planar) for time integration");
-  try {
-    hs::check_output_dir(out_dir);  // fail before the run, not after it
-  } catch (const hs::OutputError& e) {
-    throw UsageError(std::string("--out: ") + e.what());
-  }
+  check_out_dir(out_dir);
   if (!flags.quiet) print_study(study);
 
   hs::StudyRunOptions opt;
@@ -124,8 +134,12 @@ int run(const std::string& study_path, const std::string& out_dir, const RunFlag
   }
   std::signal(SIGINT, SIG_DFL);
   if (rep.interrupted) {
-    std::fprintf(stderr, "interrupted: %ld of %ld instances are saved in %s/%s; continue with\n  hydrosweep run %s --out %s --resume\n",
-                 rep.resumed + rep.ran, rep.instances, out_dir.c_str(), hs::kPartialDirName, study_path.c_str(), out_dir.c_str());
+    const long saved = rep.resumed + rep.ran;
+    if (saved == 0)  // run_study removed the empty partial directory
+      std::fprintf(stderr, "interrupted before the first chunk finished: nothing was saved\n");
+    else
+      std::fprintf(stderr, "interrupted: %ld of %ld instances are saved in %s/%s; continue with\n  hydrosweep run %s --out %s --resume\n",
+                   saved, rep.instances, out_dir.c_str(), hs::kPartialDirName, study_path.c_str(), out_dir.c_str());
     return kExitInterrupted;
   }
   if (flags.quiet) return 0;
@@ -226,11 +240,7 @@ struct StabilityFlags {
 
 int stability(const std::string& study_path, const std::string& out_dir, const StabilityFlags& flags) {
   const hs::Study study = hs::load_study(study_path);  // StudyError: exit 2, nothing written
-  try {
-    hs::check_output_dir(out_dir);
-  } catch (const hs::OutputError& e) {
-    throw UsageError(std::string("--out: ") + e.what());
-  }
+  check_out_dir(out_dir);
   hs::Backend requested = study.backend;
   if (flags.backend != "auto") hs::parse_backend(flags.backend, requested);
   std::string note;
@@ -270,8 +280,47 @@ int stability(const std::string& study_path, const std::string& out_dir, const S
   return 0;
 }
 
+// The design `check` prints: every row of a small one, the first rows of a
+// larger one (hydrosweep run writes them all, /inputs and summary.csv).
+constexpr long kDesignRowsAll = 20;    // designs up to this size are printed whole
+constexpr long kDesignRowsFirst = 10;  // else this many rows
+
+// The N x P matrix of varied inputs (Study::varied_values: factors, then
+// derived parameters), with names and units; values shortest-round-trip
+// (std::to_chars), so the printed text reads back to the same doubles.
+void print_design(const hs::Study& s) {
+  const long n = s.instance_count();
+  const std::vector<std::string> names = s.varied_names(), units = s.varied_units();
+  if (names.empty()) {
+    std::printf("design: %s, no varied input (the base parameters)\n", plural(n, "instance").c_str());
+    return;
+  }
+  const long shown = n <= kDesignRowsAll ? n : kDesignRowsFirst;
+  std::vector<std::vector<std::string>> rows = {{"index"}};
+  for (size_t k = 0; k < names.size(); ++k) rows[0].push_back(names[k] + " [" + units[k] + "]");
+  for (long i = 0; i < shown; ++i) {
+    rows.push_back({std::to_string(i)});
+    for (double v : s.varied_values(i)) rows.back().push_back(fmt(v));
+  }
+  std::vector<size_t> width(rows[0].size(), 0);
+  for (const auto& row : rows)
+    for (size_t k = 0; k < row.size(); ++k) width[k] = std::max(width[k], row[k].size());
+  std::printf("design: %s x %s (%s):\n", plural(n, "instance").c_str(),
+              plural(static_cast<long>(names.size()), "varied input").c_str(),
+              shown == n ? "every row" : ("the first " + std::to_string(shown) + " rows").c_str());
+  for (const auto& row : rows) {
+    std::string line = " ";
+    for (size_t k = 0; k < row.size(); ++k) line += " " + row[k] + std::string(width[k] - row[k].size() + 1, ' ');
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    std::printf("%s\n", line.c_str());
+  }
+  if (shown < n) std::printf("  ... %ld more rows\n", n - shown);
+}
+
 int check(const std::string& study_path) {
-  print_study(hs::load_study(study_path));
+  const hs::Study study = hs::load_study(study_path);
+  print_study(study);
+  print_design(study);
   return 0;
 }
 
@@ -293,6 +342,11 @@ int parameters(const std::string& model) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Under a file-size limit (ulimit -f) a write past it raises SIGXFSZ, which
+  // would kill the process and leave its temporary files; ignored, the write
+  // fails with EFBIG instead and is reported like a full disk (exit 1, the
+  // path named, temporaries removed).
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"hydrosweep: batch simulation of hydraulically actuated four-bar mechanisms"};
   app.set_version_flag("--version", hs::hydrosweep_version());
   app.require_subcommand(1);
@@ -311,7 +365,7 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--backend", flags.backend, "auto (CUDA if a device is present, else CPU), cpu, cuda, kokkos")
       ->check(CLI::IsMember({"auto", "cpu", "cuda", "kokkos"}));
   run_cmd->add_flag("-q,--quiet", flags.quiet, "Print nothing on success");
-  CLI::App* check_cmd = app.add_subcommand("check", "Validate a study file and print its grid");
+  CLI::App* check_cmd = app.add_subcommand("check", "Validate a study file and print its design (the varied inputs of every instance)");
   check_cmd->add_option("study", study_path, "Study file (TOML)")->required();
   CLI::App* params_cmd = app.add_subcommand("parameters", "Print the parameter table (Markdown)");
   params_cmd->add_option("--model", model, "Model whose defaults are shown");
@@ -356,7 +410,13 @@ int main(int argc, char** argv) {
     return kExitUsage;
   } catch (const std::exception& e) {
     std::cerr << "hydrosweep: error: " << e.what() << "\n";
-    return kExitFailure;
+    // The writers have removed their temporaries during unwinding. Leave
+    // without the atexit handlers: after a failed write (full disk, file-size
+    // limit) HDF5 1.10 keeps the file whose close failed, and its own atexit
+    // cleanup then crashes on it (H5F__close_cb), which would turn exit 1
+    // into a segmentation fault.
+    std::fflush(nullptr);
+    std::_Exit(kExitFailure);
   }
   return kExitUsage;
 }

@@ -1,0 +1,142 @@
+// Memory budget and the study-sized allocation checks (memory_budget.hpp).
+#include "host/memory_budget.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "host/stability.hpp"
+
+namespace hs {
+namespace {
+
+constexpr double kKiB = 1024.0;
+
+// The cgroup v2 (memory.max) or v1 (memory.limit_in_bytes) limit of this
+// process' container; 0 when there is none.
+double cgroup_limit() {
+  for (const char* path : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    std::ifstream in(path);
+    std::string text;
+    if (!(in >> text) || text == "max") continue;
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (end != text.c_str() && v > 0 && v < 1e18) return v;  // v1 reports ~2^63 for "no limit"
+  }
+  return 0.0;
+}
+
+// "2G", "512M", "1e9", "1048576" → bytes; NaN if it is not a size.
+double parse_size(const std::string& text) {
+  char* end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  if (end == text.c_str()) return NAN;
+  const std::string unit(end);
+  if (unit == "K" || unit == "KiB") v *= kKiB;
+  else if (unit == "M" || unit == "MiB") v *= kKiB * kKiB;
+  else if (unit == "G" || unit == "GiB") v *= kKiB * kKiB * kKiB;
+  else if (unit == "T" || unit == "TiB") v *= kKiB * kKiB * kKiB * kKiB;
+  else if (!unit.empty() && unit != "B") return NAN;
+  return std::isfinite(v) && v > 0 ? v : NAN;
+}
+
+std::string instances_key(const Study& study) {
+  if (study.method == SampleMethod::grid) return "the grid's size ([[grid]] values/count)";
+  return study.method == SampleMethod::saltelli ? "sample.count (x factors + 2)" : "sample.count";
+}
+
+}  // namespace
+
+MemoryBudget memory_budget() {
+  MemoryBudget b;
+  const double pages = static_cast<double>(::sysconf(_SC_PHYS_PAGES)), page = static_cast<double>(::sysconf(_SC_PAGESIZE));
+  b.bytes = pages > 0 && page > 0 ? pages * page : 1e18;
+  b.source = "physical memory";
+  if (const double cg = cgroup_limit(); cg > 0 && cg < b.bytes) {
+    b.bytes = cg;
+    b.source = "cgroup memory limit";
+  }
+  if (const char* env = std::getenv("HYDROSWEEP_MEMORY_LIMIT"); env && *env) {
+    const double v = parse_size(env);
+    if (std::isnan(v))
+      throw StudyError(std::string("HYDROSWEEP_MEMORY_LIMIT = \"") + env +
+                       "\" is not a size (allowed: a positive number of bytes, optionally with K, M, G or T)");
+    if (v < b.bytes) {
+      b.bytes = v;
+      b.source = "HYDROSWEEP_MEMORY_LIMIT";
+    }
+  }
+  return b;
+}
+
+std::string format_bytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int u = 0;
+  while (bytes >= 1024.0 && u < 5) { bytes /= 1024.0; ++u; }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.3g %s", bytes, units[u]);
+  return buf;
+}
+
+void require_memory(const Study& study, double bytes, const std::string& key, const std::string& what,
+                    const std::string& advice) {
+  const MemoryBudget b = memory_budget();
+  if (bytes <= b.bytes) return;
+  throw StudyError(study.path + ": " + key + " needs " + format_bytes(bytes) + " for " + what +
+                   ", more than the memory budget of " + format_bytes(b.bytes) + " (" + b.source + "); " + advice);
+}
+
+double run_chunk_bytes(const Study& study, long chunk) {
+  const double samples = static_cast<double>(sample_count(study.settings, study.trajectory_stride));
+  const double per_instance = sizeof(FourBarParams) + sizeof(FourBarSummary) + samples * sizeof(FourBarSample);
+  // A device backend stages the chunk in host and device buffers, and the
+  // chunk file is written from (and read back into) host memory: count two copies.
+  return 2.0 * static_cast<double>(chunk) * per_instance;
+}
+
+long plan_run_memory(const Study& study, long requested, int threads) {
+  const double n = static_cast<double>(study.instance_count());
+  const double varied = static_cast<double>(study.varied_names().size());
+  require_memory(study, n * (sizeof(FourBarSummary) + (varied + 4) * sizeof(double)), instances_key(study),
+                 "the per-instance results of " + std::to_string(study.instance_count()) + " instances",
+                 "split the study into several smaller ones");
+  if (study.analysis.reference_run) {
+    const double steps = std::round(study.settings.duration / study.settings.dt);
+    require_memory(study, (steps + 1) * (sizeof(FourBarSample) + sizeof(double)),
+                   "analysis.reference_run (integrator.duration / integrator.dt = " + std::to_string(static_cast<long>(steps)) +
+                       " steps)",
+                   "the nominal run's trajectory (the tracking_rms reference)",
+                   "set [analysis] reference_run = false, or use a larger integrator.dt");
+  }
+  const long instances = std::max<long>(study.instance_count(), 1);
+  if (requested > 0) {
+    const long chunk = std::min(requested, instances);
+    require_memory(study, run_chunk_bytes(study, chunk),
+                   "the chunk size " + std::to_string(requested) + " (--chunk-size or execution.chunk_size)",
+                   "one chunk's parameters, summaries and trajectories", "use a smaller chunk size or a larger output.trajectory_stride");
+    return chunk;
+  }
+  const double quarter = memory_budget().bytes / 4.0;
+  long chunk = std::clamp<long>(instances / 20, 8L * std::max(threads, 1), 65536);  // >= 20 chunks: progress and resume granularity
+  chunk = std::min(chunk, instances);
+  while (chunk > 1 && run_chunk_bytes(study, chunk) > quarter) chunk = std::max<long>(1, chunk / 2);
+  require_memory(study, run_chunk_bytes(study, chunk),
+                 "output.trajectory_stride = " + std::to_string(study.trajectory_stride),
+                 "the trajectories of one instance", "raise the stride or shorten the run");
+  return chunk;
+}
+
+void plan_stability_memory(const Study& study) {
+  const double n = static_cast<double>(study.instance_count());
+  const double varied = static_cast<double>(study.varied_names().size());
+  require_memory(study, n * (sizeof(FourBarParams) + sizeof(StabilityPoint) + (varied + 2) * sizeof(double)),
+                 instances_key(study), "the parameters and results of " + std::to_string(study.instance_count()) + " points",
+                 "split the study into several smaller ones");
+}
+
+}  // namespace hs
