@@ -3,6 +3,8 @@
 // Kokkos).
 #include "tests/backend_agreement.hpp"
 
+#include <iostream>
+
 using namespace hs;
 
 TEST(Backends, NamesAndAvailability) {
@@ -28,10 +30,15 @@ TEST(Backends, NamesAndAvailability) {
 TEST(Backends, KokkosAgreesWithCpu) {
   std::string why;
   if (!backend_available(Backend::kokkos, &why)) GTEST_SKIP() << why;
-  BatchSpec spec = backend_test::random_batch(48, 7, 500);
-  spec.reference.clear();
+  const BatchSpec spec = backend_test::random_batch(48, 7, 500);
   const BatchResult cpu = run_batch_cpu(spec);
   const BatchResult kokkos = run_batch_kokkos(spec);
-  // Same code and compiler: agreement far below the 1e-10 the CUDA test allows.
-  backend_test::expect_agreement(cpu, kokkos, 1e-10);
+  EXPECT_GT(backend_test::failed_count(cpu), 0) << "the batch should contain failing instances";
+  // Same compiler, flags and kernel code (InstanceKernel → run_instance), one
+  // instance per call on either side: nothing may round differently, so every
+  // summary field and trajectory channel must be bit-identical (measured:
+  // identical with Debian's Kokkos 3.4 Serial, in the -O3 -march=native build
+  // and in the ASan + UBSan -O1 build without -march=native).
+  const auto worst = backend_test::expect_agreement(cpu, kokkos, 0.0);
+  std::cout << "Kokkos vs CPU, worst scaled difference: " << worst.text() << "\n";
 }

@@ -4,6 +4,8 @@
 //   compute-sanitizer --tool memcheck ./build/tests/test_gpu --gtest_filter='*Small*'
 #include "tests/backend_agreement.hpp"
 
+#include <iostream>
+
 using namespace hs;
 
 #define REQUIRE_CUDA()                                                        \
@@ -13,33 +15,34 @@ using namespace hs;
   } while (0)
 
 // The acceptance check: 1024 random instances over the whole 10 s
-// work cycle, final states within 1e-10 relative, identical status flags.
-// (nvcc contracts a*b+c into FMAs, gcc in ISO mode does not: the two paths
-// round differently, and 1e-10 bounds how far that may accumulate.)
+// work cycle, every summary field and trajectory channel within 1e-10 of its
+// scale (backend_agreement.hpp), identical statuses, step and Newton counts.
+// nvcc contracts a*b+c into FMAs, gcc in ISO mode does not: the two paths
+// round differently (~1e-16 per operation) and Newton's contraction keeps the
+// difference from growing over the steps; 1e-10 bounds how far it may
+// accumulate over 10^4 steps. Not yet measured on a GPU (no session so far
+// had one): the test prints the worst difference it finds.
 TEST(Gpu, CudaAgreesWithCpuOn1024RandomInstances) {
   REQUIRE_CUDA();
-  BatchSpec spec = backend_test::random_batch(1024, 42, 1000);
+  const BatchSpec spec = backend_test::random_batch(1024, 42, 1000);
   const BatchResult cpu = run_batch_cpu(spec);
   const BatchResult gpu = run_batch_cuda(spec);
-  backend_test::expect_agreement(cpu, gpu, 1e-10);
+  EXPECT_GT(backend_test::failed_count(cpu), 0) << "the batch should contain failing instances";
+  const auto worst = backend_test::expect_agreement(cpu, gpu, 1e-10);
+  std::cout << "CUDA vs CPU (1024 instances), worst scaled difference: " << worst.text() << "\n";
 }
 
 // Small batch for compute-sanitizer (memcheck): odd size (partial block),
-// trajectories on, a reference trajectory for tracking_rms.
+// 2 s of the cycle, trajectories on, the nominal reference for tracking_rms;
+// same comparison as above.
 TEST(Gpu, SmallBatchWithTrajectoriesAndReference) {
   REQUIRE_CUDA();
-  BatchSpec spec = backend_test::random_batch(37, 3, 250);
-  spec.settings.duration = 2.0;
-  spec.reference.assign(2001, 1.0);  // any z1(t): both backends read the same values
+  const BatchSpec spec = backend_test::random_batch(37, 3, 250, 2.0);
+  ASSERT_EQ(spec.reference.size(), 2001u);
   const BatchResult cpu = run_batch_cpu(spec);
   const BatchResult gpu = run_batch_cuda(spec);
-  for (size_t i = 0; i < cpu.summaries.size(); ++i)
-    EXPECT_LE(backend_test::relative_difference(cpu.summaries[i].tracking_rms, gpu.summaries[i].tracking_rms), 1e-10) << i;
-  ASSERT_EQ(cpu.trajectories.size(), gpu.trajectories.size());
-  for (size_t k = 0; k < cpu.trajectories.size(); ++k)
-    if (!std::isnan(cpu.trajectories[k].t)) {
-      EXPECT_LE(backend_test::relative_difference(cpu.trajectories[k].q[0], gpu.trajectories[k].q[0]), 1e-10) << k;
-    }
+  const auto worst = backend_test::expect_agreement(cpu, gpu, 1e-10);
+  std::cout << "CUDA vs CPU (37 instances), worst scaled difference: " << worst.text() << "\n";
 }
 
 TEST(Gpu, EmptyBatch) {
