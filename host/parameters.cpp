@@ -21,7 +21,7 @@ std::vector<ParameterInfo> build() {
                  std::function<double&(FourBarParams&)> f) {
     t.push_back({std::move(name), std::move(unit), lo, hi, lo_open, std::move(what), std::move(f)});
   };
-  // Circuit (hydraulics-friction-integrators.md §1, reference-parameters.md).
+  // Circuit (docs/models/hydraulics.md §11).
   add("circuit.supply_pressure", "Pa", 0, 1e9, true, "pump pressure pP", [](FourBarParams& p) -> double& { return p.circuit.supply_pressure; });
   add("circuit.tank_pressure", "Pa", 0, 1e9, false, "tank pressure pT", [](FourBarParams& p) -> double& { return p.circuit.tank_pressure; });
   add("circuit.oil_bulk_modulus", "Pa", 0, 1e12, true, "oil bulk modulus B_oil", [](FourBarParams& p) -> double& { return p.circuit.oil_bulk_modulus; });
@@ -41,7 +41,7 @@ std::vector<ParameterInfo> build() {
   add("circuit.oil_density", "kg/m^3", 0, 1e5, true, "oil density rho", [](FourBarParams& p) -> double& { return p.circuit.oil_density; });
   add("circuit.laminar_limit", "Pa", 0, 1e8, true, "laminar/turbulent switch pressure dp_lim", [](FourBarParams& p) -> double& { return p.circuit.laminar_limit; });
   add("circuit.rod_side_initial_pressure", "Pa", 0, 1e9, true, "p3 at t = 0", [](FourBarParams& p) -> double& { return p.circuit.rod_side_initial_pressure; });
-  // Friction (§2).
+  // Friction (docs/models/friction.md §2).
   add("friction.coulomb_force", "N", 0, 1e8, false, "Coulomb force F_c", [](FourBarParams& p) -> double& { return p.friction.coulomb_force; });
   add("friction.static_force", "N", 0, 1e8, false, "static (breakaway) force F_s", [](FourBarParams& p) -> double& { return p.friction.static_force; });
   add("friction.stribeck_velocity", "m/s", 0, 100, true, "Stribeck velocity v_s", [](FourBarParams& p) -> double& { return p.friction.stribeck_velocity; });

@@ -1,4 +1,4 @@
-// kernels/friction: properties of §2 for every static law.
+// kernels/friction: properties of docs/models/friction.md §1 for every static law.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -56,7 +56,7 @@ TEST(BrownMcPhee, ValueAndSlopeMatchClosedForms) {
   EXPECT_NEAR(BrownMcPhee::force(kF, vs),
               kF.coulomb_force * std::tanh(4.0) + (kF.static_force - kF.coulomb_force) + kF.viscous_coefficient * vs,
               kForceTolerance);
-  // Slope at 0: 4F_c/v_s + (16/9)(F_s − F_c)/v_s + σ2 (§2.2).
+  // Slope at 0: 4F_c/v_s + (16/9)(F_s − F_c)/v_s + σ2 (docs/models/friction.md §3).
   EXPECT_NEAR(slope_at<BrownMcPhee>(0.0),
               4 * kF.coulomb_force / vs + 16.0 / 9.0 * (kF.static_force - kF.coulomb_force) / vs + kF.viscous_coefficient,
               kSlopeTolerance);

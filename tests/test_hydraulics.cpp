@@ -31,7 +31,7 @@ TEST(Valve, FlowIsContinuousAtTheLaminarLimitForBothValves) {
 }
 
 TEST(Valve, LaminarSlopeIsTwiceTheTurbulentSlopeAtTheLimit) {
-  // §1.4: γ1 = γ2/√Δp_lim inside, γ2/(2√Δp_lim) just outside.
+  // docs/models/hydraulics.md §6.2: γ1 = γ2/√Δp_lim inside, γ2/(2√Δp_lim) just outside.
   // Closed forms at the same points, so only rounding separates them:
   // measured ≤ 1 ulp (1.7e-16 relative) with and without FMA; bounds ~9 ulp.
   const double g = 1.097e-6, lim = 2e5, beyond = lim * (1 + 1e-9);
@@ -44,7 +44,7 @@ TEST(Valve, LaminarSlopeIsTwiceTheTurbulentSlopeAtTheLimit) {
 }
 
 TEST(Circuit, DerivedConstantsMatchReferenceTable) {
-  // reference-parameters.md: A2 = 5.0265e-3 m², A3 = 4.0644e-3 m², C_vt = 1.097e-6,
+  // docs/models/hydraulics.md §11: A2 = 5.0265e-3 m², A3 = 4.0644e-3 m², C_vt = 1.097e-6,
   // printed to 5 and 4 digits: bounds are half a unit of the last printed digit.
   const CircuitConstants k = ThreeVolumeCircuit::constants(kDefaults);
   EXPECT_NEAR(k.A_piston, 5.0265e-3, 5e-8);
@@ -53,7 +53,7 @@ TEST(Circuit, DerivedConstantsMatchReferenceTable) {
 }
 
 TEST(Circuit, ClosedValveWithEqualPressuresIsAnEquilibrium) {
-  // §1.8: U = 0 and p1 = p2 give no flow for any p3, at rest.
+  // docs/models/hydraulics.md §6.3: U = 0 and p1 = p2 give no flow for any p3, at rest.
   const CircuitConstants k = ThreeVolumeCircuit::constants(kDefaults);
   for (double p3 : {0.5e6, 3.5e6, 7e6}) {
     const double p[3] = {2.75e6, 2.75e6, p3};

@@ -124,7 +124,7 @@ double wrap_degrees(double rad) {
 
 // ---- The seed 000 Jacobian written out by hand -----------------------------
 //
-// linearization.md §3.5 (eq 93) gives J the sparsity pattern
+// docs/models/linearization.md §5 (eq 93) gives J the sparsity pattern
 //   φ̃2' = ω̃2,  ω̃2' = ν1 φ̃2 + ν2 ω̃2 + ν3 p̃2 + ν4 p̃3,  p̃1' = ν5 (p̃1 − p̃2),
 //   p̃2' = ν6 ω̃2 + ν7 (p̃1 − p̃2),  p̃3' = ν8 ω̃2,  Ũ' = −Ũ/τ,
 // and det(sI − J) = s² (s + 1/τ)(s³ + c2 s² + c1 s + c0) with
@@ -143,7 +143,7 @@ double wrap_degrees(double rad) {
 // the laminar throttle (seed 000 eq 6, conductance γt = C_vt/√Δp_lim) and
 // the volumes and effective bulk moduli at s = s0 (eqs 74–75, l2 = l2_0) give
 //   ν5 = −(Be1/V1) γt,  ν6 = −(Be2/V2) A2 s',  ν7 = (Be2/V2) γt,  ν8 = (Be3/V3) A3 s'
-// (linearization.md §3.5, "Meaning of the ν"). Written for the topology of
+// (docs/models/linearization.md §5). Written for the topology of
 // the seed 002 / seed 000 four-bar: slender links along their body x axes,
 // the cylinder attached to the crank.
 struct Vec2 {
@@ -347,7 +347,7 @@ TEST(Linearize, SpatialEquilibriumAtSixtyDegrees) {
   for (double angle : {eq.x[C::phi43], planar.x[2]}) EXPECT_NEAR(std::remainder(angle - phi43, 2 * kPi), 0.0, kAngle);
   EXPECT_LE(eq.constraint_residual, 2e-15);
   // Pressures: p1 = p2, p3 prescribed; p2 = (F0 + A3 p3)/A2 with F0 from the
-  // hand-written statics (README: 2.753 MPa; reference-parameters.md: about 2.75 MPa).
+  // hand-written statics (README: 2.753 MPa; docs/models/linearization.md §4).
   for (const double* p : {eq.p, planar.p}) {
     EXPECT_EQ(p[0], p[1]);
     EXPECT_EQ(p[2], P.circuit.rod_side_initial_pressure);
@@ -395,7 +395,7 @@ TEST(Linearize, ReducedJacobianHasTheSparsityOfEq93) {
   EXPECT_EQ(J(5, 5), -1.0 / seed002_four_bar().circuit.valve_time_constant);
 }
 
-// Friction enters only ν2 = −F_μ'(0) T_s²/m0, linearly (§3.5); ν2 itself
+// Friction enters only ν2 = −F_μ'(0) T_s²/m0, linearly (docs/models/linearization.md §5); ν2 itself
 // against its closed form is in SeedZeroEigenvaluesEqualTheClosedForm.
 // Scaling F_c, F_s, σ2 by 0.1 rounds each once, and the slope sums three
 // terms: |ν2(×0.1) − 0.1 ν2(×1)| ≤ ~3 eps; measured ≤ 0.7 eps, bound 4 eps.
@@ -465,7 +465,7 @@ TEST(Linearize, EigenvaluesOfTheThreeFrictionScenarios) {
 }
 
 // The seed 000 eigenvalues at friction ×1, ×1/10, ×1/100 from the closed
-// form (closed_form_jacobian, linearization.md §3.5): every ν of eq (93)
+// form (closed_form_jacobian, docs/models/linearization.md §5): every ν of eq (93)
 // against the reduced Jacobian of both formulations, the eigenvalues and
 // figures of stability_point against {0, 0, −1/τ} and the roots of the
 // cubic, and the values the README prints ("Stability maps" and the
@@ -489,7 +489,7 @@ TEST(Linearize, SeedZeroEigenvaluesEqualTheClosedForm) {
     const FourBarParams P = with_friction_scale(row.scale);
     const ClosedFormJacobian cf = closed_form_jacobian(P);
     EXPECT_NEAR(cf.ds_dphi, -0.5, 2 * kEps);  // −d1 (L2/2) sin φ2 / s = −1·1·(√3/2)/√3
-    EXPECT_NEAR(cf.actuator_force, -386.00, 0.005);  // reference-parameters.md: −386.00 N
+    EXPECT_NEAR(cf.actuator_force, -386.00, 0.005);  // docs/models/four-bar.md §8: −386.00 N
     std::vector<Complex> expected = cubic_roots(cf.c2, cf.c1, cf.c0);
     // The printed values, to their last digit (−8338 is printed to the unit).
     for (const Complex& value : row.lambda) {
@@ -542,7 +542,7 @@ TEST(Linearize, SeedZeroEigenvaluesEqualTheClosedForm) {
   }
 }
 
-// The two left null vectors of §3.5 (conserved oil in V3 and in V1 ∪ V2)
+// The two left null vectors of docs/models/linearization.md §5 (conserved oil in V3 and in V1 ∪ V2)
 // annihilate the pressure/mechanics block: the physical origin of the zeros.
 // Each product wᵀJ(:, j) cancels terms that are equal by construction up to
 // the one rounding of ν7/ν5 · ν5, so |wᵀJ(:, j)| ≤ 2 eps Σ|w_i J_ij|

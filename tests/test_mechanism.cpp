@@ -119,7 +119,7 @@ TEST(PlanarFourBar, InitialStateKeepsTheAssemblyModeAroundTheCrankCircle) {
 }
 
 TEST(PlanarFourBar, AssemblesSeed002InitialConfiguration) {
-  // models/hydraulics-friction-integrators.md §4.3 [D]: closure at z1 = 60°
+  // docs/models/four-bar.md §9.4 [D]: closure at z1 = 60°
   // gives z2 = −37.9044°, z3 = −93.5833°, |s| = √3, cylinder at 30°.
   const FourBarParams P = seed002_four_bar();
   Integrator::State s;
@@ -138,7 +138,7 @@ TEST(PlanarFourBar, AssemblesSeed002InitialConfiguration) {
   Mech::constraints(P.mechanism, Mech::pose(P.mechanism, s.q), phi);
   // The assembly's contract is constraint_tolerance (1e-11 m), not a measured error.
   EXPECT_LT(std::fabs(phi[0]) + std::fabs(phi[1]), IntegratorSettings{}.constraint_tolerance);
-  // ds/dz1 = −0.5 m/rad at 60° (§4.3): only the crank carries the cylinder.
+  // ds/dz1 = −0.5 m/rad at 60° (docs/models/four-bar.md §9.4): only the crank carries the cylinder.
   Dual<1> q[3] = {Dual<1>::variable(s.q[0], 0), s.q[1], s.q[2]};
   EXPECT_NEAR(actuator_length(P.mechanism, q).v[0], -0.5, 1e-14);
 }

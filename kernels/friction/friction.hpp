@@ -7,14 +7,14 @@
 // (seed 002 eqs 35–37, "first approach"), so a policy only states
 //   n_states, force(P, v, w, ẇ), state_rates(P, v, w, ẇ_out).
 // Static models have n_states = 0 and ignore w, ẇ.
-// All laws are odd in v (models/hydraulics-friction-integrators.md §2).
+// All laws are odd in v (docs/models/friction.md §1).
 #pragma once
 #include "../core/dual.hpp"
 
 namespace hs {
 
 // One parameter set for every friction law (each uses the fields it needs).
-// Defaults: reference-parameters.md "Friction": F_c, F_s, σ2 [S] seed 000
+// Defaults: docs/models/friction.md §2: F_c, F_s, σ2 [S] seed 000
 // (the values "used in Ref. [5]" = seed 002); v_s [T]; ξ project choice.
 struct FrictionParams {
   double coulomb_force = 210.0;      // F_c [N]

@@ -1,7 +1,7 @@
 // The hydraulic circuit of seeds 000/001/002: constant-pressure pump pP,
 // tank pT, a closed-centre 4/3 directional control valve (DCV) with
 // first-order spool dynamics, a throttle valve, a double-acting cylinder and
-// three hoses. Three lumped volumes (models/hydraulics-friction-integrators.md §1.8):
+// three hoses. Three lumped volumes (docs/models/hydraulics.md §2–3):
 //
 //   V1: hose DCV port A → throttle          p1
 //   V2: hose throttle → piston side + piston chamber A2·l2     p2
@@ -23,7 +23,7 @@ namespace hs {
 
 constexpr double kPi = 3.14159265358979323846;
 
-// User-level parameters, SI units. Defaults: reference-parameters.md,
+// User-level parameters, SI units. Defaults: docs/models/hydraulics.md §11,
 // "Hydraulic circuit" table ([T] = Project Chrono's ChHydraulicActuator values,
 // [S] = stated in a seed).
 struct CircuitParams {
@@ -37,7 +37,7 @@ struct CircuitParams {
   double hose_volume_3 = 7.85e-5;          // V_h3 rod side→DCV             [T]
   double piston_diameter = 0.080;          // [m]                [T]
   double rod_diameter = 0.035;             // [m]                [T]
-  double cylinder_length = 1.0;            // l = l2 + l3 [m]    project choice (§1.7)
+  double cylinder_length = 1.0;            // l = l2 + l3 [m]    project choice (docs/models/hydraulics.md §4)
   double piston_chamber_length0 = 0.5;     // l2 at s = s0 [m]   project choice
   double dcv_flow_coefficient = 1.069e-8;  // C_vd [m³/(s·V·√Pa)]: 12 L/min at 10 V, 35 bar  [T]
   double valve_time_constant = 1.0 / (2.0 * kPi * 35.0);  // τ [s], 35 Hz bandwidth   [T]
@@ -95,7 +95,7 @@ struct ThreeVolumeCircuit {
     const T Be2 = 1.0 / (k.inv_B_oil + (c.hose_volume_2 * k.inv_B_hose + k.A_piston * l2 * k.inv_B_cyl) / V2);
     const T Be3 = 1.0 / (k.inv_B_oil + (c.hose_volume_3 * k.inv_B_hose + k.A_rod * l3 * k.inv_B_cyl) / V3);
 
-    // DCV port mapping of a closed-centre 4/3 valve (§1.8, ambiguity A8):
+    // DCV port mapping of a closed-centre 4/3 valve (docs/models/hydraulics.md §6.3, A8):
     // U ≥ 0: P→A feeds V1, B→T drains V3; U < 0: A→T drains V1, P→B feeds V3.
     // γ2 = C_vd·U carries the sign, so both flows are negative for U < 0.
     const TU gamma_dcv = c.dcv_flow_coefficient * U;
@@ -126,7 +126,7 @@ struct ThreeVolumeCircuit {
   }
 
   // Static pressures holding actuator force F with the valve closed and no
-  // throttle flow: p1 = p2, p3 prescribed (§1.9): p2 = (F + A3 p3)/A2.
+  // throttle flow: p1 = p2, p3 prescribed (docs/models/hydraulics.md §9): p2 = (F + A3 p3)/A2.
   HS_HD static void static_pressures(const CircuitParams& c, const CircuitConstants& k, double F, double* p) {
     p[2] = c.rod_side_initial_pressure;
     p[1] = (F + k.A_rod * p[2]) / k.A_piston;

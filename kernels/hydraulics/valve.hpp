@@ -3,7 +3,7 @@
 // Turbulent orifice law, seed 000 eqs (3), (5); seed 001 eqs (24)–(26):
 //     Q = γ2 · sgn(Δp) · √|Δp|
 // Below the laminar limit the flow is linear in Δp, seed 000 eq (6) with the
-// absolute value restored (models/hydraulics-friction-integrators.md A7):
+// absolute value restored (docs/models/hydraulics.md §6.2, A7):
 //     Q = γ1 · Δp,   γ1 = γ2 / √Δp_lim      for |Δp| ≤ Δp_lim
 // γ1 makes Q continuous at ±Δp_lim. The slope is not: γ2/√Δp_lim inside,
 // γ2/(2√Δp_lim) just outside (a factor 2 jump the Newton tangent sees).

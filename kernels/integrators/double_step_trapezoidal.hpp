@@ -12,7 +12,7 @@
 // leaves the Newton iterates unchanged):
 //   f = [ R_zᵀ (M' z̈ − Q' − F ∂s/∂z) ;  ṗ − h(p, z, ż, U) ;  ẇ − u(w, ṡ) ]
 // For every trial z_i the dependent coordinates solve the loop closure
-// Φ(z_d; z_i) = 0 by an inner Newton iteration (§3.2), then
+// Φ(z_d; z_i) = 0 by an inner Newton iteration (docs/models/integrators.md §3.3), then
 //   ż_d = −Φ_d⁻¹ Φ_i ż_i                         eq (13)
 //   z̈_d = −Φ_d⁻¹ (Φ_i z̈_i + Φ̇_z ż)              eq (15)
 // so the constraints hold to the inner tolerance at every step.
@@ -389,7 +389,7 @@ struct DoubleStepTrapezoidal {
     // stays second order across the switches.
     ctx.U = Circuit::spool_step(P.circuit, s.U, P.input(grid_time(s.t0, s.steps + 0.5, dt)), dt);
     for (int k = 0; k < nq; ++k) {
-      ctx.q_guess[k] = s.q[k] + dt * s.qd[k] + 0.5 * dt * dt * s.qdd[k];  // predictor, §3.2 / §3.5
+      ctx.q_guess[k] = s.q[k] + dt * s.qd[k] + 0.5 * dt * dt * s.qdd[k];  // predictor, docs/models/integrators.md §3.2
       ctx.qd_hat[k] = -((2.0 / dt) * s.q[k] + s.qd[k]);
       ctx.qdd_hat[k] = -((4.0 / (dt * dt)) * s.q[k] + (4.0 / dt) * s.qd[k] + s.qdd[k]);
     }
@@ -472,7 +472,7 @@ struct DoubleStepTrapezoidal {
   // ---------------------------------------------------------------------
   // Initial state: assembled configuration at the given driving angle, at
   // rest, valve closed, pressures in static equilibrium with p3 prescribed
-  // and no throttle flow (§1.9), computed from the model itself.
+  // and no throttle flow (docs/models/hydraulics.md §9, integrators.md §5), computed from the model itself.
   HS_HD static Status initialize(const Params& P, const IntegratorSettings& S, State& s, Constants& K,
                                  Evaluation<double>* eval_out = nullptr) {
     K.circuit = Circuit::constants(P.circuit);

@@ -1,4 +1,4 @@
-// The "counterpart" of seed 000 §4.5 (linearization.md §2): the index-1
+// The "counterpart" of seed 000 §4.5 (docs/models/linearization.md §7): the index-1
 // form of the DAE as an ODE in X = (x, v, p, U), size 2n + r + u,
 //
 //   (96)  [ M(x)   C_xᵀ ] [ v̇ ]   [ Q(x, v, p) + Q_applied        ]
@@ -8,7 +8,7 @@
 // with β = γ = 0 the counterpart (95)–(98), with β, γ > 0 the
 // Baumgarte-stabilised equations (89) of the nonlinear reference run. Its
 // Jacobian by central differences, eq (100), has the eigenvalues of the
-// reduced Jacobian plus 2(m + l) spurious zeros (§1.8); the same Jacobian
+// reduced Jacobian plus 2(m + l) spurious zeros (docs/models/linearization.md §7, §9); the same Jacobian
 // by dual numbers (exact) isolates the finite-difference error.
 //
 // The acceleration bias vᵀ∇²C v from one pass on the path jet (x + vτ1 + vτ2: the τ1τ2

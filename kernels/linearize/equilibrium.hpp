@@ -1,5 +1,5 @@
 // Static equilibrium of a hydraulically actuated mechanism (seed 000 §4.3,
-// eqs 77–86; linearization.md §1.7, §3.4), computed from the model itself:
+// eqs 77–86; docs/models/linearization.md §3.3, §4), computed from the model itself:
 //
 // 1. Assembly: the driving coordinate(s) held (crank angle), the others
 //    from C(x) = 0 by Newton with the dual-number Jacobian C_x.
@@ -10,7 +10,7 @@
 // 3. Multipliers from D(x⁰)ᵀΛ⁰ = Q(x⁰, 0, p⁰), eq (79), by least squares
 //    (normal equations C_x C_xᵀ Λ = −C_x e; exact since Tᵀe = 0).
 // The printed closed forms (83), (85), (86) fail a virtual-work check
-// (linearization.md §3.4), so nothing here uses them.
+// (docs/models/linearization.md §4, decision A13), so nothing here uses them.
 #pragma once
 #include "../core/dual.hpp"
 #include "../core/lu.hpp"

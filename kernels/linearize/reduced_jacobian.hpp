@@ -1,5 +1,5 @@
 // Reduced Jacobian of seed 000 (§3, eqs 53–64) at a static equilibrium,
-// generic over the mechanism and the friction law (linearization.md §1.7):
+// generic over the mechanism and the friction law (docs/models/linearization.md §3.3):
 //
 //   state  X̃ = (x̃_ai | ẋ̃_ai | p̃ | Ũ),  size 2(n − m) + r + u   (l = 0)
 //
@@ -11,7 +11,7 @@
 //   m0 = TᵀM T (eq 57), K_q = ∂(C_xᵀΛ⁰)/∂x − Q_x (the multiplier/geometric
 //   stiffness plus the applied-force stiffness), T = [I; −C_d⁻¹C_i] (eq 31).
 // At an equilibrium ẋ⁰ = ẍ⁰ = 0, so V̄ = V̿ = U_a = V_a = 0 and the general
-// eqs (53)–(60) reduce to this (§1.7); the l = 0 case has V^{h,ai} = T.
+// eqs (53)–(60) reduce to this (docs/models/linearization.md §3.2–3.3); the l = 0 case has V^{h,ai} = T.
 //
 // Only projections on the admissible motions enter J: TᵀMT, TᵀK_qT,
 // TᵀQ_ẋT, TᵀQ_p, H_xT, H_ẋT. So after C_x and T, every partial comes from

@@ -4,7 +4,7 @@
 //
 // Structural zeros. With the directional valve closed (U⁰ = 0) no oil
 // enters or leaves V3 or V1 ∪ V2, so two linear combinations of the state
-// are conserved: J has two left null vectors (linearization.md §3.5) and
+// are conserved: J has two left null vectors (docs/models/linearization.md §5) and
 // exactly two eigenvalues at zero, whatever the parameters. They are not a
 // stability margin and are excluded from max Re λ. In floating point they
 // come out at the backward-error level of the (balanced) eigenvalue routine,

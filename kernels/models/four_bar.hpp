@@ -23,7 +23,7 @@ inline PlanarLoopChainParams<3>::Body slender_rod(double length, double mass) {
   return {mass, mass * length * length / 12.0, 0.5 * length, 0.0, length, 0.0};
 }
 
-// Seed 002 four-bar (reference-parameters.md, all [S] seed 002 unless noted):
+// Seed 002 four-bar (docs/models/four-bar.md §9.1–9.2, all [S] seed 002 unless noted):
 // crank 2 m/16 kg, coupler 8 m/64 kg, rocker 5 m/40 kg, pivots O = (0,0),
 // E = (10,0); cylinder from G = (−1,0) to the crank's centre of mass;
 // z(0) = (60°, −37.90°, −93.58°); gravity −y [assumed as in seed 001, A14].
@@ -45,7 +45,7 @@ inline FourBarParams seed002_four_bar() {
   return P;
 }
 
-// Seed 001 four-bar (models/hydraulics-friction-integrators.md §4.1, [S]/[D]):
+// Seed 001 four-bar (docs/models/four-bar.md §9.3, [S]/[D]):
 // boom 9 m/225 kg with the coupler joint C at 3 m, link √2 m/35 kg, link
 // 2 m/50 kg closing at E = (0,−1); cylinder from G = (0,−2) to the CoM of
 // body 3; z(0) = (0°, −135°, −45°). Same circuit as the default. Its static

@@ -13,11 +13,11 @@
 // Y1Z1 plane: a planar point (a, b) is (0, a, b) in 3D, a body-fixed planar
 // vector (a, b) is (0, a, b) in body axes, the planar inertia about the CoM
 // is Ī_xx. So the seed 002 defaults give seed 000's mechanism (L1 = 10,
-// L2 = 2, L3 = 8, L4 = 5 m, d1 = 1 m; reference-parameters.md), and both
+// L2 = 2, L3 = 8, L4 = 5 m, d1 = 1 m; docs/models/four-bar-3d.md §5), and both
 // formulations can be compared on the same parameters.
 //
-// Choices the text leaves open (models/linearization.md §3):
-// - Constraint 8 with O_c at Y = −d1 (the printed sign is a typo, §3.2):
+// Choices the text leaves open (docs/models/four-bar-3d.md §3–4):
+// - Constraint 8 with O_c at Y = −d1 (the printed sign is a typo, docs/models/four-bar-3d.md §3, A15):
 //   written as O_c + R_c (0, s, 0) − r_F = 0 (Y and Z rows).
 // - The cylinder force acts at its rod end F (G2 for seed 000) along the
 //   cylinder, so the actuator length s_act(x) = |r_F − O_c| is taken from
