@@ -507,7 +507,7 @@ void write_h5(const std::string& path, const Study& study, const StudyResults& r
   if (study.trajectory_stride > 0 && m > 0 && res.trajectories) {
     Handle g = group(file, "trajectories");
     attribute(g, "stride", static_cast<long>(study.trajectory_stride));
-    attribute(g, "description", "every stride-th step and t = 0; samples after a failure have t = NaN");
+    attribute(g, "description", "every stride-th step and t = 0; samples never recorded (after a failure) are NaN in every channel");
     const long block = std::max<long>(1, (1L << 20) / m);
     std::vector<FourBarSample> buf;
     long buf_first = -1;

@@ -15,21 +15,22 @@
 //   /trajectories             (only if trajectory_stride > 0) attributes stride,
 //                             description
 //     <channel>               N x M doubles (trajectory_channels()); attribute
-//                             unit; samples after a failure have t = NaN
+//                             unit; samples never recorded (after a failure) are
+//                             NaN in every channel
 //   /analysis                 (with [analysis] quantities) attributes quantities,
 //                             confidence
-//     statistics/<quantity>   attributes mean, std, mean_ci_low/high, std_ci_low/high,
-//                             count_ok (finite values used), count_failed (failed
+//     statistics/<quantity>   attributes mean, std, mean_ci_low, mean_ci_high,
+//                             std_ci_low, std_ci_high, count_ok (finite values used), count_failed (failed
 //                             instances), count_undefined (ok instances whose
 //                             quantity is NaN or infinite), confidence; datasets
-//                             quantile_levels, quantiles, quantile_ci_low/high
+//                             quantile_levels, quantiles, quantile_ci_low, quantile_ci_high
 //     failure                 (with [analysis.limit]) attributes quantity, limit,
 //                             direction, probability, ci_low, ci_high, failures,
 //                             count, failed_instances, method
 //     sobol/<quantity>        (saltelli designs) attributes factors, base_samples,
 //                             dropped_rows, confidence, variance; datasets
-//                             first_order, first_order_ci_low/high, total,
-//                             total_ci_low/high
+//                             first_order, first_order_ci_low, first_order_ci_high, total,
+//                             total_ci_low, total_ci_high
 //   /metadata                 attributes: study_text, study_path, study_name,
 //                             study_description, hydrosweep_version, model,
 //                             friction, sample_method, sample_count, seed,

@@ -9,9 +9,11 @@ Run by ctest (Python.ResultsReproduce) with HYDROSWEEP_EXE set to the built
 executable; `python3 -m pytest tests/python` finds it on PATH otherwise.
 """
 import os
+import re
 import shutil
 import subprocess
 import textwrap
+from pathlib import Path
 
 import h5py
 import numpy as np
@@ -264,3 +266,64 @@ def test_saltelli_design_and_analysis_regenerate(tmp_path):
         np.testing.assert_allclose(so["total"][j], total, rtol=1e-10, atol=1e-13, err_msg=names[j])
     assert meta["bootstrap_resamples"] == 20
     assert meta["bootstrap_seed"] == meta["seed"] ^ 0x5EEDB007
+
+
+# Groups whose members are named by the study (a column, quantity, channel,
+# input or factor): the layout comment names them <name>, <quantity>, ...
+PLACEHOLDER_GROUPS = ("/outputs", "/inputs", "/trajectories", "/analysis/statistics", "/analysis/sobol",
+                      "/metadata/design/factors", "/stability")
+
+
+def layout_names(f):
+    """Every attribute name, and every object name not chosen by the study."""
+    names = set()
+
+    def visit(path, obj):
+        names.update(obj.attrs.keys())
+        parent, _, leaf = ("/" + path).rpartition("/")
+        if not parent.startswith(PLACEHOLDER_GROUPS) or parent == "/stability":
+            names.add(leaf)
+
+    names.update(f.attrs.keys())
+    f.visititems(visit)
+    return names
+
+
+def test_layout_comment_lists_everything_written(tmp_path):
+    """host/output.hpp's layout comment names every dataset, group and
+    attribute that results.h5 and stability.h5 hold (a study with every
+    optional part: trajectories, analysis, limit, Sobol' indices)."""
+    header = (Path(__file__).resolve().parents[2] / "host" / "output.hpp").read_text()
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", header))
+    study = """
+        [integrator]
+        duration = 0.05
+        [sample]
+        method = "saltelli"
+        count = 4
+        [[factor]]
+        parameter = "circuit.oil_bulk_modulus"
+        distribution = "uniform"
+        min = 1e9
+        max = 2e9
+        [derived]
+        "friction.static_force" = "1.2 * friction.coulomb_force"
+        [output]
+        trajectory_stride = 10
+        [analysis]
+        quantities = ["p2_max"]
+        bootstrap = 10
+        [analysis.limit]
+        quantity = "p2_max"
+        above = 5e6
+        """
+    f = run_study(tmp_path, study, "layout")
+    missing = sorted(n for n in layout_names(f) if n not in words)
+    assert not missing, f"results.h5 holds names host/output.hpp does not document: {missing}"
+    (tmp_path / "stab.toml").write_text(textwrap.dedent(study))
+    r = subprocess.run([EXE, "stability", str(tmp_path / "stab.toml"), "--out", str(tmp_path / "stab"), "-q"],
+                       capture_output=True, text=True, env={**os.environ, "PATH": "/nonexistent"})
+    assert r.returncode == 0, r.stderr
+    g = h5py.File(tmp_path / "stab" / "stability.h5", "r")
+    missing = sorted(n for n in layout_names(g) if n not in words)
+    assert not missing, f"stability.h5 holds names host/output.hpp does not document: {missing}"
