@@ -399,8 +399,8 @@ class Progress {
   bool stopping_ = false;
 };
 
-// z_1 of the nominal instance (the study's base parameters) at every step,
-// the reference of tracking_rms. Empty if that run fails.
+}  // namespace
+
 std::vector<double> reference_trajectory(const Study& study) {
   BatchSpec one;
   one.instances = {study.base};
@@ -414,8 +414,6 @@ std::vector<double> reference_trajectory(const Study& study) {
   for (size_t k = 0; k < ref.size(); ++k) ref[k] = r.trajectories[k].q[0];
   return ref;
 }
-
-}  // namespace
 
 StudyAnalysis analyse(const Study& study, const std::vector<FourBarSummary>& summaries) {
   StudyAnalysis a;

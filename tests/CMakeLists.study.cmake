@@ -41,6 +41,7 @@ hydrosweep_cli_test(test_end_to_end_values)
 hydrosweep_cli_test(test_failure_status)
 hydrosweep_cli_test(test_runner_edges)
 hydrosweep_cli_test(test_memory_budget)
+hydrosweep_cli_test(test_regression_shipped_studies)
 
 # pytest: a results file regenerates its own design and analysis from its
 # metadata and outputs, with scipy/numpy only (tests/python/).

@@ -31,6 +31,7 @@
 
 #include "host/analysis.hpp"
 #include "host/parameters.hpp"
+#include "host/runner.hpp"
 #include "host/stability.hpp"
 #include "host/study.hpp"
 #include "kernels/linearize/actuated_system.hpp"
@@ -219,14 +220,7 @@ KernelResults run_each_instance(const hs::Study& study) {
   one.trajectory_stride = study.trajectory_stride;
   one.settling_rate = study.analysis.settling_rate;
   one.threads = 1;
-  if (study.analysis.reference_run) {
-    hs::BatchSpec nominal = one;
-    nominal.instances = {study.base};
-    nominal.trajectory_stride = 1;
-    const hs::BatchResult r = hs::run_batch_cpu(nominal);
-    if (r.summaries[0].status == hs::Status::ok)
-      for (const auto& s : r.trajectories) one.reference.push_back(s.q[0]);
-  }
+  if (study.analysis.reference_run) one.reference = hs::reference_trajectory(study);
   KernelResults out;
   const long n = study.instance_count();
   out.samples_per_instance = hs::sample_count(study.settings, study.trajectory_stride);
