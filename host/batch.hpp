@@ -76,6 +76,16 @@ BatchResult run_batch_cpu(const BatchSpec& spec);
 BatchResult run_batch_kokkos(const BatchSpec& spec);
 // CUDA backend: one thread per instance (built when nvcc is found; needs a device).
 BatchResult run_batch_cuda(const BatchSpec& spec);
+// The CUDA backend's host logic (host/backends/device_batch.hpp) on Thrust's
+// OpenMP device system, for tests on machines without a GPU: it runs the
+// backend's code path (slices of at most `device_bytes`, device buffers,
+// sample-major layout and transposition, failed-instance compaction) on CPU
+// threads. Not a GPU run and not a user backend. Built when the CUDA
+// toolkit's Thrust headers are found (HYDROSWEEP_HAVE_DEVICE_CODE_PATH).
+BatchResult run_batch_device_code_path_on_omp(const BatchSpec& spec, double device_bytes);
+// Instances per slice of that code path for n instances of `samples` samples
+// each in `device_bytes` (at least 1, at most n).
+long device_batch_slice_size(long n, long samples, double device_bytes);
 // Dispatch (b must be available; throws std::runtime_error otherwise).
 BatchResult run_batch(const BatchSpec& spec, Backend b);
 

@@ -1,5 +1,7 @@
-// CUDA backend against the CPU backend (ctest label "gpu"). Without a device
-// every test skips with the reason; on a GPU machine:
+// CUDA backend against the CPU backend (ctest label "gpu"). The Gpu.* tests
+// need a device and skip with the reason without one; the GpuBackendCodePath.*
+// tests run the backend's host logic on Thrust's OpenMP device system and run
+// everywhere (not a GPU). On a GPU machine:
 //   ctest -L gpu --output-on-failure
 //   compute-sanitizer --tool memcheck ./build/tests/test_gpu --gtest_filter='*Small*'
 #include "tests/backend_agreement.hpp"
@@ -44,6 +46,51 @@ TEST(Gpu, SmallBatchWithTrajectoriesAndReference) {
   const auto worst = backend_test::expect_agreement(cpu, gpu, 1e-10);
   std::cout << "CUDA vs CPU (37 instances), worst scaled difference: " << worst.text() << "\n";
 }
+
+// ---- The CUDA backend's code path on Thrust's OpenMP device system ----------
+// These run in CI on machines without a GPU: host/backends/device_batch.hpp
+// (slicing, device buffers, blank samples, sample-major trajectories and their
+// transposition, failed-instance compaction) built by g++ against Thrust's
+// OpenMP device system. They exercise the backend's code, not a GPU. The
+// kernel is the same g++-compiled InstanceKernel as the CPU backend's, so the
+// results must be identical to the bit (tolerance 0).
+#ifdef HYDROSWEEP_HAVE_DEVICE_CODE_PATH
+// Device memory for `instances` instances of the spec (forces slicing).
+double bytes_for(const BatchSpec& spec, long instances) {
+  const long m = sample_count(spec.settings, spec.trajectory_stride);
+  return instances * (sizeof(FourBarParams) + sizeof(FourBarSummary) + m * sizeof(FourBarSample) + sizeof(long)) + 1.0;
+}
+
+TEST(GpuBackendCodePath, ThrustOmpAgreesWithCpuBitForBitAcrossSlices) {
+  // 120 instances, 2 s of the cycle, trajectories every 50 steps, a few
+  // failing: in slices of 32, 120 (one slice) and 1 instance.
+  const BatchSpec spec = backend_test::random_batch(120, 7, 50, 2.0);
+  const BatchResult cpu = run_batch_cpu(spec);
+  ASSERT_GT(backend_test::failed_count(cpu), 0) << "the batch should contain failing instances";
+  for (long slice : {32L, 120L, 1L}) {
+    SCOPED_TRACE("slices of " + std::to_string(slice));
+    const BatchResult dev = run_batch_device_code_path_on_omp(spec, bytes_for(spec, slice));
+    const auto worst = backend_test::expect_agreement(cpu, dev, 0.0);
+    std::cout << "device code path (Thrust OMP), slices of " << slice << ": " << worst.text() << "\n";
+  }
+}
+
+TEST(GpuBackendCodePath, SmallBatchWithReferenceAndEmptyBatch) {
+  const BatchSpec spec = backend_test::random_batch(37, 3, 250, 2.0);
+  ASSERT_EQ(spec.reference.size(), 2001u);
+  backend_test::expect_agreement(run_batch_cpu(spec), run_batch_device_code_path_on_omp(spec, bytes_for(spec, 10)), 0.0);
+  const BatchResult empty = run_batch_device_code_path_on_omp(BatchSpec{}, 1e9);
+  EXPECT_TRUE(empty.summaries.empty());
+  EXPECT_TRUE(empty.failed_indices.empty());
+}
+
+TEST(GpuBackendCodePath, SliceSizeFollowsTheDeviceMemory) {
+  const BatchSpec spec = backend_test::random_batch(10, 1, 100, 1.0);
+  EXPECT_EQ(device_batch_slice_size(1000, 11, bytes_for(spec, 37)), 37);
+  EXPECT_EQ(device_batch_slice_size(1000, 11, 0.0), 1);     // at least one instance
+  EXPECT_EQ(device_batch_slice_size(20, 11, 1e12), 20);     // never more than the batch
+}
+#endif
 
 TEST(Gpu, EmptyBatch) {
   REQUIRE_CUDA();

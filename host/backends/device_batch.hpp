@@ -1,0 +1,116 @@
+// The CUDA backend's host logic, written on Thrust's device-system
+// abstraction so that the same source runs in two builds:
+//   - nvcc (host/backends/cuda.cu): Thrust's CUDA device system, device memory,
+//     the instances launched as the run_instances kernel, one thread each;
+//   - g++ (host/backends/device_batch_omp.cpp, THRUST_DEVICE_SYSTEM =
+//     THRUST_DEVICE_SYSTEM_OMP): Thrust's OpenMP device system, where "device"
+//     memory is host memory and the launch is a thrust::for_each. That build
+//     exercises this file's logic in CI on machines without a GPU; it is the
+//     backend's code path, not a GPU test.
+// What lives here, and so runs in both: slicing the batch to what fits in
+// device memory, the device buffers, blank trajectories for samples a failed
+// instance never records, the sample-major trajectory layout (sample k of all
+// instances contiguous, so that a warp's threads write neighbouring addresses)
+// and its transposition to the host's instance-major layout, the count and
+// compaction of the failed instances on the device, the copies back.
+// What the including file supplies: launch(kernel, count), which runs
+// kernel(i) for i in [0, count) and returns when all are done, and the bytes
+// of device memory the batch may use.
+#pragma once
+#include <thrust/copy.h>
+#include <thrust/count.h>
+#include <thrust/device_vector.h>
+#include <thrust/execution_policy.h>
+#include <thrust/fill.h>
+#include <thrust/iterator/counting_iterator.h>
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include "host/backends/instance_kernel.hpp"
+
+namespace hs {
+namespace device_batch {
+
+struct NotOk {
+  const FourBarSummary* summaries;
+  HS_HD bool operator()(long i) const { return summaries[i].status != Status::ok; }
+};
+
+// Instances per slice: parameters, summary, trajectory and a failed index
+// each, within `device_bytes` (at least one instance).
+inline long slice_size(long n, long samples, double device_bytes) {
+  const double per_instance =
+      sizeof(FourBarParams) + sizeof(FourBarSummary) + static_cast<double>(samples) * sizeof(FourBarSample) + sizeof(long);
+  return std::max<long>(1, std::min<long>(n, static_cast<long>(device_bytes / per_instance)));
+}
+
+// Sample-major device trajectories (sample k of instance i at k * count + i)
+// into the host's instance-major rows of instances [first, first + count).
+inline void transpose_to_instance_major(const std::vector<FourBarSample>& sample_major, long first, long count, long samples,
+                                        std::vector<FourBarSample>& instance_major) {
+  for (long i = 0; i < count; ++i)
+    for (long k = 0; k < samples; ++k) instance_major[(first + i) * samples + k] = sample_major[k * count + i];
+}
+
+template <class Launch>
+BatchResult run(const BatchSpec& spec, double device_bytes, Launch&& launch) {
+  BatchResult out = blank_result(spec);
+  const long n = static_cast<long>(spec.instances.size());
+  const long m = out.samples_per_instance;
+  out.threads_used = 0;
+  if (n == 0) return out;
+  const auto t0 = std::chrono::steady_clock::now();
+  const long slice = slice_size(n, m, device_bytes);
+
+  const thrust::device_vector<double> reference(spec.reference.begin(), spec.reference.end());
+  RunOptions opt = run_options(spec);
+  if (opt.reference) opt.reference = thrust::raw_pointer_cast(reference.data());
+
+  std::vector<FourBarSample> sample_major(static_cast<size_t>(slice * m));
+  for (long first = 0; first < n; first += slice) {
+    if (spec.cancel && spec.cancel->load()) { out.cancelled = true; break; }
+    const long count = std::min(slice, n - first);
+    const thrust::device_vector<FourBarParams> params(spec.instances.begin() + first, spec.instances.begin() + first + count);
+    thrust::device_vector<FourBarSummary> summaries(static_cast<size_t>(count));
+    // Samples a failed instance never records stay blank, as on the CPU.
+    thrust::device_vector<FourBarSample> trajectories(static_cast<size_t>(count * m), blank_sample());
+    with_friction(spec.friction, [&](auto friction) {
+      const InstanceKernel<decltype(friction)> kernel{thrust::raw_pointer_cast(params.data()),
+                                                      thrust::raw_pointer_cast(summaries.data()),
+                                                      thrust::raw_pointer_cast(trajectories.data()),
+                                                      m,
+                                                      spec.settings,
+                                                      opt,
+                                                      /*instance_stride=*/1,
+                                                      /*sample_stride=*/count};
+      launch(kernel, count);
+      return 0;
+    });
+
+    // Batch reduction and compaction of the failed instances on the device.
+    const NotOk not_ok{thrust::raw_pointer_cast(summaries.data())};
+    const thrust::counting_iterator<long> begin(0), end(count);
+    const long failed = thrust::count_if(thrust::device, begin, end, not_ok);
+    if (failed > 0) {
+      thrust::device_vector<long> failed_on_device(static_cast<size_t>(failed));
+      thrust::copy_if(thrust::device, begin, end, failed_on_device.begin(), not_ok);
+      std::vector<long> failed_here(static_cast<size_t>(failed));
+      thrust::copy(failed_on_device.begin(), failed_on_device.end(), failed_here.begin());
+      for (long i : failed_here) out.failed_indices.push_back(first + i);
+    }
+
+    thrust::copy(summaries.begin(), summaries.end(), out.summaries.begin() + first);
+    if (m > 0) {
+      thrust::copy(trajectories.begin(), trajectories.end(), sample_major.begin());
+      transpose_to_instance_major(sample_major, first, count, m, out.trajectories);
+    }
+    if (spec.progress) spec.progress->fetch_add(count);
+  }
+  out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+}  // namespace device_batch
+}  // namespace hs
