@@ -1,7 +1,7 @@
 // Batched eigenvalues on the GPU: the per-thread kernel (one thread per
 // matrix, kernels/eigen/small_eigen.hpp — the code the CPU batch runs) and
 // two cuSOLVER paths, the Xgeev-per-matrix baseline and syevjBatched for
-// symmetric matrices (design.md, "GPU notes").
+// symmetric matrices (docs/models/README.md §5.5).
 //
 // Every CUDA and cuSOLVER call is checked; a failure throws
 // std::runtime_error with the call, the place and the library's reason.

@@ -7,7 +7,7 @@
 // Seeding the N unknowns of a residual with unit gradients, x_j = x_j + e_j ε,
 // and evaluating the residual once gives its value and its exact Jacobian
 // row by row. This is how the Newton tangents and the linearizations get
-// their derivatives (design.md "Exact derivatives", after Ceres' jet.h).
+// their derivatives (docs/models/README.md §5.4, after Ceres' jet.h).
 //
 // Kernel code is written once, templated on the scalar type, and calls the
 // math functions in hs::math so that the same text runs on double and Dual.

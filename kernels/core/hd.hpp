@@ -3,7 +3,7 @@
 // Kernel code is compiled three ways: by the host compiler for the CPU and
 // Kokkos backends, and by nvcc for the CUDA backend. HS_HD marks a function
 // callable from both sides; nothing else in kernels/ may depend on which
-// compiler is in use (design.md: "no #ifdef __CUDA_ARCH__ inside physics").
+// compiler is in use (docs/models/README.md §5.1: no #ifdef __CUDA_ARCH__ inside physics).
 #pragma once
 
 #if defined(__CUDACC__) || defined(__HIPCC__)

@@ -40,7 +40,7 @@
 // the active diagonal block (EISPACK hqr does the same), not the full
 // Hessenberg matrix.
 //
-// Written for per-thread use in kernels (design.md): fixed size N, all state
+// Written for per-thread use in kernels (docs/models/README.md §5.2): fixed size N, all state
 // in a local Mat<double, N, N>, no exceptions (a status code instead).
 #pragma once
 #include <cmath>

@@ -10,7 +10,7 @@
 
 namespace hs {
 
-// Why an instance stopped. Every instance can fail alone (design.md).
+// Why an instance stopped. Every instance can fail alone (docs/models/README.md §5.3).
 enum class Status : int {
   ok = 0,
   diverged = 1,              // NaN or Inf in the state
