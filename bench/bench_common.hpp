@@ -3,10 +3,12 @@
 // numbers come from), a small JSON writer and argv parsing.
 #pragma once
 #include "host/batch.hpp"
+#include "host/models/registry.hpp"
 #include "host/output.hpp"
 #include "host/sampling.hpp"
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
@@ -52,6 +54,40 @@ inline std::vector<FourBarParams> perturbed_four_bars(long n, uint64_t seed = 20
     out.push_back(P);
   }
   return out;
+}
+
+// The same instances as parameter rows of the registered model "four-bar",
+// in a batch with Brown–McPhee friction and the double step (the host's
+// flat representation; rows are built exactly as perturbed_four_bars draws them).
+inline hs::BatchSpec perturbed_four_bar_batch(long n, uint64_t seed = 2024) {
+  const hs::ModelDescriptor& m = *hs::find_model("four-bar");
+  hs::BatchSpec spec;
+  spec.model = &m;
+  spec.friction = "brown-mcphee";
+  spec.formulation = "double-step";
+  const int coulomb = m.find_parameter("friction.coulomb_force")->index;
+  spec.parameters.reserve(static_cast<size_t>(n * m.parameter_count()));
+  uint64_t state = seed;
+  for (long i = 0; i < n; ++i) {
+    std::vector<double> row = m.defaults;
+    row[coulomb] *= 1.0 + 0.1 * (2.0 * uniform01(state) - 1.0);
+    spec.parameters.insert(spec.parameters.end(), row.begin(), row.end());
+  }
+  return spec;
+}
+
+// Sum of a summary column over a batch's instances.
+inline double column_sum(const hs::BatchResult& r, const hs::ModelDescriptor& m, const char* column) {
+  const long c = m.summary_column(column);
+  double sum = 0.0;
+  for (long i = 0; i < r.instance_count(); ++i) sum += r.summary(i, c);
+  return sum;
+}
+inline double column_max(const hs::BatchResult& r, const hs::ModelDescriptor& m, const char* column) {
+  const long c = m.summary_column(column);
+  double best = 0.0;
+  for (long i = 0; i < r.instance_count(); ++i) best = std::max(best, r.summary(i, c));
+  return best;
 }
 
 // ---------------------------------------------------------------------------

@@ -22,6 +22,8 @@
 #include "bench/bench_common.hpp"
 #include "host/batch.hpp"
 
+namespace hb = hs::bench;
+
 namespace {
 
 const char* kUsage =
@@ -58,14 +60,12 @@ Measurement measure(const hs::BatchSpec& base, int threads, int repeats) {
     m = Measurement{};
     m.threads = res.threads_used;
     m.wall_seconds = res.wall_seconds;
-    m.instances = static_cast<long>(res.summaries.size());
+    m.instances = res.instance_count();
     m.failed = res.failed();
-    for (const auto& s : res.summaries) {
-      m.steps += s.steps;
-      m.newton_iterations += s.newton_iterations;
-      m.max_newton_iterations = std::max(m.max_newton_iterations, s.max_newton_iterations);
-      m.simulated_seconds += s.steps * spec.settings.dt;
-    }
+    m.steps = static_cast<long>(hb::column_sum(res, *spec.model, "steps"));
+    m.newton_iterations = static_cast<long>(hb::column_sum(res, *spec.model, "newton_iterations"));
+    m.max_newton_iterations = static_cast<int>(hb::column_max(res, *spec.model, "max_newton_iterations"));
+    m.simulated_seconds = m.steps * spec.settings.dt;
   }
   return m;
 }
@@ -73,7 +73,6 @@ Measurement measure(const hs::BatchSpec& base, int threads, int repeats) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  namespace hb = hs::bench;
   const hb::Args args(argc, argv);
   args.check_known({"--instances", "--duration", "--repeats", "--out"}, {}, kUsage);
   const long n_instances = static_cast<long>(args.number("--instances", 512));
@@ -87,10 +86,8 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  hs::BatchSpec spec;
-  spec.instances = hb::perturbed_four_bars(n_instances);
+  hs::BatchSpec spec = hb::perturbed_four_bar_batch(n_instances);
   spec.settings.duration = duration;  // dt = 1 ms and the rest: IntegratorSettings defaults
-  spec.friction = hs::FrictionModel::brown_mcphee;
   spec.trajectory_stride = 0;  // summaries only: measure the integrator, not trajectory storage
 
   const int cores = hb::logical_cores();
@@ -104,7 +101,7 @@ int main(int argc, char** argv) {
   // pages, so that the first timed run does not pay for them.
   {
     hs::BatchSpec warm = spec;
-    warm.instances.resize(static_cast<size_t>(std::min<long>(n_instances, 2 * cores)));
+    warm.parameters.resize(static_cast<size_t>(std::min<long>(n_instances, 2 * cores) * spec.model->parameter_count()));
     warm.settings.duration = std::min(duration, 0.5);
     warm.threads = cores;
     hs::run_batch_cpu(warm);

@@ -453,41 +453,49 @@ OursResult measure_ours(double dt, const Params& nominal, const std::vector<Obse
   // translation unit, and the linker may then give run_batch_cpu this
   // file's copy of it (different inlining, measurably different speed)
   // instead of the library's.
+  // The host takes parameter rows of the registered model (pack_row).
+  const hs::ModelDescriptor& model = *hs::find_model("four-bar");
   hs::BatchSpec one;
-  one.instances = {nominal};
+  one.model = &model;
+  one.friction = "brown-mcphee";
+  one.formulation = "double-step";
+  one.parameters = hs::pack_row(model.parameters, nominal);
   one.settings = settings;
-  one.friction = hs::FrictionModel::brown_mcphee;
   one.trajectory_stride = static_cast<int>(std::lround(kSampleInterval / dt));
   one.threads = 1;
   const hs::BatchResult traj = hs::run_batch_cpu(one);
-  if (traj.summaries[0].status == hs::Status::ok) {
+  auto channel = [&](const std::string& name) {
+    for (size_t c = 0; c < model.trajectory_channels.size(); ++c)
+      if (model.trajectory_channels[c].name == name) return static_cast<long>(c);
+    return -1L;
+  };
+  if (traj.status[0] == hs::Status::ok) {
     std::vector<Observation> samples(static_cast<size_t>(traj.samples_per_instance));
     for (size_t k = 0; k < samples.size(); ++k) {
-      samples[k].crank_angle = traj.trajectories[k].q[0];
-      for (int i = 0; i < ReducedOde::np; ++i) samples[k].pressure[i] = traj.trajectories[k].p[i];
+      samples[k].crank_angle = traj.sample(0, k)[channel("q1")];
+      for (int i = 0; i < ReducedOde::np; ++i) samples[k].pressure[i] = traj.sample(0, k)[channel("p" + std::to_string(i + 1))];
     }
     r.accuracy = accuracy(ref, samples);
   }
-  r.steps_nominal = traj.summaries[0].steps;
+  r.steps_nominal = static_cast<long>(traj.summary(0, model.summary_column("steps")));
 
-  hs::BatchSpec spec;
-  spec.instances = timed;
-  spec.settings = settings;
-  spec.friction = hs::FrictionModel::brown_mcphee;
+  hs::BatchSpec spec = one;
+  spec.parameters.clear();
+  for (const auto& p : timed) {
+    const std::vector<double> row = hs::pack_row(model.parameters, p);
+    spec.parameters.insert(spec.parameters.end(), row.begin(), row.end());
+  }
+  spec.trajectory_stride = 0;
   spec.threads = 1;  // one core, like CVODE
   for (int rep = 0; rep < repeats; ++rep) {
     const hs::BatchResult res = hs::run_batch_cpu(spec);
     if (rep > 0 && res.wall_seconds >= r.wall_seconds) continue;
     r.wall_seconds = res.wall_seconds;
-    r.instances = static_cast<long>(res.summaries.size());
+    r.instances = res.instance_count();
     r.failed = res.failed();
-    r.steps = r.newton_iterations = 0;
-    r.simulated_seconds = 0;
-    for (const auto& x : res.summaries) {
-      r.steps += x.steps;
-      r.newton_iterations += x.newton_iterations;
-      r.simulated_seconds += x.steps * dt;
-    }
+    r.steps = static_cast<long>(hb::column_sum(res, model, "steps"));
+    r.newton_iterations = static_cast<long>(hb::column_sum(res, model, "newton_iterations"));
+    r.simulated_seconds = r.steps * dt;
   }
   return r;
 }

@@ -23,6 +23,7 @@
 
 #include "bench/bench_common.hpp"
 #include "host/batch.hpp"
+#include "host/models/registry.hpp"
 #include "host/stability.hpp"
 
 namespace {
@@ -37,17 +38,24 @@ const char* kUsage =
     "  --out FILE      result file (default bench/results/stability-throughput-<device>.json)\n";
 
 // The default study's grid, cycled to n points (deterministic).
-std::vector<hs::FourBarParams> map_points(long n) {
-  std::vector<hs::FourBarParams> out(static_cast<size_t>(n));
+// The points as a stability batch of the registered model (parameter rows).
+hs::StabilityBatch map_points(long n, const char* model, const hs::StabilitySettings& settings, int threads) {
+  const hs::ModelDescriptor& m = *hs::find_model(model);
+  hs::StabilityBatch b;
+  b.model = &m;
+  b.friction = "brown-mcphee";
+  b.settings = settings;
+  b.threads = threads;
   const int nf = 41, nb = 31;
   for (long i = 0; i < n; ++i) {
     hs::FourBarParams P = hs::seed002_four_bar();
     const double scale = std::pow(10.0, -3.0 + 3.0 * ((i / nb) % nf) / (nf - 1.0));
     hs::scale_friction(P.friction, scale);
     P.circuit.oil_bulk_modulus = 0.5e9 + 1.5e9 * (i % nb) / (nb - 1.0);
-    out[static_cast<size_t>(i)] = P;
+    const std::vector<double> row = hs::pack_row(m.parameters, P);
+    b.parameters.insert(b.parameters.end(), row.begin(), row.end());
   }
-  return out;
+  return b;
 }
 
 struct Point {
@@ -107,19 +115,20 @@ int main(int argc, char** argv) {
                 p.wall_s, p.rate(), p.failed);
     results.push_back(p);
   };
-  const auto cpu_points = map_points(n);
   for (bool spatial : {false, true}) {
     const std::string model = spatial ? "3d" : "planar";
+    const char* registered = spatial ? "four-bar-3d" : "four-bar";
     for (int threads : {1, cores}) {
       Point p{model, "cpu", threads, n};
-      timed(p, [&] { return hs::run_stability_cpu(cpu_points, settings, spatial, hs::FrictionModel::brown_mcphee, threads); });
+      const hs::StabilityBatch cpu_points = map_points(n, registered, settings, threads);
+      timed(p, [&] { return hs::run_stability_cpu(cpu_points); });
       if (cores == 1) break;
     }
     Point g{model, "cuda", 0, n_gpu};
 #ifdef HYDROSWEEP_HAVE_CUDA_STABILITY
     if (cuda) {
-      const auto gpu_points = map_points(n_gpu);
-      timed(g, [&] { return hs::run_stability_cuda(gpu_points, settings, spatial, hs::FrictionModel::brown_mcphee); });
+      const hs::StabilityBatch gpu_points = map_points(n_gpu, registered, settings, 0);
+      timed(g, [&] { return hs::run_stability_cuda(gpu_points); });
       continue;
     }
 #endif

@@ -89,13 +89,12 @@ int main(int argc, char** argv) {
                     steps / rate);
         continue;
       }
-      hs::BatchSpec spec;
-      spec.instances = hb::perturbed_four_bars(n);
+      hs::BatchSpec spec = hb::perturbed_four_bar_batch(n);
       spec.settings.duration = duration;
       spec.threads = c.threads;
       const hs::BatchResult r = hs::run_batch(spec, c.backend);
       p.wall_s = r.wall_seconds;
-      for (const auto& s : r.summaries) p.steps += s.steps;
+      p.steps = static_cast<long>(hb::column_sum(r, *spec.model, "steps"));
       p.failed = r.failed();
       rate = p.rate();
       points.push_back(p);

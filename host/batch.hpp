@@ -1,5 +1,5 @@
 // A batch: N instances of one model, each with its own parameters, run with
-// one set of integrator settings. The backend decides only where the loop
+// one set of integrator settings and one (friction law, formulation). The backend decides only where the loop
 // over instances runs; the per-instance work is run_instance() of kernels/.
 #pragma once
 #include <atomic>
@@ -7,52 +7,60 @@
 #include <vector>
 
 #include "kernels/integrators/run.hpp"
-#include "kernels/models/four_bar.hpp"
+#include "kernels/models/descriptor.hpp"
 
 namespace hs {
 
-enum class FrictionModel { brown_mcphee, bengisu_akay, none };
-enum class Formulation { double_step };
-
-// Names as written in study files; false if unknown.
-bool parse_friction_model(const std::string& name, FrictionModel& out);
-bool parse_formulation(const std::string& name, Formulation& out);
-std::string friction_model_name(FrictionModel m);
-std::string formulation_name(Formulation f);
-
-using FourBarSummary = RunSummary<3, 3>;
-using FourBarSample = Sample<3, 3>;
-
+// A batch of one model, as flat rows of doubles: the host never sees the
+// model's parameter struct or its typed results (docs/models/README.md §5.4).
 struct BatchSpec {
-  std::vector<FourBarParams> instances;
+  const ModelDescriptor* model = nullptr;
+  std::string friction;     // a law the model supports (ModelDescriptor::friction_laws)
+  std::string formulation;  // a formulation the model supports
+  // Instance-major parameter rows: parameters[i * P + k] is parameter k
+  // (model->parameters[k]) of instance i, P = model->parameter_count().
+  std::vector<double> parameters;
   IntegratorSettings settings;
-  FrictionModel friction = FrictionModel::brown_mcphee;
-  Formulation formulation = Formulation::double_step;
   int trajectory_stride = 0;  // record every n-th step (0: no trajectories)
   int threads = 0;            // 0: all cores (OpenMP default)
-  double settling_rate = 1e-3;      // [rad/s] for RunSummary::settling_time
-  std::vector<double> reference;    // z_1 at every step (tracking_rms); empty: none
+  double settling_rate = 1e-3;      // [unit of the driving coordinate / s] for settling_time
+  std::vector<double> reference;    // driving coordinate at every step (tracking_rms); empty: none
   // Optional: instances not yet started are skipped once *cancel is true
   // (their status stays not_run); *progress counts finished instances.
   const std::atomic<bool>* cancel = nullptr;
   std::atomic<long>* progress = nullptr;
+
+  long instance_count() const;
+  const double* row(long i) const { return parameters.data() + i * model->parameter_count(); }
 };
 
-// A trajectory sample that was never recorded (after a failure, or of an
-// instance that did not run): every channel NaN (host/backends/dispatch.cpp).
-FourBarSample blank_sample();
-
 struct BatchResult {
-  std::vector<FourBarSummary> summaries;  // one per instance, in input order
-  // Trajectories, instance-major: trajectories[i * samples_per_instance + k].
-  // Samples after a failure keep t = NaN.
-  std::vector<FourBarSample> trajectories;
+  long summary_width = 0;   // C = model->summary_columns.size()
+  long sample_width = 0;    // W = model->trajectory_channels.size()
+  std::vector<Status> status;     // one per instance, in input order
+  // summaries[i * C + c]: summary column c of instance i (NaN where a
+  // failed or unstarted instance has no value).
+  std::vector<double> summaries;
+  // Trajectories, instance-major: trajectories[(i * samples_per_instance + k) * W + c]
+  // is channel c of sample k of instance i. Samples never recorded (after a
+  // failure) are NaN in every channel.
+  std::vector<double> trajectories;
   long samples_per_instance = 0;
   double wall_seconds = 0.0;
   int threads_used = 1;
   bool cancelled = false;     // some instances were skipped (BatchSpec::cancel)
   std::vector<long> failed_indices;  // instances with status != ok, ascending
+  // The summary row of an instance that never started (unstarted_summary:
+  // no time passed, no step taken, every state value NaN).
+  std::vector<double> unstarted_row;
   long failed() const;
+  long instance_count() const { return static_cast<long>(status.size()); }
+  // Marks instance i as never started with status s: the unstarted row, and
+  // every trajectory sample blank (NaN). The host flags parameters the model
+  // may not see this way, whatever the kernel made of them.
+  void mark_unstarted(long i, Status s);
+  double summary(long i, long column) const { return summaries[i * summary_width + column]; }
+  const double* sample(long i, long k) const { return trajectories.data() + (i * samples_per_instance + k) * sample_width; }
 };
 
 // Where the loop over instances runs. Every backend runs the same kernel
@@ -83,9 +91,9 @@ BatchResult run_batch_cuda(const BatchSpec& spec);
 // threads. Not a GPU run and not a user backend. Built when the CUDA
 // toolkit's Thrust headers are found (HYDROSWEEP_HAVE_DEVICE_CODE_PATH).
 BatchResult run_batch_device_code_path_on_omp(const BatchSpec& spec, double device_bytes);
-// Instances per slice of that code path for n instances of `samples` samples
-// each in `device_bytes` (at least 1, at most n).
-long device_batch_slice_size(long n, long samples, double device_bytes);
+// Instances per slice of that code path for the batch's instances in
+// `device_bytes` (at least 1, at most the instance count).
+long device_batch_slice_size(const BatchSpec& spec, double device_bytes);
 // Dispatch (b must be available; throws std::runtime_error otherwise).
 BatchResult run_batch(const BatchSpec& spec, Backend b);
 

@@ -93,7 +93,9 @@ void require_memory(const Study& study, double bytes, const std::string& key, co
 
 double run_chunk_bytes(const Study& study, long chunk) {
   const double samples = static_cast<double>(sample_count(study.settings, study.trajectory_stride));
-  const double per_instance = sizeof(FourBarParams) + sizeof(FourBarSummary) + samples * sizeof(FourBarSample);
+  const auto& m = *study.descriptor;
+  const double per_instance = sizeof(double) * (m.parameters.size() + m.summary_columns.size() + 1 +
+                                                samples * m.trajectory_channels.size());
   // A device backend stages the chunk in host and device buffers, and the
   // chunk file is written from (and read back into) host memory: count two copies.
   return 2.0 * static_cast<double>(chunk) * per_instance;
@@ -102,12 +104,13 @@ double run_chunk_bytes(const Study& study, long chunk) {
 long plan_run_memory(const Study& study, long requested, int threads) {
   const double n = static_cast<double>(study.instance_count());
   const double varied = static_cast<double>(study.varied_names().size());
-  require_memory(study, n * (sizeof(FourBarSummary) + (varied + 4) * sizeof(double)), instances_key(study),
+  const double summary_row = sizeof(double) * (study.descriptor->summary_columns.size() + 1);
+  require_memory(study, n * (summary_row + (varied + 4) * sizeof(double)), instances_key(study),
                  "the per-instance results of " + std::to_string(study.instance_count()) + " instances",
                  "split the study into several smaller ones");
   if (study.analysis.reference_run) {
     const double steps = std::round(study.settings.duration / study.settings.dt);
-    require_memory(study, (steps + 1) * (sizeof(FourBarSample) + sizeof(double)),
+    require_memory(study, (steps + 1) * sizeof(double) * (study.descriptor->trajectory_channels.size() + 1),
                    "analysis.reference_run (integrator.duration / integrator.dt = " + std::to_string(static_cast<long>(steps)) +
                        " steps)",
                    "the nominal run's trajectory (the tracking_rms reference)",
@@ -134,7 +137,9 @@ long plan_run_memory(const Study& study, long requested, int threads) {
 void plan_stability_memory(const Study& study) {
   const double n = static_cast<double>(study.instance_count());
   const double varied = static_cast<double>(study.varied_names().size());
-  require_memory(study, n * (sizeof(FourBarParams) + sizeof(StabilityPoint) + (varied + 2) * sizeof(double)),
+  // Rows and the kernel's typed copy of them, and one result per point.
+  const double params = 2.0 * sizeof(double) * study.descriptor->parameters.size();
+  require_memory(study, n * (params + sizeof(StabilityPoint) + (varied + 2) * sizeof(double)),
                  instances_key(study), "the parameters and results of " + std::to_string(study.instance_count()) + " points",
                  "split the study into several smaller ones");
 }

@@ -25,73 +25,6 @@ namespace hs {
 
 const char* hydrosweep_version() { return HYDROSWEEP_VERSION; }
 
-const std::vector<OutputColumn>& summary_columns() {
-  static const std::vector<OutputColumn> columns = [] {
-    std::vector<OutputColumn> c;
-    auto real = [&](std::string name, std::string unit, std::string what, std::function<double(const FourBarSummary&)> f) {
-      c.push_back({std::move(name), std::move(unit), std::move(what), false, std::move(f)});
-    };
-    auto integer = [&](std::string name, std::string what, std::function<double(const FourBarSummary&)> f) {
-      c.push_back({std::move(name), "-", std::move(what), true, std::move(f)});
-    };
-    real("t_end", "s", "time reached (the failure time if status != ok)", [](const FourBarSummary& s) { return s.t_end; });
-    integer("steps", "steps completed", [](const FourBarSummary& s) { return double(s.steps); });
-    for (int k = 0; k < 3; ++k) {
-      const std::string n = std::to_string(k + 1);
-      real("q" + n, "rad", "final relative joint angle " + n, [k](const FourBarSummary& s) { return s.q[k]; });
-    }
-    for (int k = 0; k < 3; ++k) {
-      const std::string n = std::to_string(k + 1);
-      real("qd" + n, "rad/s", "final relative joint rate " + n, [k](const FourBarSummary& s) { return s.qd[k]; });
-    }
-    for (int k = 0; k < 3; ++k) {
-      const std::string n = std::to_string(k + 1);
-      real("p" + n, "Pa", "final pressure of volume " + n, [k](const FourBarSummary& s) { return s.p[k]; });
-    }
-    for (int k = 0; k < 3; ++k) {
-      const std::string n = std::to_string(k + 1);
-      real("p" + n + "_min", "Pa", "minimum pressure of volume " + n, [k](const FourBarSummary& s) { return s.p_min[k]; });
-      real("p" + n + "_max", "Pa", "maximum pressure of volume " + n, [k](const FourBarSummary& s) { return s.p_max[k]; });
-    }
-    real("U", "V", "final spool opening", [](const FourBarSummary& s) { return s.U; });
-    real("s", "m", "final actuator length", [](const FourBarSummary& s) { return s.s; });
-    real("cylinder_work", "J", "work of the cylinder pressures on the mechanism", [](const FourBarSummary& s) { return s.cylinder_work; });
-    real("friction_work", "J", "work of the seal friction (negative: dissipated)", [](const FourBarSummary& s) { return s.friction_work; });
-    real("max_cylinder_work", "J", "max_t |cylinder work|", [](const FourBarSummary& s) { return s.max_cylinder_work; });
-    real("peak_energy_drift", "J", "max_t |T + V - E0 - W_cyl - W_fr|", [](const FourBarSummary& s) { return s.peak_energy_drift; });
-    real("final_energy_drift", "J", "T + V - E0 - W_cyl - W_fr at t_end", [](const FourBarSummary& s) { return s.final_energy_drift; });
-    integer("newton_iterations", "Newton iterations over all steps", [](const FourBarSummary& s) { return double(s.newton_iterations); });
-    integer("max_newton_iterations", "most Newton iterations in one step", [](const FourBarSummary& s) { return double(s.max_newton_iterations); });
-    real("mean_newton_iterations", "-", "newton_iterations / steps (NaN without steps)", [](const FourBarSummary& s) {
-      return s.steps > 0 ? double(s.newton_iterations) / double(s.steps) : std::numeric_limits<double>::quiet_NaN();
-    });
-    real("max_constraint_violation", "m", "max_t |loop-closure residual|", [](const FourBarSummary& s) { return s.max_constraint_violation; });
-    real("settling_time", "s", "from the last U_ref switch until |dz1/dt| stays below the settling rate (NaN: still moving at the end)",
-         [](const FourBarSummary& s) { return s.settling_time; });
-    real("tracking_rms", "rad", "RMS of z1 - z1 of the nominal instance over the steps (NaN without a reference run)",
-         [](const FourBarSummary& s) { return s.tracking_rms; });
-    return c;
-  }();
-  return columns;
-}
-
-const std::vector<TrajectoryChannel>& trajectory_channels() {
-  static const std::vector<TrajectoryChannel> channels = [] {
-    std::vector<TrajectoryChannel> c;
-    c.push_back({"t", "s", [](const FourBarSample& s) { return s.t; }});
-    for (int k = 0; k < 3; ++k) c.push_back({"q" + std::to_string(k + 1), "rad", [k](const FourBarSample& s) { return s.q[k]; }});
-    for (int k = 0; k < 3; ++k) c.push_back({"p" + std::to_string(k + 1), "Pa", [k](const FourBarSample& s) { return s.p[k]; }});
-    c.push_back({"U", "V", [](const FourBarSample& s) { return s.U; }});
-    c.push_back({"s", "m", [](const FourBarSample& s) { return s.s; }});
-    c.push_back({"sdot", "m/s", [](const FourBarSample& s) { return s.sdot; }});
-    c.push_back({"piston_force", "N", [](const FourBarSample& s) { return s.piston_force; }});
-    c.push_back({"friction_force", "N", [](const FourBarSample& s) { return s.friction_force; }});
-    c.push_back({"energy_drift", "J", [](const FourBarSample& s) { return s.energy_drift; }});
-    return c;
-  }();
-  return channels;
-}
-
 namespace {
 namespace fs = std::filesystem;
 
@@ -327,7 +260,7 @@ void study_metadata(hid_t g, const Study& study) {
   attribute(g, "study_description", study.description);
   attribute(g, "hydrosweep_version", std::string(hydrosweep_version()));
   attribute(g, "model", study.model);
-  attribute(g, "friction", friction_model_name(study.friction));
+  attribute(g, "friction", study.friction);
   attribute(g, "sample_method", std::string(sample_method_name(study.method)));
   attribute(g, "sample_count", study.sample_count);
   attribute(g, "seed", static_cast<long>(study.seed));
@@ -449,12 +382,12 @@ void analysis_metadata(hid_t metadata, const Study& study) {
 void inputs_group(hid_t file, const Study& study, const VariedInputs& varied, hsize_t n) {
   {
     Handle g = group(file, "inputs");
-    const auto& params = four_bar_parameters();
+    const auto& params = study.descriptor->parameters;
     attribute(g, "varied", varied.names);
     for (size_t k = 0; k < varied.names.size(); ++k) {
       Handle d = vector_dataset(g, varied.names[k], H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, varied.columns[k].data(), n);
       attribute(d, "unit", varied.units[k]);
-      const ParameterInfo* p = find_parameter(varied.names[k]);
+      const ParameterInfo* p = study.descriptor->find_parameter(varied.names[k]);
       attribute(d, "description", p ? p->description : "scale factor of " + varied.names[k]);
     }
     std::vector<std::string> names, punits;
@@ -462,15 +395,15 @@ void inputs_group(hid_t file, const Study& study, const VariedInputs& varied, hs
     matrix_dataset(
         g, "all", n, params.size(),
         [&](hsize_t i, double* row) {
-          FourBarParams inst = study.instance(static_cast<long>(i));
-          for (size_t k = 0; k < params.size(); ++k) row[k] = params[k].field(inst);
+          const std::vector<double> inst = study.instance(static_cast<long>(i));
+          std::copy(inst.begin(), inst.end(), row);
         },
         false, [&](hid_t d) { attribute(d, "columns", names); attribute(d, "units", punits); });
   }
 }
 
 void write_h5(const std::string& path, const Study& study, const StudyResults& res, const VariedInputs& varied) {
-  const hsize_t n = res.summaries.size();
+  const hsize_t n = res.status.size();
   Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "creating " + path);
   inputs_group(file, study, varied, n);
 
@@ -480,21 +413,23 @@ void write_h5(const std::string& path, const Study& study, const StudyResults& r
     Handle g = group(file, "outputs");
     std::vector<int32_t> status(n);
     for (hsize_t i = 0; i < n; ++i) {
-      status[i] = static_cast<int32_t>(res.summaries[i].status);
+      status[i] = static_cast<int32_t>(res.status[i]);
       failed += status[i] != 0;
     }
     Handle d = vector_dataset(g, "status", H5T_STD_I32LE, H5T_NATIVE_INT32, status.data(), n);
     attribute(d, "status_names", status_names());
     attribute(d, "description", "why the instance stopped: status_names[status]; 0 = ok (ran to the end)");
-    for (const auto& c : summary_columns()) {
+    const auto& columns = study.descriptor->summary_columns;
+    for (size_t ci = 0; ci < columns.size(); ++ci) {
+      const OutputInfo& c = columns[ci];
       Handle col = [&] {
         if (c.integer) {
           std::vector<int64_t> v(n);
-          for (hsize_t i = 0; i < n; ++i) v[i] = static_cast<int64_t>(c.value(res.summaries[i]));
+          for (hsize_t i = 0; i < n; ++i) v[i] = static_cast<int64_t>(res.summary(i, ci));
           return vector_dataset(g, c.name, H5T_STD_I64LE, H5T_NATIVE_INT64, v.data(), n);
         }
         std::vector<double> v(n);
-        for (hsize_t i = 0; i < n; ++i) v[i] = c.value(res.summaries[i]);
+        for (hsize_t i = 0; i < n; ++i) v[i] = res.summary(i, ci);
         return vector_dataset(g, c.name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v.data(), n);
       }();
       attribute(col, "unit", c.unit);
@@ -508,10 +443,13 @@ void write_h5(const std::string& path, const Study& study, const StudyResults& r
     Handle g = group(file, "trajectories");
     attribute(g, "stride", static_cast<long>(study.trajectory_stride));
     attribute(g, "description", "every stride-th step and t = 0; samples never recorded (after a failure) are NaN in every channel");
-    const long block = std::max<long>(1, (1L << 20) / m);
-    std::vector<FourBarSample> buf;
+    const long W = res.sample_width;
+    const long block = std::max<long>(1, (1L << 20) / (m * W));
+    std::vector<double> buf;
     long buf_first = -1;
-    for (const auto& ch : trajectory_channels()) {
+    const auto& channels = study.descriptor->trajectory_channels;
+    for (size_t ci = 0; ci < channels.size(); ++ci) {
+      const OutputInfo& ch = channels[ci];
       matrix_dataset(
           g, ch.name, n, static_cast<hsize_t>(m),
           [&](hsize_t i, double* row) {
@@ -519,11 +457,11 @@ void write_h5(const std::string& path, const Study& study, const StudyResults& r
             if (buf_first < 0 || li < buf_first || li >= buf_first + block) {
               buf_first = li - li % block;
               const long count = std::min<long>(block, static_cast<long>(n) - buf_first);
-              buf.resize(static_cast<size_t>(count * m));
+              buf.resize(static_cast<size_t>(count * m * W));
               res.trajectories(buf_first, count, buf.data());
             }
-            const FourBarSample* s = buf.data() + (li - buf_first) * m;
-            for (long k = 0; k < m; ++k) row[k] = ch.value(s[k]);
+            const double* s = buf.data() + (li - buf_first) * m * W;
+            for (long k = 0; k < m; ++k) row[k] = s[k * W + ci];
           },
           true, [&](hid_t d) { attribute(d, "unit", ch.unit); });
     }
@@ -534,7 +472,7 @@ void write_h5(const std::string& path, const Study& study, const StudyResults& r
   // /metadata
   Handle g = group(file, "metadata");
   study_metadata(g, study);
-  attribute(g, "formulation", formulation_name(study.formulation));
+  attribute(g, "formulation", study.formulation);
   attribute(g, "backend", res.run.backend);
   attribute(g, "device", res.run.device);
   attribute(g, "threads", static_cast<long>(res.run.threads));
@@ -556,20 +494,20 @@ void write_h5(const std::string& path, const Study& study, const StudyResults& r
 
 // ---- CSV -------------------------------------------------------------------
 
-void write_csv(const std::string& path, const StudyResults& res, const VariedInputs& varied) {
+void write_csv(const std::string& path, const Study& study, const StudyResults& res, const VariedInputs& varied) {
+  const auto& columns = study.descriptor->summary_columns;
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (!f) throw OutputError("cannot create " + path + ": " + std::strerror(errno));
   std::fputs("index,status", f);
   for (const auto& name : varied.names) std::fprintf(f, ",%s", name.c_str());
-  for (const auto& c : summary_columns()) std::fprintf(f, ",%s", c.name.c_str());
+  for (const auto& c : columns) std::fprintf(f, ",%s", c.name.c_str());
   std::fputc('\n', f);
-  for (size_t i = 0; i < res.summaries.size(); ++i) {
-    const FourBarSummary& s = res.summaries[i];
-    std::fprintf(f, "%zu,%s", i, status_name(s.status));
+  for (size_t i = 0; i < res.status.size(); ++i) {
+    std::fprintf(f, "%zu,%s", i, status_name(res.status[i]));
     for (const auto& column : varied.columns) std::fprintf(f, ",%.17g", column[i]);
-    for (const auto& c : summary_columns()) {
-      if (c.integer) std::fprintf(f, ",%lld", static_cast<long long>(c.value(s)));
-      else std::fprintf(f, ",%.17g", c.value(s));
+    for (size_t c = 0; c < columns.size(); ++c) {
+      if (columns[c].integer) std::fprintf(f, ",%lld", static_cast<long long>(res.summary(i, c)));
+      else std::fprintf(f, ",%.17g", res.summary(i, c));
     }
     std::fputc('\n', f);
   }
@@ -617,15 +555,17 @@ void check_output_dir(const std::string& dir) {
 }
 
 OutputPaths write_outputs(const std::string& dir, const Study& study, const StudyResults& result) {
-  if (static_cast<long>(result.summaries.size()) != study.instance_count())
-    throw OutputError("internal: " + std::to_string(result.summaries.size()) + " summaries for " +
+  if (static_cast<long>(result.status.size()) != study.instance_count() ||
+      result.summary_width != static_cast<long>(study.descriptor->summary_columns.size()) ||
+      result.summaries.size() != result.status.size() * result.summary_width)
+    throw OutputError("internal: " + std::to_string(result.status.size()) + " summaries for " +
                       std::to_string(study.instance_count()) + " instances");
   prepare_hdf5();
   check_output_dir(dir);
 
-  const VariedInputs varied = varied_inputs(study, static_cast<long>(result.summaries.size()));
+  const VariedInputs varied = varied_inputs(study, static_cast<long>(result.status.size()));
   const auto paths = write_atomically(dir, {{"results.h5", [&](const std::string& tmp) { write_h5(tmp, study, result, varied); }},
-                                            {"summary.csv", [&](const std::string& tmp) { write_csv(tmp, result, varied); }}});
+                                            {"summary.csv", [&](const std::string& tmp) { write_csv(tmp, study, result, varied); }}});
   return {paths[0], paths[1]};
 }
 

@@ -9,12 +9,12 @@
 //                             attributes columns (dotted names), units
 //   /outputs/status           N int32 (Status codes); attributes status_names
 //                             (status_names[code] is the code's name), description
-//   /outputs/<name>           N values per scalar output (summary_columns(): int64
+//   /outputs/<name>           N values per scalar output (the model's summary columns: int64
 //                             for the integer ones, else double); attributes unit,
 //                             description
 //   /trajectories             (only if trajectory_stride > 0) attributes stride,
 //                             description
-//     <channel>               N x M doubles (trajectory_channels()); attribute
+//     <channel>               N x M doubles (the model's trajectory channels); attribute
 //                             unit; samples never recorded (after a failure) are
 //                             NaN in every channel
 //   /analysis                 (with [analysis] quantities) attributes quantities,
@@ -80,21 +80,6 @@ class OutputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// One scalar output per instance (an /outputs dataset and a CSV column).
-struct OutputColumn {
-  std::string name, unit, description;
-  bool integer;  // written as int64 (value() is exact for these)
-  std::function<double(const FourBarSummary&)> value;
-};
-const std::vector<OutputColumn>& summary_columns();
-
-// One trajectory channel (a /trajectories dataset).
-struct TrajectoryChannel {
-  std::string name, unit;
-  std::function<double(const FourBarSample&)> value;
-};
-const std::vector<TrajectoryChannel>& trajectory_channels();
-
 struct OutputPaths {
   std::string results_h5, summary_csv;
 };
@@ -132,12 +117,17 @@ struct RunRecord {
   long resumed_instances = 0;  // instances read back from an interrupted run
 };
 
-// Everything written for one study, instance i in study order.
+// Everything written for one study, instance i in study order, as flat rows
+// of the model's columns (ModelDescriptor::summary_columns, trajectory_channels).
 struct StudyResults {
-  std::vector<FourBarSummary> summaries;
-  long samples_per_instance = 0;
-  // Fills count x samples_per_instance samples of instances [first, first + count).
-  std::function<void(long first, long count, FourBarSample* out)> trajectories;
+  std::vector<Status> status;       // N
+  std::vector<double> summaries;    // N x C, instance-major
+  long summary_width = 0;           // C
+  long samples_per_instance = 0;    // M
+  long sample_width = 0;            // W
+  // Fills count x M x W doubles: the samples of instances [first, first + count).
+  std::function<void(long first, long count, double* out)> trajectories;
+  double summary(long i, long c) const { return summaries[i * summary_width + c]; }
   RunRecord run;
   const StudyAnalysis* analysis = nullptr;
 };

@@ -20,7 +20,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "kernels/integrators/double_step_trapezoidal.hpp"
+#include "host/models/registry.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -44,15 +44,25 @@ std::string hex(std::uint64_t v) {
 }
 
 // ---- chunk files ------------------------------------------------------------
-// Layout: magic "HSCHUNK1", int64 first, count, samples_per_instance, then
-// count FourBarSummary, count x M FourBarSample (raw, this build's layout,
-// guarded by the manifest's version and struct sizes), then the FNV-1a of
-// everything before it.
-constexpr char kChunkMagic[8] = {'H', 'S', 'C', 'H', 'U', 'N', 'K', '1'};
-constexpr long kHeaderBytes = 8 + 3 * 8;
+// Layout: magic "HSCHUNK2", int64 first, count, samples_per_instance,
+// summary_width C, sample_width W, then count int32 statuses, count x C
+// doubles (summary rows), count x M x W doubles (trajectory rows), then the
+// FNV-1a of everything before it. The manifest records the column names the
+// rows hold, so a layout change is refused by content on --resume.
+constexpr char kChunkMagic[8] = {'H', 'S', 'C', 'H', 'U', 'N', 'K', '2'};
 
 struct ChunkHeader {
-  std::int64_t first, count, samples;
+  std::int64_t first, count, samples, summary_width, sample_width;
+};
+constexpr long kHeaderBytes = 8 + sizeof(ChunkHeader);
+
+// Bytes of a chunk's parts.
+struct ChunkLayout {
+  long count, samples, summary_width, sample_width;
+  std::uintmax_t status_bytes() const { return count * sizeof(std::int32_t); }
+  std::uintmax_t summary_bytes() const { return count * summary_width * sizeof(double); }
+  std::uintmax_t trajectory_bytes() const { return count * samples * sample_width * sizeof(double); }
+  std::uintmax_t body() const { return kHeaderBytes + status_bytes() + summary_bytes() + trajectory_bytes(); }
 };
 
 fs::path chunk_path(const fs::path& partial, long chunk) {
@@ -72,11 +82,14 @@ void write_chunk(const fs::path& path, long first, const BatchResult& r) {
     ok = ok && std::fwrite(p, 1, n, f) == n;
     h = fnv1a(p, n, h);
   };
-  const ChunkHeader head{first, static_cast<std::int64_t>(r.summaries.size()), r.samples_per_instance};
+  const ChunkHeader head{first, r.instance_count(), r.samples_per_instance, r.summary_width, r.sample_width};
+  std::vector<std::int32_t> status(r.status.size());
+  for (size_t i = 0; i < status.size(); ++i) status[i] = static_cast<std::int32_t>(r.status[i]);
   put(kChunkMagic, 8);
   put(&head, sizeof head);
-  put(r.summaries.data(), r.summaries.size() * sizeof(FourBarSummary));
-  put(r.trajectories.data(), r.trajectories.size() * sizeof(FourBarSample));
+  put(status.data(), status.size() * sizeof(std::int32_t));
+  put(r.summaries.data(), r.summaries.size() * sizeof(double));
+  put(r.trajectories.data(), r.trajectories.size() * sizeof(double));
   ok = ok && std::fwrite(&h, 1, sizeof h, f) == sizeof h;
   ok = ok && std::fflush(f) == 0 && ::fsync(fileno(f)) == 0;
   const int saved = errno;
@@ -90,21 +103,20 @@ void write_chunk(const fs::path& path, long first, const BatchResult& r) {
   if (ec) throw OutputError("cannot rename " + tmp.string() + ": " + ec.message());
 }
 
-// Reads the summaries of a chunk file and verifies it (size, magic, checksum,
-// the instances it holds). Returns "" when it is intact, else what is wrong.
-// write_chunk renames a chunk into place only when it is complete, so a
-// damaged one means disk trouble or a file changed by hand, never an
-// interrupted run: the caller refuses to resume instead of silently running
-// it again (docs/study-files.md, "Resuming"). The trajectories are streamed
+// Reads the statuses and summary rows of a chunk file and verifies it (size,
+// magic, checksum, the instances it holds). Returns "" when it is intact,
+// else what is wrong. write_chunk renames a chunk into place only when it is
+// complete, so a damaged one means disk trouble or a file changed by hand,
+// never an interrupted run: the caller refuses to resume instead of silently
+// running it again (README, "Resuming"). The trajectories are streamed
 // through the checksum, not held.
-std::string read_chunk_summaries(const fs::path& path, long first, long count, long samples, FourBarSummary* out) {
-  const std::uintmax_t summary_bytes = count * sizeof(FourBarSummary);
-  const std::uintmax_t body = kHeaderBytes + summary_bytes + count * samples * sizeof(FourBarSample);
+std::string read_chunk_summaries(const fs::path& path, long first, const ChunkLayout& L, Status* status_out,
+                                 double* summaries_out) {
   std::error_code ec;
   const std::uintmax_t size = fs::file_size(path, ec);
   if (ec) return "cannot be read: " + ec.message();
-  if (size != body + 8)
-    return "has " + std::to_string(size) + " bytes where " + std::to_string(body + 8) +
+  if (size != L.body() + 8)
+    return "has " + std::to_string(size) + " bytes where " + std::to_string(L.body() + 8) +
            " are expected (truncated or extended)";
   std::ifstream in(path, std::ios::binary);
   char magic[8];
@@ -116,9 +128,12 @@ std::string read_chunk_summaries(const fs::path& path, long first, long count, l
     return static_cast<bool>(in);
   };
   const std::string unreadable = "cannot be read back (I/O error)";
-  if (!get(magic, 8) || !get(&head, sizeof head) || !get(out, summary_bytes)) return unreadable;
-  if (std::memcmp(magic, kChunkMagic, 8) != 0) return "is not a hydrosweep chunk file (wrong magic bytes)";
-  std::uintmax_t left = body - kHeaderBytes - summary_bytes;
+  std::vector<std::int32_t> status(static_cast<size_t>(L.count));
+  if (!get(magic, 8) || !get(&head, sizeof head) || !get(status.data(), L.status_bytes()) ||
+      !get(summaries_out, L.summary_bytes()))
+    return unreadable;
+  if (std::memcmp(magic, kChunkMagic, 8) != 0) return "is not a hydrosweep chunk file of this format (wrong magic bytes)";
+  std::uintmax_t left = L.trajectory_bytes();
   std::vector<char> block(std::min<std::uintmax_t>(left, 1 << 20));
   while (left > 0) {
     const std::uintmax_t n = std::min<std::uintmax_t>(left, block.size());
@@ -128,17 +143,26 @@ std::string read_chunk_summaries(const fs::path& path, long first, long count, l
   std::uint64_t stored = 0;
   in.read(reinterpret_cast<char*>(&stored), sizeof stored);
   if (!in || stored != h) return "fails its checksum (its bytes changed after it was written)";
-  if (head.first != first || head.count != count || head.samples != samples)
+  if (head.first != first || head.count != L.count || head.samples != L.samples)
     return "holds instances " + std::to_string(head.first) + ".." + std::to_string(head.first + head.count - 1) +
-           ", not " + std::to_string(first) + ".." + std::to_string(first + count - 1) + " (a chunk of another run)";
+           ", not " + std::to_string(first) + ".." + std::to_string(first + L.count - 1) + " (a chunk of another run)";
+  if (head.summary_width != L.summary_width || head.sample_width != L.sample_width)
+    return "holds rows of " + std::to_string(head.summary_width) + " summary and " + std::to_string(head.sample_width) +
+           " trajectory columns, not " + std::to_string(L.summary_width) + " and " + std::to_string(L.sample_width);
+  for (long i = 0; i < L.count; ++i) {
+    if (status[i] < 0 || status[i] > static_cast<std::int32_t>(Status::not_run)) return "holds an unknown status code";
+    status_out[i] = static_cast<Status>(status[i]);
+  }
   return "";
 }
 
-void read_chunk_trajectories(const fs::path& path, long count, long samples, long offset, long n, FourBarSample* out) {
+// Trajectory rows of instances [offset, offset + n) of a chunk of L.count instances.
+void read_chunk_trajectories(const fs::path& path, const ChunkLayout& L, long offset, long n, double* out) {
   std::ifstream in(path, std::ios::binary);
-  const std::streamoff at = kHeaderBytes + count * sizeof(FourBarSummary) + offset * samples * sizeof(FourBarSample);
+  const long row = L.samples * L.sample_width;
+  const std::streamoff at = kHeaderBytes + L.status_bytes() + L.summary_bytes() + offset * row * sizeof(double);
   in.seekg(at);
-  in.read(reinterpret_cast<char*>(out), n * samples * sizeof(FourBarSample));
+  in.read(reinterpret_cast<char*>(out), n * row * sizeof(double));
   if (!in) throw OutputError("reading trajectories back from " + path.string() + " failed");
 }
 
@@ -157,12 +181,21 @@ struct ManifestLine {
   std::string meaning;
 };
 
+std::string join_names(const std::vector<OutputInfo>& columns) {
+  std::string s;
+  for (const auto& c : columns) s += (s.empty() ? "" : ",") + c.name;
+  return s;
+}
+
 std::vector<ManifestLine> manifest_lines(const Study& study, long n, long samples) {
   using S = ManifestSource;
-  return {{"hydrosweep", "partial run 1", S::build, "the manifest format"},
+  return {{"hydrosweep", "partial run 2", S::build, "the manifest format"},
           {"version", hydrosweep_version(), S::build, "the hydrosweep version"},
-          {"record_bytes", std::to_string(sizeof(FourBarSummary)) + " " + std::to_string(sizeof(FourBarSample)), S::build,
-           "the sizes of the per-instance summary and trajectory-sample records in the chunk files"},
+          {"model", study.model, S::study, "the model"},
+          {"summary_columns", join_names(study.descriptor->summary_columns), S::build,
+           "the columns of the per-instance summary rows in the chunk files"},
+          {"trajectory_channels", join_names(study.descriptor->trajectory_channels), S::build,
+           "the channels of the trajectory-sample rows in the chunk files"},
           {"study_hash", hex(fnv1a(study.text.data(), study.text.size())), S::study, "the study text"},
           {"instances", std::to_string(n), S::study, "the instance count"},
           {"samples_per_instance", std::to_string(samples), S::study, "the trajectory samples per instance"}};
@@ -402,20 +435,22 @@ class Progress {
 }  // namespace
 
 std::vector<double> reference_trajectory(const Study& study) {
-  BatchSpec one;
-  one.instances = {study.base};
-  one.settings = study.settings;
-  one.friction = study.friction;
+  BatchSpec one = study.batch_spec(1, 0, 0);
+  one.parameters = study.base;
   one.trajectory_stride = 1;
-  one.threads = 1;
   const BatchResult r = run_batch_cpu(one);
-  if (r.summaries[0].status != Status::ok) return {};
-  std::vector<double> ref(r.trajectories.size());
-  for (size_t k = 0; k < ref.size(); ++k) ref[k] = r.trajectories[k].q[0];
+  if (r.status[0] != Status::ok) return {};
+  // The driving coordinate's channel (docs/models/README.md §5.4).
+  long channel = -1;
+  for (size_t c = 0; c < study.descriptor->trajectory_channels.size(); ++c)
+    if (study.descriptor->trajectory_channels[c].name == study.descriptor->driving_coordinate) channel = static_cast<long>(c);
+  if (channel < 0) return {};
+  std::vector<double> ref(static_cast<size_t>(r.samples_per_instance));
+  for (long k = 0; k < r.samples_per_instance; ++k) ref[k] = r.sample(0, k)[channel];
   return ref;
 }
 
-StudyAnalysis analyse(const Study& study, const std::vector<FourBarSummary>& summaries) {
+StudyAnalysis analyse(const Study& study, const std::vector<Status>& status, const std::vector<double>& summaries) {
   StudyAnalysis a;
   const AnalysisSpec& spec = study.analysis;
   a.confidence = spec.confidence;
@@ -424,15 +459,15 @@ StudyAnalysis analyse(const Study& study, const std::vector<FourBarSummary>& sum
   boot.resamples = static_cast<size_t>(spec.bootstrap);
   boot.level = spec.confidence;
   boot.seed = study_bootstrap_seed(study.seed);
+  const long width = static_cast<long>(study.descriptor->summary_columns.size());
+  const size_t n = status.size();
   // A failed instance's outputs are NaN for the statistics, whatever it left
   // in its summary (they describe a truncated run).
   auto column = [&](const std::string& name) {
-    const OutputColumn* col = nullptr;
-    for (const auto& c : summary_columns())
-      if (c.name == name) col = &c;
-    std::vector<double> v(summaries.size());
-    for (size_t i = 0; i < summaries.size(); ++i)
-      v[i] = summaries[i].status == Status::ok ? col->value(summaries[i]) : std::numeric_limits<double>::quiet_NaN();
+    const long col = study.descriptor->summary_column(name);
+    std::vector<double> v(n);
+    for (size_t i = 0; i < n; ++i)
+      v[i] = status[i] == Status::ok ? summaries[i * width + col] : std::numeric_limits<double>::quiet_NaN();
     return v;
   };
   // A Saltelli design's A_B^(i) rows are not independent draws: its
@@ -442,8 +477,8 @@ StudyAnalysis analyse(const Study& study, const std::vector<FourBarSummary>& sum
   auto independent_draws = [&](std::vector<double> v) {
     return saltelli ? saltelli_independent_rows(v, study.grid.size()) : v;
   };
-  std::vector<double> failed(summaries.size());
-  for (size_t i = 0; i < summaries.size(); ++i) failed[i] = summaries[i].status != Status::ok;
+  std::vector<double> failed(n);
+  for (size_t i = 0; i < n; ++i) failed[i] = status[i] != Status::ok;
   for (double f : independent_draws(failed)) a.failed_instances += f != 0.0;
   for (const auto& f : study.grid) a.sobol_factors.push_back(f.name);
   for (const auto& q : spec.quantities) {
@@ -463,11 +498,10 @@ StudyAnalysis analyse(const Study& study, const std::vector<FourBarSummary>& sum
 }
 
 StudyRunReport run_study(const Study& study, const std::string& out_dir, const StudyRunOptions& opt) {
-  // The 3D model has no time integrator (the CLI says so first; this guards
-  // library callers): running it would silently integrate the planar model.
-  if (model_is_linearization_only(study.model))
-    throw std::invalid_argument(study.path + ": model \"" + study.model +
-                                "\" is for linearization only (hydrosweep stability); time integration uses \"four-bar\"");
+  // The CLI refuses first (exit 2); this guards library callers.
+  if (!study.descriptor->supports_command("run"))
+    throw std::invalid_argument(study.path + ": model " + study.model + " cannot be run (" +
+                                model_support_text(*study.descriptor) + ")");
   StudyRunReport rep;
   const Backend backend = resolve_backend(opt.backend != Backend::automatic ? opt.backend : study.backend);
   std::string why;
@@ -519,14 +553,19 @@ StudyRunReport run_study(const Study& study, const std::string& out_dir, const S
   // Which chunks are done? A damaged one stops the resume before anything
   // runs; leftover *.tmp files of a killed run are not chunks and are ignored
   // (rewritten when their chunk runs, removed with the directory at the end).
-  std::vector<FourBarSummary> summaries(static_cast<size_t>(n));
+  const long C = static_cast<long>(study.descriptor->summary_columns.size());
+  const long W = static_cast<long>(study.descriptor->trajectory_channels.size());
+  auto layout = [&](long count) { return ChunkLayout{count, samples, C, W}; };
+  std::vector<Status> status(static_cast<size_t>(n), Status::not_run);
+  std::vector<double> summaries(static_cast<size_t>(n * C));
   std::vector<char> done(static_cast<size_t>(chunks), 0);
   std::vector<std::pair<fs::path, std::string>> damaged;
   for (long c = 0; c < chunks; ++c) {
     const long first = c * chunk, count = std::min(chunk, n - first);
     const fs::path p = chunk_path(partial, c);
     if (!fs::exists(p, ec)) continue;
-    const std::string problem = read_chunk_summaries(p, first, count, samples, summaries.data() + first);
+    const std::string problem =
+        read_chunk_summaries(p, first, layout(count), status.data() + first, summaries.data() + first * C);
     if (!problem.empty()) {
       damaged.emplace_back(p, problem);
       continue;
@@ -555,49 +594,51 @@ StudyRunReport run_study(const Study& study, const std::string& out_dir, const S
     if (done[c]) continue;
     if (opt.cancel && opt.cancel->load()) { rep.interrupted = true; break; }
     const long first = c * chunk, count = std::min(chunk, n - first);
-    BatchSpec spec = base;
-    spec.instances.clear();
-    spec.instances.reserve(count);
+    BatchSpec spec = study.batch_spec(opt.threads, first, count);
+    spec.reference = base.reference;
+    spec.cancel = base.cancel;
+    spec.progress = base.progress;
     std::vector<long> inadmissible;
-    for (long i = first; i < first + count; ++i) {
-      spec.instances.push_back(study.instance(i));
-      if (!study.instance_problem(spec.instances.back()).empty()) inadmissible.push_back(i - first);
-    }
+    for (long k = 0; k < count; ++k)
+      if (!study.instance_problem(spec.row(k)).empty()) inadmissible.push_back(k);
     BatchResult r = run_batch(spec, backend);
     if (r.cancelled) { rep.interrupted = true; break; }  // discard the unfinished chunk
     // Parameters the model may not see (derived out of range, rod thicker
-    // than the piston): flagged, whatever the kernel made of them.
-    for (long k : inadmissible) {
-      r.summaries[k] = unstarted_summary<3, 3>(Status::invalid_parameters);
-      std::fill_n(r.trajectories.begin() + k * samples, samples, blank_sample());
-    }
+    // than the piston): flagged, whatever the kernel made of them; they have
+    // no state to report (unstarted_summary: NaN values, blank samples).
+    for (long k : inadmissible) r.mark_unstarted(k, Status::invalid_parameters);
     try {
       write_chunk(chunk_path(partial, c), first, r);
     } catch (const OutputError& e) {
       throw keeping_finished_chunks(e);
     }
-    std::copy(r.summaries.begin(), r.summaries.end(), summaries.begin() + first);
+    std::copy(r.status.begin(), r.status.end(), status.begin() + first);
+    std::copy(r.summaries.begin(), r.summaries.end(), summaries.begin() + first * C);
     rep.ran += count;
     rep.wall_seconds += r.wall_seconds;
-    for (const auto& s : r.summaries) rep.steps += s.steps;
+    const long steps_column = study.descriptor->summary_column("steps");
+    for (long k = 0; k < count; ++k) rep.steps += static_cast<long>(r.summary(k, steps_column));
   }
   progress.stop();
-  for (const auto& s : summaries)
-    if (s.status != Status::ok) { ++rep.failed; ++rep.failures[status_name(s.status)]; }
+  for (Status s : status)
+    if (s != Status::ok) { ++rep.failed; ++rep.failures[status_name(s)]; }
   if (rep.interrupted) return rep;
 
-  const StudyAnalysis analysis = analyse(study, summaries);
+  const StudyAnalysis analysis = analyse(study, status, summaries);
   StudyResults res;
+  res.status = std::move(status);
   res.summaries = std::move(summaries);
+  res.summary_width = C;
   res.samples_per_instance = samples;
-  res.trajectories = [&](long first, long count, FourBarSample* dst) {
+  res.sample_width = W;
+  res.trajectories = [&](long first, long count, double* dst) {
     // Rows may span chunk files.
     while (count > 0) {
       const long c = first / chunk, in_chunk = first - c * chunk;
       const long chunk_count = std::min(chunk, n - c * chunk);
       const long take = std::min(count, chunk_count - in_chunk);
-      read_chunk_trajectories(chunk_path(partial, c), chunk_count, samples, in_chunk, take, dst);
-      dst += take * samples;
+      read_chunk_trajectories(chunk_path(partial, c), layout(chunk_count), in_chunk, take, dst);
+      dst += take * samples * W;
       first += take;
       count -= take;
     }

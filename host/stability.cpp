@@ -1,5 +1,7 @@
-// CPU stability maps: runtime dispatch (model, friction law) onto the
-// templated kernel stability_point, OpenMP over the points.
+// Stability maps: the batch's (physics, friction law) found in the
+// combination list (host/backends/instantiations.hpp) and the templated
+// kernel stability_point run over the points; OpenMP on the CPU here,
+// Kokkos in host/backends/kokkos.cpp, CUDA in host/backends/cuda_stability.cu.
 #include "host/stability.hpp"
 
 #include "host/memory_budget.hpp"
@@ -12,9 +14,7 @@
 #include <string>
 #include <type_traits>
 
-#include "kernels/linearize/actuated_system.hpp"
-#include "kernels/models/planar_chain_dae.hpp"
-#include "kernels/models/spatial_four_bar.hpp"
+#include "host/backends/instance_kernel.hpp"
 
 namespace hs {
 
@@ -24,8 +24,6 @@ StabilitySettings stability_settings(const StabilitySpec& spec) {
   s.oscillatory_tolerance = spec.oscillatory_tolerance;
   return s;
 }
-
-bool stability_model_is_spatial(const std::string& model) { return model == "four-bar-3d"; }
 
 StabilityPoint blank_stability_point(Status s) {
   constexpr double nan = std::numeric_limits<double>::quiet_NaN();
@@ -42,78 +40,67 @@ StabilityPoint blank_stability_point(Status s) {
 
 namespace {
 
-static_assert(std::is_same_v<ActuatedSystem<PlanarChainDae<3>, BrownMcPhee>::Params, FourBarParams>,
-              "the planar system takes the study's parameters as they are");
-static_assert(std::is_same_v<ActuatedSystem<SpatialFourBarDae, BrownMcPhee>::Params, FourBarParams>,
-              "the spatial system takes the study's parameters as they are");
-static_assert(std::is_same_v<StabilityOf<ActuatedSystem<PlanarChainDae<3>, BrownMcPhee>>, StabilityPoint> &&
-                  std::is_same_v<StabilityOf<ActuatedSystem<SpatialFourBarDae, BrownMcPhee>>, StabilityPoint>,
-              "both formulations have 6 reduced states");
-
-template <class Mechanism, class Friction>
-void run_points(const std::vector<FourBarParams>& params, const std::vector<char>& skip, const StabilitySettings& settings,
-                int threads, std::vector<StabilityPoint>& out) {
-  using System = ActuatedSystem<Mechanism, Friction>;
-  const long n = static_cast<long>(params.size());
-  const int nt = threads > 0 ? threads : omp_get_max_threads();
+template <class System>
+void run_points(const StabilityBatch& batch, const std::vector<char>& skip, std::vector<StabilityPoint>& out) {
+  static_assert(std::is_same_v<StabilityOf<System>, StabilityPoint>, "stability maps store six eigenvalues per point");
+  const long n = batch.point_count();
+  const auto params = params_of_rows<typename System::Params>(*batch.model, batch.parameters.data(), n);
+  const int nt = batch.threads > 0 ? batch.threads : omp_get_max_threads();
   // The equilibrium Newton count varies a little from point to point: dynamic.
 #pragma omp parallel for schedule(dynamic, 4) num_threads(nt)
   for (long i = 0; i < n; ++i)
-    if (skip.empty() || !skip[i]) out[i] = stability_point<System>(params[i], settings);
+    if (skip.empty() || !skip[i]) out[i] = stability_point<System>(params[i], batch.settings);
 }
 
-template <class Mechanism>
-void by_friction(FrictionModel friction, const std::vector<FourBarParams>& params, const std::vector<char>& skip,
-                 const StabilitySettings& settings, int threads, std::vector<StabilityPoint>& out) {
-  switch (friction) {
-    case FrictionModel::brown_mcphee: return run_points<Mechanism, BrownMcPhee>(params, skip, settings, threads, out);
-    case FrictionModel::bengisu_akay: return run_points<Mechanism, BengisuAkay>(params, skip, settings, threads, out);
-    case FrictionModel::none: return run_points<Mechanism, NoFriction>(params, skip, settings, threads, out);
-  }
-  throw std::logic_error("stability: unknown friction model");
+// Calls f(StabilityCombination{}) for the batch's (physics, friction law).
+template <class F>
+void with_batch_combination(const StabilityBatch& batch, F&& f) {
+  if (!batch.model) throw std::invalid_argument("stability batch without a model");
+  if (!hs::with_stability_combination(f, batch.model->physics, batch.friction))
+    throw std::invalid_argument("model " + batch.model->name + " has no stability map with friction law '" +
+                                batch.friction + "' in this build");
 }
 
-void dispatch(const std::vector<FourBarParams>& params, const std::vector<char>& skip, const StabilitySettings& settings,
-              bool spatial, FrictionModel friction, int threads, std::vector<StabilityPoint>& out) {
-  if (spatial) by_friction<SpatialFourBarDae>(friction, params, skip, settings, threads, out);
-  else by_friction<PlanarChainDae<3>>(friction, params, skip, settings, threads, out);
-}
-
-}  // namespace
-
-std::vector<StabilityPoint> run_stability_cpu(const std::vector<FourBarParams>& instances, const StabilitySettings& settings,
-                                              bool spatial, FrictionModel friction, int threads) {
-  std::vector<StabilityPoint> out(instances.size(), blank_stability_point(Status::not_run));
-  dispatch(instances, {}, settings, spatial, friction, threads, out);
-  return out;
-}
-
-namespace {
-// The study's instances and which of them are inadmissible.
-void generate(const Study& study, std::vector<FourBarParams>& params, std::vector<char>& skip) {
-  plan_stability_memory(study);  // before any study-sized allocation (host/memory_budget.hpp)
-  const long n = study.instance_count();
-  params.resize(static_cast<size_t>(n));
-  skip.assign(static_cast<size_t>(n), 0);
-  for (long i = 0; i < n; ++i) {
-    params[i] = study.instance(i);
-    skip[i] = !study.instance_problem(params[i]).empty();
-  }
+// The study's inadmissible instances.
+std::vector<char> inadmissible(const Study& study, const StabilityBatch& batch) {
+  const long n = batch.point_count();
+  std::vector<char> skip(static_cast<size_t>(n), 0);
+  for (long i = 0; i < n; ++i) skip[i] = !study.instance_problem(batch.parameters.data() + i * study.parameter_count()).empty();
+  return skip;
 }
 void flag_invalid(const std::vector<char>& skip, std::vector<StabilityPoint>& out) {
   for (size_t i = 0; i < skip.size(); ++i)
     if (skip[i]) out[i] = blank_stability_point(Status::invalid_parameters);
 }
+
+std::vector<StabilityPoint> run_cpu(const StabilityBatch& batch, const std::vector<char>& skip) {
+  std::vector<StabilityPoint> out(static_cast<size_t>(batch.point_count()), blank_stability_point(Status::not_run));
+  with_batch_combination(batch, [&](auto combination) {
+    run_points<typename decltype(combination)::System>(batch, skip, out);
+  });
+  return out;
+}
+
 }  // namespace
 
+StabilityBatch stability_batch(const Study& study, int threads) {
+  plan_stability_memory(study);  // before any study-sized allocation (host/memory_budget.hpp)
+  StabilityBatch b;
+  b.model = study.descriptor;
+  b.friction = study.friction;
+  b.parameters = study.instances();
+  b.settings = stability_settings(study.stability);
+  b.threads = threads;
+  return b;
+}
+
+std::vector<StabilityPoint> run_stability_cpu(const StabilityBatch& batch) { return run_cpu(batch, {}); }
+
 std::vector<StabilityPoint> run_stability_cpu(const Study& study, int threads) {
-  std::vector<FourBarParams> params;
-  std::vector<char> skip;
-  generate(study, params, skip);
-  std::vector<StabilityPoint> out(params.size(), blank_stability_point(Status::not_run));
+  const StabilityBatch batch = stability_batch(study, threads);
+  const std::vector<char> skip = inadmissible(study, batch);
+  std::vector<StabilityPoint> out = run_cpu(batch, skip);
   flag_invalid(skip, out);
-  dispatch(params, skip, stability_settings(study.stability), stability_model_is_spatial(study.model), study.friction,
-           threads, out);
   return out;
 }
 
@@ -121,8 +108,9 @@ int stability_threads(int threads) { return threads > 0 ? threads : omp_get_max_
 
 Backend stability_backend(Backend requested, std::string* note) {
   if (requested == Backend::kokkos) {
-    if (note) *note = "stability maps have no Kokkos path; running on the CPU";
-    return Backend::cpu;
+    std::string why;
+    if (!backend_available(Backend::kokkos, &why)) throw std::invalid_argument("backend kokkos: " + why);
+    return Backend::kokkos;
   }
   if (requested == Backend::cpu) return Backend::cpu;
 #ifdef HYDROSWEEP_HAVE_CUDA_STABILITY
@@ -148,21 +136,31 @@ Backend stability_backend(Backend requested, std::string* note) {
 
 std::vector<StabilityPoint> run_stability(const Study& study, Backend backend, int threads) {
   if (backend == Backend::cpu) return run_stability_cpu(study, threads);
+  const StabilityBatch batch = stability_batch(study, threads);
+  const std::vector<char> skip = inadmissible(study, batch);
+  std::vector<StabilityPoint> out;
+  if (backend == Backend::kokkos) {
+    out = run_stability_kokkos(batch);
 #ifdef HYDROSWEEP_HAVE_CUDA_STABILITY
-  if (backend == Backend::cuda) {
-    std::vector<FourBarParams> params;
-    std::vector<char> skip;
-    generate(study, params, skip);
-    std::vector<StabilityPoint> out = run_stability_cuda(params, stability_settings(study.stability),
-                                                         stability_model_is_spatial(study.model), study.friction);
-    if (out.size() != params.size())
-      throw std::runtime_error("run_stability_cuda returned " + std::to_string(out.size()) + " points for " +
-                               std::to_string(params.size()));
-    flag_invalid(skip, out);
-    return out;
-  }
+  } else if (backend == Backend::cuda) {
+    out = run_stability_cuda(batch);
 #endif
-  throw std::invalid_argument("stability: backend " + backend_name(backend) + " is not available here");
+  } else {
+    throw std::invalid_argument("stability: backend " + backend_name(backend) + " is not available here");
+  }
+  if (static_cast<long>(out.size()) != batch.point_count())
+    throw std::runtime_error("stability backend " + backend_name(backend) + " returned " + std::to_string(out.size()) +
+                             " points for " + std::to_string(batch.point_count()));
+  flag_invalid(skip, out);
+  return out;
 }
+
+#ifndef HYDROSWEEP_HAVE_KOKKOS
+std::vector<StabilityPoint> run_stability_kokkos(const StabilityBatch&) {
+  std::string why;
+  backend_available(Backend::kokkos, &why);
+  throw std::invalid_argument("backend kokkos: " + why);
+}
+#endif
 
 }  // namespace hs

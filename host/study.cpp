@@ -84,25 +84,11 @@ struct Range {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr Range kPositive{0, kInf, true, true};
 
-const std::vector<std::string> kFrictionNames = {"brown-mcphee", "bengisu-akay", "none"};
-const std::vector<std::string> kFormulationNames = {"double-step"};
 const std::vector<std::string> kTangentNames = {"exact", "finite-difference"};
 const std::vector<std::string> kSpacingNames = {"linear", "log"};
 constexpr double kMaxVolts = 1000.0;
 // A run longer than this many steps is certainly a unit mistake (dt in ms?).
 constexpr double kMaxSteps = 1e12;
-
-// Cross-field rules every instance must satisfy: a OP b.
-struct PairRule {
-  const char* a;
-  const char* b;
-  const char* why;
-};
-const PairRule kPairRules[] = {
-    {"circuit.rod_diameter", "circuit.piston_diameter", "the rod must be thinner than the piston"},
-    {"circuit.piston_chamber_length0", "circuit.cylinder_length", "the piston must start inside the cylinder"},
-    {"circuit.tank_pressure", "circuit.supply_pressure", "the pump must deliver more than tank pressure"},
-};
 
 class Parser {
  public:
@@ -123,8 +109,8 @@ class Parser {
     check_top_level(root);
     s_.name = std::filesystem::path(s_.path).stem().string();
     read_study(table_of(root, "study"));
-    model_defaults(s_.model, s_.base);  // the name was validated by read_study
-    s_.input = s_.base.input;
+    if (!s_.descriptor) use_model();  // no [study] model: the default model
+    s_.input = schedule_of(s_.base);
     read_integrator(table_of(root, "integrator"));
     read_input(table_of(root, "input"));
     read_parameters(table_of(root, "parameters"));
@@ -209,13 +195,48 @@ class Parser {
     fail(at(n), key + " = \"" + v + "\" is not one of " + join(allowed, ", ", "\"") +
                     (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)"));
   }
-  // The ParameterInfo of a dotted name, or an error suggesting the closest one.
-  const ParameterInfo& parameter(const std::string& name, const toml::source_region& where, const std::string& key) const {
-    if (const ParameterInfo* p = find_parameter(name)) return *p;
+  // The ParameterInfo of a dotted name, or an error naming the model and
+  // suggesting its closest parameter. Parameters set by the [input] table
+  // are refused elsewhere (settable = false).
+  const ParameterInfo& parameter(const std::string& name, const toml::source_region& where, const std::string& key,
+                                 bool settable = true) const {
+    const ModelDescriptor& m = *s_.descriptor;
+    if (const ParameterInfo* p = m.find_parameter(name)) {
+      if (settable && p->role == ParameterInfo::Role::input_schedule)
+        fail(at(where), key + ": " + name + " is part of the valve schedule; set it in the [input] table (times, values)");
+      return *p;
+    }
     std::vector<std::string> names;
-    for (const auto& p : four_bar_parameters()) names.push_back(p.name);
-    fail(at(where), "unknown parameter '" + name + "' (" + key + "); did you mean '" + closest(name, names, true) +
-                        "'? ('hydrosweep parameters' lists them all)");
+    for (const auto& p : m.parameters)
+      if (p.role == ParameterInfo::Role::parameter) names.push_back(p.name);
+    std::string other;  // a parameter of another model?
+    for (const auto& o : models())
+      if (o.name != m.name && o.find_parameter(name)) other = " (it is a parameter of model " + o.name + ")";
+    fail(at(where), "unknown parameter '" + name + "' (" + key + ") of model " + m.name + other + "; did you mean '" +
+                        closest(name, names, true) + "'? ('hydrosweep parameters --model " + m.name + "' lists them all)");
+  }
+  // The valve schedule held in a row's input.* columns (the model's [input] policy).
+  InputSchedule schedule_of(const std::vector<double>& row) const {
+    InputSchedule in;
+    const ModelDescriptor& m = *s_.descriptor;
+    const ParameterInfo* count = m.find_parameter("input.segments");
+    if (!count) return in;
+    in.count = static_cast<int>(row[count->index]);
+    in.gain = row[m.find_parameter("input.gain")->index];
+    for (int k = 0; k < InputSchedule::kMaxSegments; ++k) {
+      in.start[k] = row[m.find_parameter("input.time" + std::to_string(k + 1))->index];
+      in.value[k] = row[m.find_parameter("input.value" + std::to_string(k + 1))->index];
+    }
+    return in;
+  }
+  void set_schedule(const InputSchedule& in, std::vector<double>& row) const {
+    const ModelDescriptor& m = *s_.descriptor;
+    row[m.find_parameter("input.segments")->index] = in.count;
+    row[m.find_parameter("input.gain")->index] = in.gain;
+    for (int k = 0; k < InputSchedule::kMaxSegments; ++k) {
+      row[m.find_parameter("input.time" + std::to_string(k + 1))->index] = in.start[k];
+      row[m.find_parameter("input.value" + std::to_string(k + 1))->index] = in.value[k];
+    }
   }
   double parameter_value(const toml::node& n, const std::string& key, const ParameterInfo& p) const {
     const double v = number(n, key);
@@ -282,8 +303,53 @@ class Parser {
     if (auto n = t->get("name")) s_.name = string(*n, "study.name");
     if (auto n = t->get("description")) s_.description = string(*n, "study.description");
     if (auto n = t->get("model")) s_.model = choice(*n, "study.model", model_names());
-    if (auto n = t->get("formulation")) parse_formulation(choice(*n, "study.formulation", kFormulationNames), s_.formulation);
-    if (auto n = t->get("friction")) parse_friction_model(choice(*n, "study.friction", kFrictionNames), s_.friction);
+    use_model();
+    const ModelDescriptor& m = *s_.descriptor;
+    if (auto n = t->get("formulation")) {
+      s_.formulation = string(*n, "study.formulation");
+      if (!m.supports_formulation(s_.formulation))
+        fail(at(*n), "study.formulation = \"" + s_.formulation + "\": " + unsupported(m, "formulation", all_formulations(),
+                                                                                       m.formulations, s_.formulation));
+    }
+    if (auto n = t->get("friction")) {
+      s_.friction = string(*n, "study.friction");
+      if (!m.supports_friction(s_.friction))
+        fail(at(*n), "study.friction = \"" + s_.friction + "\": " + unsupported(m, "friction law", all_friction_laws(),
+                                                                                 m.friction_laws, s_.friction));
+    }
+  }
+  // The model's description, defaults, default friction law and formulation.
+  void use_model() {
+    s_.descriptor = find_model(s_.model);
+    s_.base = s_.descriptor->defaults;
+    s_.friction = s_.descriptor->friction_laws.empty() ? "" : s_.descriptor->friction_laws.front();
+    s_.formulation = s_.descriptor->formulations.empty() ? "" : s_.descriptor->formulations.front();
+  }
+  static std::vector<std::string> all_friction_laws() {
+    std::vector<std::string> all;
+    for (const auto& m : models())
+      for (const auto& f : m.friction_laws)
+        if (std::find(all.begin(), all.end(), f) == all.end()) all.push_back(f);
+    return all;
+  }
+  static std::vector<std::string> all_formulations() {
+    std::vector<std::string> all;
+    for (const auto& m : models())
+      for (const auto& f : m.formulations)
+        if (std::find(all.begin(), all.end(), f) == all.end()) all.push_back(f);
+    return all;
+  }
+  // "model M does not support the friction law X; it supports: a, b" (or
+  // "X is not a friction law of any model" with a hint).
+  static std::string unsupported(const ModelDescriptor& m, const std::string& what, const std::vector<std::string>& known,
+                                 const std::vector<std::string>& supported, const std::string& value) {
+    const std::string list = supported.empty() ? "none" : join(supported, ", ", "\"");
+    if (std::find(known.begin(), known.end(), value) == known.end()) {
+      const std::string hint = closest(value, supported.empty() ? known : supported, false);
+      return "no model has the " + what + " \"" + value + "\"; model " + m.name + " supports " + list +
+             (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)");
+    }
+    return "model " + m.name + " does not support the " + what + " \"" + value + "\"; it supports " + list;
   }
 
   void read_integrator(const toml::table* t) {
@@ -338,12 +404,13 @@ class Parser {
     if (!t) return;
     check_keys(*t, "input", {"times", "values", "gain"});
     if (auto n = t->get("gain")) {
-      s_.base.input.gain = parameter_value(*n, "input.gain", *find_parameter("input.gain"));
+      const ParameterInfo& g = parameter("input.gain", n->source(), "input.gain");
+      s_.base[g.index] = parameter_value(*n, "input.gain", g);
       gain_source_ = n->source();
     }
     const toml::node* times = t->get("times");
     const toml::node* values = t->get("values");
-    if (!times && !values) { s_.input = s_.base.input; return; }
+    if (!times && !values) { s_.input = schedule_of(s_.base); return; }
     if (!times || !values)
       fail(at(times ? *times : *values), std::string("[input] needs both times and values; input.") + (times ? "values" : "times") + " is missing");
     const toml::array& ta = array(*times, "input.times");
@@ -355,7 +422,7 @@ class Parser {
       fail(at(*times), "input.times has " + std::to_string(ta.size()) + " entries; allowed: 1 to " +
                            std::to_string(InputSchedule::kMaxSegments) + " segments");
     InputSchedule in;
-    in.gain = s_.base.input.gain;
+    in.gain = schedule_of(s_.base).gain;
     in.count = static_cast<int>(ta.size());
     for (size_t i = 0; i < ta.size(); ++i) {
       const std::string ti = "input.times[" + std::to_string(i) + "]", vi = "input.values[" + std::to_string(i) + "]";
@@ -365,7 +432,7 @@ class Parser {
         fail(at(ta[i]), ti + " = " + fmt(in.start[i]) + " must be > input.times[" + std::to_string(i - 1) + "] = " +
                             fmt(in.start[i - 1]) + " (segment start times must increase strictly)");
     }
-    s_.base.input = in;
+    set_schedule(in, s_.base);
     s_.input = in;
   }
 
@@ -387,9 +454,9 @@ class Parser {
       if (name == "input.gain" && gain_source_.begin.line)
         fail(at(v), key + " is given twice (also as input.gain on line " + std::to_string(gain_source_.begin.line) + ")");
       parameter_lines_[name] = static_cast<int>(v.source().begin.line);
-      p.field(s_.base) = parameter_value(v, key, p);
+      s_.base[p.index] = parameter_value(v, key, p);
     }
-    s_.input = s_.base.input;
+    s_.input = schedule_of(s_.base);
   }
   // Dotted names and values of a table's leaves (nested tables flattened),
   // in file order so that problems are reported where they occur.
@@ -468,7 +535,7 @@ class Parser {
 
   // The pseudo-parameter of a scale factor: any positive multiplier.
   static const ParameterInfo& scale_info() {
-    static const ParameterInfo info{"a scale factor", "-", 0.0, 1e12, true, "multiplier of the base values", nullptr};
+    static const ParameterInfo info{"a scale factor", "-", 0.0, 1e12, true, "multiplier of the base values"};
     return info;
   }
 
@@ -494,7 +561,7 @@ class Parser {
     } else {
       if (!nn) fail(at(*sn), g + ".scales needs name = \"...\" for the scale factor (its column in the outputs)");
       f.name = string(*nn, g + ".name");
-      if (f.name.empty() || find_parameter(f.name))
+      if (f.name.empty() || s_.descriptor->find_parameter(f.name))
         fail(at(*nn), g + ".name = \"" + f.name + "\" must be a new, non-empty name, not a parameter's");
       const toml::array& sa = array(*sn, g + ".scales");
       if (sa.empty()) fail(at(*sn), g + ".scales is empty; list the dotted names of the parameters it multiplies");
@@ -521,8 +588,7 @@ class Parser {
   // A scale factor value must keep every parameter it multiplies in range.
   void check_scaled_value(const Factor& f, double v, const std::string& where, const std::string& key) const {
     for (const ParameterInfo* p : f.scaled) {
-      FourBarParams b = s_.base;
-      const double x = p->field(b) * v;
+      const double x = s_.base[p->index] * v;
       if (!p->admits(x))
         fail(where, key + " (" + f.name + ") = " + fmt(v) + " scales " + p->name + " to " + fmt(x) + ", out of its range " +
                         p->range_text() + (p->unit == "-" ? "" : " " + p->unit));
@@ -579,8 +645,7 @@ class Parser {
       check_keys(t, g, {"parameter", "name", "scales", "distribution", "min", "max", "mean", "std", "median", "sigma_log",
                         "relative"}, "[[factor]]");
       Factor f = factor_target(t, g);
-      FourBarParams b = s_.base;
-      const double base_value = f.info ? f.info->field(b) : 1.0;
+      const double base_value = f.info ? s_.base[f.info->index] : 1.0;
       const std::string law = t.get("distribution") ? choice(*t.get("distribution"), g + ".distribution", laws) : "uniform";
       auto need = [&](const char* key) -> double {
         const toml::node* n = t.get(key);
@@ -648,12 +713,12 @@ class Parser {
       const std::string text = string(*node, key);
       try {
         d.expression = std::make_shared<const Expression>(
-            Expression::parse(text, [](const std::string& n) { return find_parameter(n) != nullptr; }));
+            Expression::parse(text, [this](const std::string& n) { return s_.descriptor->find_parameter(n) != nullptr; }));
       } catch (const ExpressionError& e) {
         fail(at(*node), key + " = \"" + text + "\": " + e.what() + " (names are the dotted parameter names of 'hydrosweep parameters')");
       }
       for (const auto& n : d.expression->names()) {
-        const ParameterInfo* p = find_parameter(n);
+        const ParameterInfo* p = s_.descriptor->find_parameter(n);
         if (p == d.target) fail(at(*node), key + " = \"" + text + "\" refers to itself");
         d.inputs.push_back(p);
       }
@@ -709,7 +774,7 @@ class Parser {
       a.has_limit = true;
     }
   }
-  static std::vector<std::string> summary_columns_names();
+  std::vector<std::string> summary_columns_names() const;
 
   void read_stability(const toml::table* t) {
     if (!t) return;
@@ -753,7 +818,7 @@ class Parser {
   // the first instance must at least be admissible, so a derived parameter
   // that is always out of range is an error here, not N flagged instances.
   void check_first_instance() const {
-    const std::string problem = s_.instance_problem(0);
+    const std::string problem = s_.instance_problem(0L);
     if (problem.empty()) return;
     int line = s_.derived.empty() ? (s_.grid.empty() ? 0 : s_.grid[0].line) : s_.derived[0].line;
     fail(at(line), "instance 0 of the design is not admissible: " + problem);
@@ -797,7 +862,7 @@ class Parser {
         fail(at(0), "sample.count = " + std::to_string(s_.sample_count) + " gives " + std::to_string(total) +
                         " instances, more than the limit of " + std::to_string(kMaxInstances) + " per study");
     }
-    const double bytes = static_cast<double>(total) * sample_count(s_.settings, s_.trajectory_stride) * sizeof(FourBarSample);
+    const double bytes = static_cast<double>(total) * sample_count(s_.settings, s_.trajectory_stride) * (s_.descriptor->trajectory_channels.size() * sizeof(double));
     if (bytes > kMaxTrajectoryBytes)
       fail(stride_where_.empty() ? at(0) : stride_where_,
            "output.trajectory_stride = " + std::to_string(s_.trajectory_stride) + " records " + std::to_string(total) + " x " +
@@ -828,15 +893,14 @@ class Parser {
           sd.origin = "grid[" + std::to_string(i) + "]";
           return sd;
         }
-      FourBarParams b = s_.base;
-      sd.values = {find_parameter(name)->field(b)};
+      sd.values = {s_.base[s_.descriptor->find_parameter(name)->index]};
       auto it = parameter_lines_.find(name);
       sd.line = it == parameter_lines_.end() ? 0 : it->second;
       sd.origin = it == parameter_lines_.end() ? "model " + s_.model + " default" : "parameters";
       return sd;
     };
     const long n = s_.instance_count();
-    for (const auto& rule : kPairRules) {
+    for (const auto& rule : s_.descriptor->rules) {
       const Side a = side(rule.a), b = side(rule.b);
       long first = -1;
       size_t fa = 0, fb = 0;
@@ -855,9 +919,9 @@ class Parser {
   }
 };
 
-std::vector<std::string> Parser::summary_columns_names() {
+std::vector<std::string> Parser::summary_columns_names() const {
   std::vector<std::string> names;
-  for (const auto& c : summary_columns()) names.push_back(c.name);
+  for (const auto& c : s_.descriptor->summary_columns) names.push_back(c.name);
   return names;
 }
 
@@ -939,20 +1003,19 @@ std::vector<double> factor_values(const Study& s, long i) {
 
 // Apply factors then derived parameters (file order, so a derived parameter
 // may use an earlier one). Returns the varied values in varied_names() order.
-std::vector<double> apply(const Study& s, long i, FourBarParams& p) {
+std::vector<double> apply(const Study& s, long i, double* p) {
   std::vector<double> v = factor_values(s, i);
-  FourBarParams base = s.base;
   for (size_t k = 0; k < s.grid.size(); ++k) {
     const Factor& f = s.grid[k];
-    if (f.info) f.info->field(p) = v[k];
-    for (const ParameterInfo* q : f.scaled) q->field(p) = q->field(base) * v[k];
+    if (f.info) p[f.info->index] = v[k];
+    for (const ParameterInfo* q : f.scaled) p[q->index] = s.base[q->index] * v[k];
   }
   std::vector<double> inputs;
   for (const auto& d : s.derived) {
     inputs.resize(d.inputs.size());  // every name the expression reads, in names() order
-    for (size_t k = 0; k < inputs.size(); ++k) inputs[k] = d.inputs[k]->field(p);
+    for (size_t k = 0; k < inputs.size(); ++k) inputs[k] = p[d.inputs[k]->index];
     const double x = d.expression->evaluate(inputs.data());
-    d.target->field(p) = x;
+    p[d.target->index] = x;
     v.push_back(x);
   }
   return v;
@@ -960,42 +1023,43 @@ std::vector<double> apply(const Study& s, long i, FourBarParams& p) {
 }  // namespace
 
 std::vector<double> Study::varied_values(long i) const {
-  FourBarParams p = base;
-  return apply(*this, i, p);
+  std::vector<double> p = base;
+  return apply(*this, i, p.data());
 }
 
-FourBarParams Study::instance(long i) const {
-  FourBarParams p = base;
-  apply(*this, i, p);
+std::vector<double> Study::instance(long i) const {
+  std::vector<double> p = base;
+  apply(*this, i, p.data());
   return p;
 }
 
 std::string Study::instance_problem(long i) const { return instance_problem(instance(i)); }
 
-std::string Study::instance_problem(const FourBarParams& params) const {
-  FourBarParams p = params;  // ParameterInfo::field takes a mutable reference
+std::string Study::instance_problem(const double* p) const {
   for (const auto& d : derived) {
-    const double x = d.target->field(p);
+    const double x = p[d.target->index];
     if (!d.target->admits(x))
       return "derived." + d.target->name + " = " + fmt(x) + " is out of range " + d.target->range_text() +
              (d.target->unit == "-" ? "" : " " + d.target->unit);
   }
   for (const auto& f : grid)
     for (const ParameterInfo* q : f.scaled)
-      if (!q->admits(q->field(p)))
-        return f.name + " scales " + q->name + " to " + fmt(q->field(p)) + ", out of range " + q->range_text();
-  for (const auto& rule : kPairRules) {
-    const double a = find_parameter(rule.a)->field(p), b = find_parameter(rule.b)->field(p);
-    if (!(a < b)) return std::string(rule.a) + " = " + fmt(a) + " must be < " + rule.b + " = " + fmt(b) + ": " + rule.why;
+      if (!q->admits(p[q->index]))
+        return f.name + " scales " + q->name + " to " + fmt(p[q->index]) + ", out of range " + q->range_text();
+  for (const auto& rule : descriptor->rules) {
+    const double a = p[descriptor->find_parameter(rule.a)->index], b = p[descriptor->find_parameter(rule.b)->index];
+    if (!(a < b)) return rule.a + " = " + fmt(a) + " must be < " + rule.b + " = " + fmt(b) + ": " + rule.why;
   }
   return "";
 }
 
-std::vector<FourBarParams> Study::instances() const {
-  const long n = instance_count();
-  std::vector<FourBarParams> out;
-  out.reserve(n);
-  for (long i = 0; i < n; ++i) out.push_back(instance(i));
+std::vector<double> Study::instances() const {
+  const long n = instance_count(), P = parameter_count();
+  std::vector<double> out(static_cast<size_t>(n * P));
+  for (long i = 0; i < n; ++i) {
+    std::copy(base.begin(), base.end(), out.begin() + i * P);
+    apply(*this, i, out.data() + i * P);
+  }
   return out;
 }
 
@@ -1003,8 +1067,13 @@ BatchSpec Study::batch_spec(int threads, long first, long count) const {
   BatchSpec spec;
   const long n = instance_count();
   if (count < 0 || first + count > n) count = n - first;
-  spec.instances.reserve(count);
-  for (long i = first; i < first + count; ++i) spec.instances.push_back(instance(i));
+  const long P = parameter_count();
+  spec.model = descriptor;
+  spec.parameters.resize(static_cast<size_t>(count * P));
+  for (long i = 0; i < count; ++i) {
+    std::copy(base.begin(), base.end(), spec.parameters.begin() + i * P);
+    apply(*this, first + i, spec.parameters.data() + i * P);
+  }
   spec.settings = settings;
   spec.friction = friction;
   spec.formulation = formulation;
@@ -1015,6 +1084,12 @@ BatchSpec Study::batch_spec(int threads, long first, long count) const {
 }
 
 Study parse_study(const std::string& text, const std::string& path) { return Parser(path, text).run(); }
+
+void require_command(const Study& study, const std::string& command) {
+  if (study.descriptor->supports_command(command)) return;
+  throw StudyError(study.path + ": model " + study.model + " does not support `hydrosweep " + command + "`; " +
+                   model_support_text(*study.descriptor));
+}
 
 Study load_study(const std::string& path) {
   namespace fs = std::filesystem;

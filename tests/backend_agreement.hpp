@@ -1,10 +1,10 @@
 // Shared by the backend tests (test_backends: Kokkos vs CPU, test_gpu: CUDA
-// vs CPU) and the end-to-end value checks (test_end_to_end_values): every
-// field of RunSummary and of Sample, named as results.h5 names it, read
-// straight from the struct (never through host/output.cpp's accessors, so a
-// swapped accessor there is caught); a batch of random instances of the
-// default work cycle (some of which fail on purpose); the comparison of two
-// backends' results field by field.
+// vs CPU) and the end-to-end value checks (test_end_to_end_values): a batch
+// of random instances of the default work cycle (some of which fail on
+// purpose), and the comparison of two backends' flat results column by
+// column, with each column's scale. (The end-to-end checks read the kernel's
+// RunSummary and Sample structs directly, so a swapped column in the flat
+// layout is caught there, not here.)
 #pragma once
 #include <gtest/gtest.h>
 
@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "host/batch.hpp"
-#include "host/parameters.hpp"
+#include "host/models/registry.hpp"
 
 namespace hs::backend_test {
 
@@ -39,86 +39,26 @@ constexpr double kForceScale = 1e3;      // N
 constexpr double kTimeScale = 1.0;       // s
 constexpr double kEnergyFloor = 1.0;     // J; the energy scale is max(W_max, this), W_max ~ 62 J in the cycle
 
-// The energy scale of an instance: works and the energy-balance drift are
-// sums of power over the cycle, their rounding follows max_t |W_cyl|.
-inline double energy_scale(const FourBarSummary& s) { return std::max(s.max_cylinder_work, kEnergyFloor); }
-
-// One field of a struct: the name results.h5 gives it, its value, the
-// absolute scale (per instance, from the reference's summary) below which a
-// difference is judged absolutely, and whether the member is an integer
-// (written as an integer dataset).
-template <class Record>
-struct Field {
-  std::string name;
-  std::function<double(const Record&)> value;
-  std::function<double(const FourBarSummary&)> scale;
-  bool integer = false;
-};
-using SummaryField = Field<FourBarSummary>;
-using SampleField = Field<FourBarSample>;
-
-inline std::function<double(const FourBarSummary&)> fixed_scale(double s) {
-  return [s](const FourBarSummary&) { return s; };
+// The absolute scale of a column (per instance: energies scale with that
+// instance's max_t |W_cyl| in the reference), from its name: the model's
+// summary columns and trajectory channels (kernels/integrators/run_columns.hpp).
+// Integer columns and the status are compared exactly (scale 0).
+inline double column_scale(const std::string& name, double max_cylinder_work) {
+  auto starts = [&](const char* p) { return name.rfind(p, 0) == 0; };
+  if (name == "status" || name == "steps" || name == "newton_iterations" || name == "max_newton_iterations") return 0.0;
+  if (name == "t_end" || name == "t" || name == "settling_time") return kTimeScale;
+  if (starts("qd")) return kRateScale;
+  if (starts("q") || name == "tracking_rms") return kAngleScale;
+  if (starts("p") && name != "piston_force" && name != "peak_energy_drift") return kPressureScale;
+  if (name == "U") return kSpoolScale;
+  if (name == "s" || name == "max_constraint_violation") return kLengthScale;
+  if (name == "sdot") return kSpeedScale;
+  if (name == "piston_force" || name == "friction_force") return kForceScale;
+  if (name == "mean_newton_iterations") return 1.0;
+  return std::max(max_cylinder_work, kEnergyFloor);  // works and energy drifts
 }
 
-// Every member of RunSummary<3, 3> (kernels/integrators/run.hpp), status
-// included; the names are those of /outputs (host/output.hpp).
-inline const std::vector<SummaryField>& summary_fields() {
-  static const std::vector<SummaryField> fields = [] {
-    std::vector<SummaryField> f;
-    const auto energy = std::function<double(const FourBarSummary&)>(energy_scale);
-    f.push_back({"status", [](const FourBarSummary& s) { return double(static_cast<int>(s.status)); }, fixed_scale(0.0),
-                 true});
-    f.push_back({"t_end", [](const FourBarSummary& s) { return s.t_end; }, fixed_scale(kTimeScale)});
-    f.push_back({"steps", [](const FourBarSummary& s) { return double(s.steps); }, fixed_scale(0.0), true});
-    for (int k = 0; k < 3; ++k) {
-      const std::string n = std::to_string(k + 1);
-      f.push_back({"q" + n, [k](const FourBarSummary& s) { return s.q[k]; }, fixed_scale(kAngleScale)});
-      f.push_back({"qd" + n, [k](const FourBarSummary& s) { return s.qd[k]; }, fixed_scale(kRateScale)});
-      f.push_back({"p" + n, [k](const FourBarSummary& s) { return s.p[k]; }, fixed_scale(kPressureScale)});
-      f.push_back({"p" + n + "_min", [k](const FourBarSummary& s) { return s.p_min[k]; }, fixed_scale(kPressureScale)});
-      f.push_back({"p" + n + "_max", [k](const FourBarSummary& s) { return s.p_max[k]; }, fixed_scale(kPressureScale)});
-    }
-    f.push_back({"U", [](const FourBarSummary& s) { return s.U; }, fixed_scale(kSpoolScale)});
-    f.push_back({"s", [](const FourBarSummary& s) { return s.s; }, fixed_scale(kLengthScale)});
-    f.push_back({"cylinder_work", [](const FourBarSummary& s) { return s.cylinder_work; }, energy});
-    f.push_back({"friction_work", [](const FourBarSummary& s) { return s.friction_work; }, energy});
-    f.push_back({"max_cylinder_work", [](const FourBarSummary& s) { return s.max_cylinder_work; }, energy});
-    f.push_back({"peak_energy_drift", [](const FourBarSummary& s) { return s.peak_energy_drift; }, energy});
-    f.push_back({"final_energy_drift", [](const FourBarSummary& s) { return s.final_energy_drift; }, energy});
-    f.push_back({"newton_iterations", [](const FourBarSummary& s) { return double(s.newton_iterations); }, fixed_scale(0.0),
-                 true});
-    f.push_back({"max_newton_iterations", [](const FourBarSummary& s) { return double(s.max_newton_iterations); },
-                 fixed_scale(0.0), true});
-    f.push_back({"max_constraint_violation", [](const FourBarSummary& s) { return s.max_constraint_violation; },
-                 fixed_scale(kLengthScale)});
-    f.push_back({"settling_time", [](const FourBarSummary& s) { return s.settling_time; }, fixed_scale(kTimeScale)});
-    f.push_back({"tracking_rms", [](const FourBarSummary& s) { return s.tracking_rms; }, fixed_scale(kAngleScale)});
-    return f;
-  }();
-  return fields;
-}
-
-// Every member of Sample<3, 3>; the names are those of /trajectories.
-inline const std::vector<SampleField>& sample_fields() {
-  static const std::vector<SampleField> fields = [] {
-    std::vector<SampleField> f;
-    f.push_back({"t", [](const FourBarSample& s) { return s.t; }, fixed_scale(kTimeScale)});
-    for (int k = 0; k < 3; ++k)
-      f.push_back({"q" + std::to_string(k + 1), [k](const FourBarSample& s) { return s.q[k]; }, fixed_scale(kAngleScale)});
-    for (int k = 0; k < 3; ++k)
-      f.push_back({"p" + std::to_string(k + 1), [k](const FourBarSample& s) { return s.p[k]; }, fixed_scale(kPressureScale)});
-    f.push_back({"U", [](const FourBarSample& s) { return s.U; }, fixed_scale(kSpoolScale)});
-    f.push_back({"s", [](const FourBarSample& s) { return s.s; }, fixed_scale(kLengthScale)});
-    f.push_back({"sdot", [](const FourBarSample& s) { return s.sdot; }, fixed_scale(kSpeedScale)});
-    f.push_back({"piston_force", [](const FourBarSample& s) { return s.piston_force; }, fixed_scale(kForceScale)});
-    f.push_back({"friction_force", [](const FourBarSample& s) { return s.friction_force; }, fixed_scale(kForceScale)});
-    f.push_back({"energy_drift", [](const FourBarSample& s) { return s.energy_drift; },
-                 std::function<double(const FourBarSummary&)>(energy_scale)});
-    return f;
-  }();
-  return fields;
-}
+inline const ModelDescriptor& four_bar() { return *find_model("four-bar"); }
 
 // The same double, bit for bit (so +0 and −0 differ), or both NaN.
 inline bool identical(double a, double b) {
@@ -141,35 +81,39 @@ inline double scaled_difference(double a, double b, double scale) {
 // reference run), so that field is compared with real values. duration: of
 // the run [s] (the work cycle's last switch is at 8 s).
 inline BatchSpec random_batch(long n, unsigned seed, int stride, double duration = 10.0) {
+  const ModelDescriptor& m = four_bar();
   BatchSpec spec;
-  FourBarParams base;
-  model_defaults("four-bar", base);
+  spec.model = &m;
+  spec.friction = m.friction_laws.front();
+  spec.formulation = m.formulations.front();
+  auto at = [&](const char* name) { return m.find_parameter(name)->index; };
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   for (long i = 0; i < n; ++i) {
-    FourBarParams p = base;
-    p.friction.coulomb_force *= 0.5 + u(rng);
-    p.friction.static_force *= 0.5 + u(rng);
-    p.circuit.oil_bulk_modulus *= 0.7 + 0.6 * u(rng);
-    p.circuit.valve_time_constant *= 0.5 + u(rng);
-    p.circuit.supply_pressure *= 0.8 + 0.4 * u(rng);
-    p.input.gain = u(rng) < 0.05 ? 20.0 + 40.0 * u(rng) : 0.8 + 0.4 * u(rng);
-    spec.instances.push_back(p);
+    std::vector<double> p = m.defaults;
+    p[at("friction.coulomb_force")] *= 0.5 + u(rng);
+    p[at("friction.static_force")] *= 0.5 + u(rng);
+    p[at("circuit.oil_bulk_modulus")] *= 0.7 + 0.6 * u(rng);
+    p[at("circuit.valve_time_constant")] *= 0.5 + u(rng);
+    p[at("circuit.supply_pressure")] *= 0.8 + 0.4 * u(rng);
+    p[at("input.gain")] = u(rng) < 0.05 ? 20.0 + 40.0 * u(rng) : 0.8 + 0.4 * u(rng);
+    spec.parameters.insert(spec.parameters.end(), p.begin(), p.end());
   }
   spec.settings.duration = duration;
   spec.trajectory_stride = stride;
   spec.threads = 2;
   BatchSpec nominal = spec;
-  nominal.instances = {base};
+  nominal.parameters = m.defaults;
   nominal.trajectory_stride = 1;
   const BatchResult r = run_batch_cpu(nominal);
-  for (const auto& sample : r.trajectories) spec.reference.push_back(sample.q[0]);
+  const long q1 = 1;  // channel "q1" (after "t")
+  EXPECT_EQ(m.trajectory_channels[q1].name, "q1");
+  for (long k = 0; k < r.samples_per_instance; ++k) spec.reference.push_back(r.sample(0, k)[q1]);
   return spec;
 }
 
 inline long failed_count(const BatchResult& r) {
-  return std::count_if(r.summaries.begin(), r.summaries.end(),
-                       [](const FourBarSummary& s) { return s.status != Status::ok; });
+  return std::count_if(r.status.begin(), r.status.end(), [](Status s) { return s != Status::ok; });
 }
 
 // The largest scaled difference found and where (for the failure message and
@@ -190,17 +134,19 @@ struct WorstDifference {
   }
 };
 
-// Every summary field of every instance and every channel of every sample
-// (those after a failure included: both must leave them blank, t = NaN)
-// within `tolerance` in units of max(|a|, |b|, the field's scale);
+// The status, every summary column of every instance and every channel of
+// every sample (those after a failure included: both must leave them blank,
+// NaN) within `tolerance` in units of max(|a|, |b|, the column's scale);
 // tolerance 0: bit-identical. Same failed lists. Returns the worst difference.
-inline WorstDifference expect_agreement(const BatchResult& ref, const BatchResult& other, double tolerance) {
+inline WorstDifference expect_agreement(const BatchResult& ref, const BatchResult& other, double tolerance,
+                                        const ModelDescriptor& model = four_bar()) {
   WorstDifference worst;
   EXPECT_EQ(ref.failed_indices, other.failed_indices);
   EXPECT_EQ(ref.samples_per_instance, other.samples_per_instance);
-  if (ref.summaries.size() != other.summaries.size() || ref.trajectories.size() != other.trajectories.size()) {
-    ADD_FAILURE() << "sizes differ: " << ref.summaries.size() << " vs " << other.summaries.size() << " summaries, "
-                  << ref.trajectories.size() << " vs " << other.trajectories.size() << " samples";
+  if (ref.summaries.size() != other.summaries.size() || ref.trajectories.size() != other.trajectories.size() ||
+      ref.status.size() != other.status.size()) {
+    ADD_FAILURE() << "sizes differ: " << ref.summaries.size() << " vs " << other.summaries.size() << " summary values, "
+                  << ref.trajectories.size() << " vs " << other.trajectories.size() << " sample values";
     return worst;
   }
   int reported = 0;  // the first few mismatches in full, then only the count
@@ -218,14 +164,18 @@ inline WorstDifference expect_agreement(const BatchResult& ref, const BatchResul
     }
   };
   const long m = ref.samples_per_instance;
-  for (size_t i = 0; i < ref.summaries.size(); ++i) {
-    const FourBarSummary &a = ref.summaries[i], &b = other.summaries[i];
-    for (const auto& f : summary_fields()) check(f.value(a), f.value(b), f.scale(a), f.name, long(i), -1);
-    for (long k = 0; k < m; ++k) {
-      const FourBarSample &sa = ref.trajectories[i * m + k], &sb = other.trajectories[i * m + k];
-      for (const auto& f : sample_fields())
-        check(f.value(sa), f.value(sb), f.scale(a), "trajectory " + f.name, long(i), k);
-    }
+  const long work = model.summary_column("max_cylinder_work");
+  const auto& columns = model.summary_columns;
+  const auto& channels = model.trajectory_channels;
+  for (long i = 0; i < ref.instance_count(); ++i) {
+    const double w = ref.summary(i, work);
+    check(double(static_cast<int>(ref.status[i])), double(static_cast<int>(other.status[i])), 0.0, "status", i, -1);
+    for (size_t c = 0; c < columns.size(); ++c)
+      check(ref.summary(i, c), other.summary(i, c), column_scale(columns[c].name, w), columns[c].name, i, -1);
+    for (long k = 0; k < m; ++k)
+      for (size_t c = 0; c < channels.size(); ++c)
+        check(ref.sample(i, k)[c], other.sample(i, k)[c], column_scale(channels[c].name, w),
+              "trajectory " + channels[c].name, i, k);
   }
   EXPECT_EQ(mismatches, 0) << "worst: " << worst.text();
   return worst;

@@ -42,3 +42,45 @@ TEST(Backends, KokkosAgreesWithCpu) {
   const auto worst = backend_test::expect_agreement(cpu, kokkos, 0.0);
   std::cout << "Kokkos vs CPU, worst scaled difference: " << worst.text() << "\n";
 }
+
+// Stability maps on Kokkos: the same stability_point kernel function over
+// the same parameter rows as the CPU path, both formulations, so every
+// figure is bit-identical (measured: identical with Debian's Kokkos Serial).
+#include "host/stability.hpp"
+TEST(Backends, KokkosStabilityMapAgreesWithCpu) {
+  std::string why;
+  if (!backend_available(Backend::kokkos, &why)) GTEST_SKIP() << why;
+  for (const char* model : {"four-bar", "four-bar-3d"}) {
+    SCOPED_TRACE(model);
+    const ModelDescriptor& m = *find_model(model);
+    StabilityBatch batch;
+    batch.model = &m;
+    batch.friction = "bengisu-akay";
+    auto at = [&](const char* name) { return m.find_parameter(name)->index; };
+    for (int i = 0; i < 24; ++i) {
+      std::vector<double> P = m.defaults;
+      P[at("circuit.oil_bulk_modulus")] = 0.5e9 + 1.5e9 * i / 23.0;
+      P[at("mechanism.initial_angle1")] += 0.02 * (i % 5);
+      if (i == 7) P[at("mechanism.cut_x")] = 20.0;  // one point that cannot assemble
+      batch.parameters.insert(batch.parameters.end(), P.begin(), P.end());
+    }
+    const auto cpu = run_stability_cpu(batch);
+    const auto kokkos = run_stability_kokkos(batch);
+    ASSERT_EQ(cpu.size(), kokkos.size());
+    long ok = 0;
+    for (size_t i = 0; i < cpu.size(); ++i) {
+      EXPECT_EQ(cpu[i].status, kokkos[i].status) << i;
+      ok += cpu[i].status == 0;
+      EXPECT_EQ(cpu[i].structural_zeros, kokkos[i].structural_zeros) << i;
+      EXPECT_EQ(cpu[i].overdamped, kokkos[i].overdamped) << i;
+      for (int k = 0; k < 6; ++k) {
+        EXPECT_TRUE(backend_test::identical(cpu[i].re[k], kokkos[i].re[k])) << i << " " << k;
+        EXPECT_TRUE(backend_test::identical(cpu[i].im[k], kokkos[i].im[k])) << i << " " << k;
+      }
+      EXPECT_TRUE(backend_test::identical(cpu[i].max_real, kokkos[i].max_real)) << i;
+      EXPECT_TRUE(backend_test::identical(cpu[i].crank_angle, kokkos[i].crank_angle)) << i;
+    }
+    EXPECT_EQ(ok, 23) << "every point but the one that cannot assemble";
+    EXPECT_NE(cpu[7].status, 0);
+  }
+}

@@ -260,7 +260,12 @@ TEST(Cli, HelpAndParameterTable) {
   EXPECT_EQ(hydrosweep("--version", tmp.path).code, 0);
   const Result r = hydrosweep("parameters", tmp.path);
   EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(r.out.rfind("| Parameter | Unit | Range | Default (four-bar) | Description |", 0), 0u) << r.out;
+  EXPECT_EQ(r.out.rfind("Model four-bar: ", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("Supports: model four-bar supports commands run, stability; formulations double-step; friction laws "
+                       "brown-mcphee, bengisu-akay, none"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\n| Parameter | Unit | Range | Default (four-bar) | Description |\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("| `circuit.oil_bulk_modulus` | Pa | (0, 1e+12] | 1.5e+09 |"), std::string::npos) << r.out;
   EXPECT_EQ(hydrosweep("parameters --model nope", tmp.path).code, 2);
   const Result c = hydrosweep("check '" + kRoot + "/studies/grid_friction_bulk.toml'", tmp.path);

@@ -25,18 +25,21 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "host/analysis.hpp"
-#include "host/parameters.hpp"
+#include "host/models/registry.hpp"
 #include "host/runner.hpp"
 #include "host/stability.hpp"
 #include "host/study.hpp"
 #include "kernels/linearize/actuated_system.hpp"
 #include "kernels/models/planar_chain_dae.hpp"
 #include "kernels/models/spatial_four_bar.hpp"
+#include "host/backends/instance_kernel.hpp"
 #include "tests/backend_agreement.hpp"
 #include "tests/cli_support.hpp"
 
@@ -202,42 +205,149 @@ below = 1e7
 
 // ---- what this process computes ------------------------------------------------------
 
+using FourBarSummary = hs::RunSummary<3, 3>;
+using FourBarSample = hs::Sample<3, 3>;
+
+// Every field of RunSummary and of Sample, named as results.h5 names it, read
+// straight from the kernel's structs (never through the flat layout of
+// kernels/integrators/run_columns.hpp, so a swapped or misnamed column there
+// is caught here).
+inline double energy_scale(const FourBarSummary& s) { return std::max(s.max_cylinder_work, hs::backend_test::kEnergyFloor); }
+
+// One field of a struct: the name results.h5 gives it, its value, the
+// absolute scale (per instance, from the reference's summary) below which a
+// difference is judged absolutely, and whether the member is an integer
+// (written as an integer dataset).
+template <class Record>
+struct Field {
+  std::string name;
+  std::function<double(const Record&)> value;
+  std::function<double(const FourBarSummary&)> scale;
+  bool integer = false;
+};
+using SummaryField = Field<FourBarSummary>;
+using SampleField = Field<FourBarSample>;
+
+inline std::function<double(const FourBarSummary&)> fixed_scale(double s) {
+  return [s](const FourBarSummary&) { return s; };
+}
+
+// Every member of RunSummary<3, 3> (kernels/integrators/run.hpp), status
+// included; the names are those of /outputs (host/output.hpp).
+inline const std::vector<SummaryField>& summary_fields() {
+  static const std::vector<SummaryField> fields = [] {
+    std::vector<SummaryField> f;
+    const auto energy = std::function<double(const FourBarSummary&)>(energy_scale);
+    f.push_back({"status", [](const FourBarSummary& s) { return double(static_cast<int>(s.status)); }, fixed_scale(0.0),
+                 true});
+    f.push_back({"t_end", [](const FourBarSummary& s) { return s.t_end; }, fixed_scale(hs::backend_test::kTimeScale)});
+    f.push_back({"steps", [](const FourBarSummary& s) { return double(s.steps); }, fixed_scale(0.0), true});
+    for (int k = 0; k < 3; ++k) {
+      const std::string n = std::to_string(k + 1);
+      f.push_back({"q" + n, [k](const FourBarSummary& s) { return s.q[k]; }, fixed_scale(hs::backend_test::kAngleScale)});
+      f.push_back({"qd" + n, [k](const FourBarSummary& s) { return s.qd[k]; }, fixed_scale(hs::backend_test::kRateScale)});
+      f.push_back({"p" + n, [k](const FourBarSummary& s) { return s.p[k]; }, fixed_scale(hs::backend_test::kPressureScale)});
+      f.push_back({"p" + n + "_min", [k](const FourBarSummary& s) { return s.p_min[k]; }, fixed_scale(hs::backend_test::kPressureScale)});
+      f.push_back({"p" + n + "_max", [k](const FourBarSummary& s) { return s.p_max[k]; }, fixed_scale(hs::backend_test::kPressureScale)});
+    }
+    f.push_back({"U", [](const FourBarSummary& s) { return s.U; }, fixed_scale(hs::backend_test::kSpoolScale)});
+    f.push_back({"s", [](const FourBarSummary& s) { return s.s; }, fixed_scale(hs::backend_test::kLengthScale)});
+    f.push_back({"cylinder_work", [](const FourBarSummary& s) { return s.cylinder_work; }, energy});
+    f.push_back({"friction_work", [](const FourBarSummary& s) { return s.friction_work; }, energy});
+    f.push_back({"max_cylinder_work", [](const FourBarSummary& s) { return s.max_cylinder_work; }, energy});
+    f.push_back({"peak_energy_drift", [](const FourBarSummary& s) { return s.peak_energy_drift; }, energy});
+    f.push_back({"final_energy_drift", [](const FourBarSummary& s) { return s.final_energy_drift; }, energy});
+    f.push_back({"newton_iterations", [](const FourBarSummary& s) { return double(s.newton_iterations); }, fixed_scale(0.0),
+                 true});
+    f.push_back({"max_newton_iterations", [](const FourBarSummary& s) { return double(s.max_newton_iterations); },
+                 fixed_scale(0.0), true});
+    f.push_back({"max_constraint_violation", [](const FourBarSummary& s) { return s.max_constraint_violation; },
+                 fixed_scale(hs::backend_test::kLengthScale)});
+    f.push_back({"settling_time", [](const FourBarSummary& s) { return s.settling_time; }, fixed_scale(hs::backend_test::kTimeScale)});
+    f.push_back({"tracking_rms", [](const FourBarSummary& s) { return s.tracking_rms; }, fixed_scale(hs::backend_test::kAngleScale)});
+    return f;
+  }();
+  return fields;
+}
+
+// Every member of Sample<3, 3>; the names are those of /trajectories.
+inline const std::vector<SampleField>& sample_fields() {
+  static const std::vector<SampleField> fields = [] {
+    std::vector<SampleField> f;
+    f.push_back({"t", [](const FourBarSample& s) { return s.t; }, fixed_scale(hs::backend_test::kTimeScale)});
+    for (int k = 0; k < 3; ++k)
+      f.push_back({"q" + std::to_string(k + 1), [k](const FourBarSample& s) { return s.q[k]; }, fixed_scale(hs::backend_test::kAngleScale)});
+    for (int k = 0; k < 3; ++k)
+      f.push_back({"p" + std::to_string(k + 1), [k](const FourBarSample& s) { return s.p[k]; }, fixed_scale(hs::backend_test::kPressureScale)});
+    f.push_back({"U", [](const FourBarSample& s) { return s.U; }, fixed_scale(hs::backend_test::kSpoolScale)});
+    f.push_back({"s", [](const FourBarSample& s) { return s.s; }, fixed_scale(hs::backend_test::kLengthScale)});
+    f.push_back({"sdot", [](const FourBarSample& s) { return s.sdot; }, fixed_scale(hs::backend_test::kSpeedScale)});
+    f.push_back({"piston_force", [](const FourBarSample& s) { return s.piston_force; }, fixed_scale(hs::backend_test::kForceScale)});
+    f.push_back({"friction_force", [](const FourBarSample& s) { return s.friction_force; }, fixed_scale(hs::backend_test::kForceScale)});
+    f.push_back({"energy_drift", [](const FourBarSample& s) { return s.energy_drift; },
+                 std::function<double(const FourBarSummary&)>(energy_scale)});
+    return f;
+  }();
+  return fields;
+}
+
+
+
 // Every instance of the study run alone through run_batch_cpu, as the runner
 // does it (host/runner.cpp): the nominal instance's crank angle as tracking_rms
 // reference when [analysis] reference_run, inadmissible instances flagged.
 struct KernelResults {
-  std::vector<hs::FourBarSummary> summaries;
-  std::vector<hs::FourBarSample> samples;  // instance-major
+  std::vector<FourBarSummary> summaries;
+  std::vector<FourBarSample> samples;  // instance-major
   long samples_per_instance = 0;
   std::vector<char> inadmissible;
 };
 
+// Each instance's row through the parameter table into the kernel's
+// parameters, then run_instance of the study's (physics, friction law,
+// formulation) from the catalog: the kernel's typed results.
 KernelResults run_each_instance(const hs::Study& study) {
-  hs::BatchSpec one;
-  one.settings = study.settings;
-  one.friction = study.friction;
-  one.formulation = study.formulation;
-  one.trajectory_stride = study.trajectory_stride;
-  one.settling_rate = study.analysis.settling_rate;
-  one.threads = 1;
-  if (study.analysis.reference_run) one.reference = hs::reference_trajectory(study);
+  hs::RunOptions opt;
+  opt.stride = study.trajectory_stride;
+  opt.settling_rate = study.analysis.settling_rate;
+  const std::vector<double> reference = study.analysis.reference_run ? hs::reference_trajectory(study) : std::vector<double>{};
+  if (!reference.empty()) opt.reference = reference.data();
   KernelResults out;
   const long n = study.instance_count();
   out.samples_per_instance = hs::sample_count(study.settings, study.trajectory_stride);
-  for (long i = 0; i < n; ++i) {
-    one.instances = {study.instance(i)};
-    hs::BatchResult r = hs::run_batch_cpu(one);
-    const bool inadmissible = !study.instance_problem(i).empty();
-    if (inadmissible) r.summaries[0].status = hs::Status::invalid_parameters;
-    out.inadmissible.push_back(inadmissible);
-    out.summaries.push_back(r.summaries[0]);
-    out.samples.insert(out.samples.end(), r.trajectories.begin(), r.trajectories.end());
-  }
+  const bool found = hs::with_run_combination(
+      [&](auto combination) {
+        using Integrator = typename decltype(combination)::Integrator;
+        using Params = typename Integrator::Params;
+        if constexpr (Integrator::nq == 3 && Integrator::np == 3) {
+          const Params base = hs::default_params<Params>(*study.descriptor);
+          for (long i = 0; i < n; ++i) {
+            const std::vector<double> row = study.instance(i);
+            const Params params = hs::unpack_row(study.descriptor->parameters, row.data(), base);
+            std::vector<FourBarSample> samples(static_cast<size_t>(out.samples_per_instance));
+            // Samples never recorded (after a failure) are NaN in every channel.
+            static_assert(sizeof(FourBarSample) == 13 * sizeof(double), "Sample<3, 3> is 13 doubles");
+            for (auto& x : samples) std::fill_n(reinterpret_cast<double*>(&x), 13, nan);
+            FourBarSummary s = hs::run_instance<Integrator>(params, study.settings, opt, [&](long k, const FourBarSample& x) {
+              if (k < out.samples_per_instance) samples[k] = x;
+            });
+            const bool inadmissible = !study.instance_problem(i).empty();
+            if (inadmissible) s.status = hs::Status::invalid_parameters;
+            out.inadmissible.push_back(inadmissible);
+            out.summaries.push_back(s);
+            out.samples.insert(out.samples.end(), samples.begin(), samples.end());
+          }
+        } else {
+          ADD_FAILURE() << "the end-to-end checks read the four-bar's RunSummary<3, 3>";
+        }
+      },
+      study.descriptor->physics, study.friction, study.formulation);
+  EXPECT_TRUE(found) << study.model;
   return out;
 }
 
 long count_status(const KernelResults& k, hs::Status s) {
-  return std::count_if(k.summaries.begin(), k.summaries.end(), [s](const hs::FourBarSummary& x) { return x.status == s; });
+  return std::count_if(k.summaries.begin(), k.summaries.end(), [s](const FourBarSummary& x) { return x.status == s; });
 }
 
 // An inadmissible instance is not the kernel's business: only its flag (and
@@ -249,11 +359,11 @@ bool values_checked(const KernelResults& k, long i) { return !k.inadmissible[i];
 // derived column (newton_iterations / steps).
 std::set<std::string> expected_output_columns() {
   std::set<std::string> names{"mean_newton_iterations"};
-  for (const auto& f : hs::backend_test::summary_fields())
+  for (const auto& f : summary_fields())
     if (f.name != "status") names.insert(f.name);
   return names;
 }
-double mean_newton_iterations(const hs::FourBarSummary& s) {
+double mean_newton_iterations(const FourBarSummary& s) {
   return s.steps > 0 ? double(s.newton_iterations) / double(s.steps) : nan;
 }
 
@@ -275,17 +385,30 @@ void check_inputs(hid_t file, const hs::Study& study) {
     for (long i = 0; i < n; ++i)
       EXPECT_IDENTICAL(study.varied_values(i)[k], column[i], "/inputs/" + names[k] + " of instance " + std::to_string(i));
   }
-  const auto& params = hs::four_bar_parameters();
+  // Every parameter of the model's table, read from the kernel's parameters
+  // at the table's offset (an integer one, the schedule's segment count, as int).
+  const auto& params = study.descriptor->parameters;
   std::vector<std::string> param_names;
   for (const auto& p : params) param_names.push_back(p.name);
   EXPECT_EQ(string_array_attribute(file, "/inputs/all", "columns"), param_names);
   ASSERT_EQ(dims_of(file, "/inputs/all"), (std::vector<hsize_t>{hsize_t(n), params.size()}));
   const auto all = read_doubles(file, "/inputs/all");
+  const hs::FourBarParams base = hs::default_params<hs::FourBarParams>(*study.descriptor);
   for (long i = 0; i < n; ++i) {
-    hs::FourBarParams instance = study.instance(i);
-    for (size_t k = 0; k < params.size(); ++k)
-      EXPECT_IDENTICAL(params[k].field(instance), all[i * params.size() + k],
-                       "/inputs/all " + params[k].name + " of instance " + std::to_string(i));
+    const std::vector<double> row = study.instance(i);
+    const hs::FourBarParams instance = hs::unpack_row(params, row.data(), base);
+    for (size_t k = 0; k < params.size(); ++k) {
+      const char* at = reinterpret_cast<const char*>(&instance) + params[k].offset;
+      double value;
+      if (params[k].integer) {
+        int v;
+        std::memcpy(&v, at, sizeof v);
+        value = v;
+      } else {
+        std::memcpy(&value, at, sizeof value);
+      }
+      EXPECT_IDENTICAL(value, all[i * params.size() + k], "/inputs/all " + params[k].name + " of instance " + std::to_string(i));
+    }
   }
 }
 
@@ -296,7 +419,7 @@ void check_outputs(hid_t file, const KernelResults& kernel) {
   expected.insert("status");
   const auto members = h5_members(file, "/outputs");
   EXPECT_EQ(std::set<std::string>(members.begin(), members.end()), expected);
-  for (const auto& f : hs::backend_test::summary_fields()) {
+  for (const auto& f : summary_fields()) {
     const std::string path = "/outputs/" + f.name;
     const hid_t d = H5Dopen2(file, path.c_str(), H5P_DEFAULT);
     ASSERT_GE(d, 0) << path;
@@ -337,10 +460,10 @@ void check_trajectories(hid_t file, const KernelResults& kernel) {
   const long n = long(kernel.summaries.size()), m = kernel.samples_per_instance;
   ASSERT_GT(m, 1);
   std::set<std::string> expected;
-  for (const auto& f : hs::backend_test::sample_fields()) expected.insert(f.name);
+  for (const auto& f : sample_fields()) expected.insert(f.name);
   const auto members = h5_members(file, "/trajectories");
   EXPECT_EQ(std::set<std::string>(members.begin(), members.end()), expected);
-  for (const auto& f : hs::backend_test::sample_fields()) {
+  for (const auto& f : sample_fields()) {
     const std::string path = "/trajectories/" + f.name;
     ASSERT_EQ(dims_of(file, path), (std::vector<hsize_t>{hsize_t(n), hsize_t(m)})) << path;
     const auto v = read_doubles(file, path);
@@ -374,13 +497,13 @@ void check_summary_csv(const fs::path& csv, const hs::Study& study, const Kernel
     const auto& row = rows[i + 1];
     ASSERT_EQ(row.size(), header.size()) << "row of instance " << i;
     EXPECT_EQ(row[0], std::to_string(i));
-    const hs::FourBarSummary& s = kernel.summaries[i];
+    const FourBarSummary& s = kernel.summaries[i];
     EXPECT_EQ(row[1], hs::status_name(s.status)) << "instance " << i;
     const std::vector<double> inputs = study.varied_values(i);
     for (size_t k = 0; k < varied.size(); ++k)
       EXPECT_IDENTICAL(inputs[k], csv_double(row[2 + k]), "summary.csv " + varied[k] + " of instance " + std::to_string(i));
     if (!values_checked(kernel, i)) continue;
-    for (const auto& f : hs::backend_test::summary_fields()) {
+    for (const auto& f : summary_fields()) {
       if (f.name == "status") continue;
       const std::string& cell = row[csv_column(header, f.name)];
       if (f.integer) EXPECT_EQ(std::to_string(static_cast<long long>(f.value(s))), cell) << f.name << " of instance " << i;
@@ -684,26 +807,26 @@ namespace {
 using hs::StabilityPoint;
 
 template <class Mechanism>
-StabilityPoint stability_point_of(hs::FrictionModel friction, const hs::FourBarParams& p, const hs::StabilitySettings& s) {
-  switch (friction) {
-    case hs::FrictionModel::brown_mcphee: return hs::stability_point<hs::ActuatedSystem<Mechanism, hs::BrownMcPhee>>(p, s);
-    case hs::FrictionModel::bengisu_akay: return hs::stability_point<hs::ActuatedSystem<Mechanism, hs::BengisuAkay>>(p, s);
-    case hs::FrictionModel::none: break;
-  }
+StabilityPoint stability_point_of(const std::string& friction, const hs::FourBarParams& p, const hs::StabilitySettings& s) {
+  if (friction == "brown-mcphee") return hs::stability_point<hs::ActuatedSystem<Mechanism, hs::BrownMcPhee>>(p, s);
+  if (friction == "bengisu-akay") return hs::stability_point<hs::ActuatedSystem<Mechanism, hs::BengisuAkay>>(p, s);
+  EXPECT_EQ(friction, "none");
   return hs::stability_point<hs::ActuatedSystem<Mechanism, hs::NoFriction>>(p, s);
 }
 
 // Instance i's point: the kernel function for the study's formulation and
 // friction law, or the invalid_parameters blank for an inadmissible instance.
 // Called here rather than through host/stability.cpp so that its dispatch on
-// model and friction law is checked too; the template is compiled with the
+// model and friction law (the catalog, kernels/models/catalog.hpp) is checked too; the template is compiled with the
 // same flags in both places, and agrees bit for bit.
 StabilityPoint expected_point(const hs::Study& study, long i) {
   if (!study.instance_problem(i).empty()) return hs::blank_stability_point(hs::Status::invalid_parameters);
   const hs::StabilitySettings settings = hs::stability_settings(study.stability);
-  if (hs::stability_model_is_spatial(study.model))
-    return stability_point_of<hs::SpatialFourBarDae>(study.friction, study.instance(i), settings);
-  return stability_point_of<hs::PlanarChainDae<3>>(study.friction, study.instance(i), settings);
+  const std::vector<double> row = study.instance(i);
+  const hs::FourBarParams p =
+      hs::unpack_row(study.descriptor->parameters, row.data(), hs::default_params<hs::FourBarParams>(*study.descriptor));
+  if (study.model == "four-bar-3d") return stability_point_of<hs::SpatialFourBarDae>(study.friction, p, settings);
+  return stability_point_of<hs::PlanarChainDae<3>>(study.friction, p, settings);
 }
 
 struct StabilityField {

@@ -43,6 +43,7 @@
 #include "host/analysis.hpp"
 #include "host/study.hpp"
 #include "kernels/models/hydraulically_actuated.hpp"
+#include "host/backends/instance_kernel.hpp"
 #include "tests/backend_agreement.hpp"
 #include "tests/cli_support.hpp"
 
@@ -50,6 +51,12 @@ namespace fs = std::filesystem;
 using namespace cli_test;
 using hs::Status;
 using hs::backend_test::identical;
+
+// The kernel's parameters of instance i (its row through the model's table).
+hs::FourBarParams params_of(const hs::Study& study, long i) {
+  const std::vector<double> row = study.instance(i);
+  return hs::unpack_row(study.descriptor->parameters, row.data(), hs::default_params<hs::FourBarParams>(*study.descriptor));
+}
 
 namespace {
 
@@ -153,7 +160,7 @@ Result run_study_file(const fs::path& study, const fs::path& scratch, const std:
 // The time the valve first opens: the start of the first nonzero segment of
 // the study's valve schedule (seed 002 eq 46: 1 s).
 double valve_opening_time(const hs::Study& study) {
-  const hs::InputSchedule& u = study.base.input;
+  const hs::InputSchedule& u = study.input;
   for (int k = 0; k < u.count; ++k)
     if (u.value[k] != 0.0) return u.start[k];
   ADD_FAILURE() << study.path << ": the valve never opens";
@@ -486,7 +493,7 @@ TEST(FailureStatus, StrokeOutOfRange) {
   // kernels/hydraulics/three_volume_circuit.hpp) from the recorded actuator
   // length, s0 = s at t = 0; stride 1: sample k is step k.
   for (size_t i = 0; i < c.expected.size(); ++i) {
-    const hs::CircuitParams circuit = run.study.instance(static_cast<long>(i)).circuit;
+    const hs::CircuitParams circuit = params_of(run.study, static_cast<long>(i)).circuit;
     auto inside = [&](long k) {
       const double ds = sample(run.out, "s", long(i), k) - sample(run.out, "s", long(i), 0);
       const double l2 = circuit.piston_chamber_length0 + ds;
@@ -514,7 +521,7 @@ TEST(FailureStatus, InvalidParameters) {
   // Which check flagged each: the host's (a derived rod diameter out of range)
   // for the 0.02 m pistons, the kernel's (no assembly) for the 3 m coupler.
   for (long i : instances_with(c, Status::invalid_parameters)) {
-    const hs::FourBarParams p = run.study.instance(i);
+    const hs::FourBarParams p = params_of(run.study, i);
     const bool rod_out_of_range = !(p.circuit.rod_diameter > 0.0);
     EXPECT_EQ(run.study.instance_problem(i).empty(), !rod_out_of_range) << "instance " << i;
     if (rod_out_of_range) continue;

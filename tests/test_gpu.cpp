@@ -5,6 +5,7 @@
 //   ctest -L gpu --output-on-failure
 //   compute-sanitizer --tool memcheck ./build/tests/test_gpu --gtest_filter='*Small*'
 #include "tests/backend_agreement.hpp"
+#include "kernels/models/four_bar.hpp"
 
 #include <iostream>
 
@@ -58,7 +59,8 @@ TEST(Gpu, SmallBatchWithTrajectoriesAndReference) {
 // Device memory for `instances` instances of the spec (forces slicing).
 double bytes_for(const BatchSpec& spec, long instances) {
   const long m = sample_count(spec.settings, spec.trajectory_stride);
-  return instances * (sizeof(FourBarParams) + sizeof(FourBarSummary) + m * sizeof(FourBarSample) + sizeof(long)) + 1.0;
+  // The typed records the device holds per instance (kernels/integrators/run.hpp).
+  return instances * (sizeof(ActuatedParams<PlanarLoopChainParams<3>>) + sizeof(RunSummary<3, 3>) + m * sizeof(Sample<3, 3>) + sizeof(long)) + 1.0;
 }
 
 TEST(GpuBackendCodePath, ThrustOmpAgreesWithCpuBitForBitAcrossSlices) {
@@ -79,22 +81,27 @@ TEST(GpuBackendCodePath, SmallBatchWithReferenceAndEmptyBatch) {
   const BatchSpec spec = backend_test::random_batch(37, 3, 250, 2.0);
   ASSERT_EQ(spec.reference.size(), 2001u);
   backend_test::expect_agreement(run_batch_cpu(spec), run_batch_device_code_path_on_omp(spec, bytes_for(spec, 10)), 0.0);
-  const BatchResult empty = run_batch_device_code_path_on_omp(BatchSpec{}, 1e9);
+  BatchSpec none = spec;
+  none.parameters.clear();
+  const BatchResult empty = run_batch_device_code_path_on_omp(none, 1e9);
   EXPECT_TRUE(empty.summaries.empty());
   EXPECT_TRUE(empty.failed_indices.empty());
 }
 
 TEST(GpuBackendCodePath, SliceSizeFollowsTheDeviceMemory) {
-  const BatchSpec spec = backend_test::random_batch(10, 1, 100, 1.0);
-  EXPECT_EQ(device_batch_slice_size(1000, 11, bytes_for(spec, 37)), 37);
-  EXPECT_EQ(device_batch_slice_size(1000, 11, 0.0), 1);     // at least one instance
-  EXPECT_EQ(device_batch_slice_size(20, 11, 1e12), 20);     // never more than the batch
+  BatchSpec spec = backend_test::random_batch(1000, 1, 100, 1.0);  // 11 samples per instance
+  EXPECT_EQ(device_batch_slice_size(spec, bytes_for(spec, 37)), 37);
+  EXPECT_EQ(device_batch_slice_size(spec, 0.0), 1);     // at least one instance
+  spec.parameters.resize(20 * spec.model->parameter_count());
+  EXPECT_EQ(device_batch_slice_size(spec, 1e12), 20);   // never more than the batch
 }
 #endif
 
 TEST(Gpu, EmptyBatch) {
   REQUIRE_CUDA();
-  const BatchResult r = run_batch_cuda(BatchSpec{});
+  BatchSpec spec = backend_test::random_batch(1, 1, 0, 1.0);
+  spec.parameters.clear();
+  const BatchResult r = run_batch_cuda(spec);
   EXPECT_TRUE(r.summaries.empty());
 }
 
@@ -106,18 +113,23 @@ TEST(Gpu, EmptyBatch) {
 #include "host/stability.hpp"
 TEST(Gpu, StabilityMapAgreesWithCpu) {
   REQUIRE_CUDA();
-  std::vector<FourBarParams> points;
-  for (int i = 0; i < 1000; ++i) {
-    FourBarParams P = seed002_four_bar();
-    const double scale = std::pow(10.0, -3.0 * (i % 37) / 36.0);
-    scale_friction(P.friction, scale);
-    P.circuit.oil_bulk_modulus = 0.5e9 + 1.5e9 * (i % 29) / 28.0;
-    if (i == 500) P.mechanism.cut_x = 20.0;  // one point that cannot assemble
-    points.push_back(P);
-  }
-  for (bool spatial : {false, true}) {
-    const auto cpu = run_stability_cpu(points, StabilitySettings{}, spatial, FrictionModel::brown_mcphee, 0);
-    const auto gpu = run_stability_cuda(points, StabilitySettings{}, spatial, FrictionModel::brown_mcphee);
+  for (const char* model : {"four-bar", "four-bar-3d"}) {
+    const ModelDescriptor& m = *find_model(model);
+    StabilityBatch batch;
+    batch.model = &m;
+    batch.friction = "brown-mcphee";
+    auto at = [&](const char* name) { return m.find_parameter(name)->index; };
+    for (int i = 0; i < 1000; ++i) {
+      std::vector<double> P = m.defaults;
+      const double scale = std::pow(10.0, -3.0 * (i % 37) / 36.0);
+      for (const char* f : {"friction.coulomb_force", "friction.static_force", "friction.viscous_coefficient"})
+        P[at(f)] *= scale;
+      P[at("circuit.oil_bulk_modulus")] = 0.5e9 + 1.5e9 * (i % 29) / 28.0;
+      if (i == 500) P[at("mechanism.cut_x")] = 20.0;  // one point that cannot assemble
+      batch.parameters.insert(batch.parameters.end(), P.begin(), P.end());
+    }
+    const auto cpu = run_stability_cpu(batch);
+    const auto gpu = run_stability_cuda(batch);
     ASSERT_EQ(cpu.size(), gpu.size());
     for (size_t i = 0; i < cpu.size(); ++i) {
       ASSERT_EQ(cpu[i].status, gpu[i].status) << i;

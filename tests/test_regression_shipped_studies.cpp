@@ -162,21 +162,25 @@ TEST(RegressionShippedStudies, RunStudiesGiveTheirRecordedSummaries) {
     spec.trajectory_stride = 0;
     if (study.analysis.reference_run) spec.reference = hs::reference_trajectory(study);
     const std::vector<long> picked = spread(study.instance_count());
-    for (long i : picked) spec.instances.push_back(study.instance(i));
-    const hs::BatchResult r = hs::run_batch_cpu(spec);
+    for (long i : picked) {
+      const std::vector<double> row = study.instance(i);
+      spec.parameters.insert(spec.parameters.end(), row.begin(), row.end());
+    }
+    hs::BatchResult r = hs::run_batch_cpu(spec);
     Table t;
     t.columns = {"instance", "status"};
     std::set<std::string> exact{"instance", "status"};
-    for (const auto& c : hs::summary_columns()) {
+    const auto& columns = study.descriptor->summary_columns;
+    for (const auto& c : columns) {
       t.columns.push_back(c.name);
       if (c.integer) exact.insert(c.name);
     }
     for (size_t j = 0; j < picked.size(); ++j) {
       // An instance the host refuses is flagged, whatever the kernel made of it.
-      const bool admissible = study.instance_problem(spec.instances[j]).empty();
-      const hs::FourBarSummary s = admissible ? r.summaries[j] : hs::unstarted_summary<3, 3>(hs::Status::invalid_parameters);
-      std::vector<double> row{double(picked[j]), double(static_cast<int>(s.status))};
-      for (const auto& c : hs::summary_columns()) row.push_back(c.value(s));
+      if (!study.instance_problem(spec.row(static_cast<long>(j))).empty())
+        r.mark_unstarted(static_cast<long>(j), hs::Status::invalid_parameters);
+      std::vector<double> row{double(picked[j]), double(static_cast<int>(r.status[j]))};
+      for (size_t c = 0; c < columns.size(); ++c) row.push_back(r.summary(static_cast<long>(j), static_cast<long>(c)));
       t.rows.push_back(row);
     }
     compare_or_record(path.stem().string(), t, exact, [](const std::vector<double>&, size_t, double v) { return std::fabs(v); });

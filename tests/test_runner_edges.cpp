@@ -169,8 +169,8 @@ std::vector<std::string> directory_names(const fs::path& dir) {
 
 // ---- resuming -------------------------------------------------------------------
 
-// A partial run whose manifest another build wrote (another version, another
-// record layout, another manifest format) or whose chunking line is damaged
+// A partial run whose manifest another build wrote (another version, other
+// summary or trajectory columns, another manifest format) or whose chunking line is damaged
 // is refused with exit 2, naming the manifest, the line and what to do; the
 // directory is left byte for byte as it was, and once the manifest is this
 // build's again the resumed run equals an uninterrupted one.
@@ -186,9 +186,12 @@ TEST(RunnerEdges, ResumeRefusesAManifestFromAnotherBuild) {
   struct Edit {
     std::string key, value, says;
   };
+  // The chunk rows are recorded by content (the column lists), so a build
+  // whose summary or trajectory layout differs is refused by name.
   const std::vector<Edit> edits = {{"version", "0.0.0-other", "written by another build"},
-                                   {"record_bytes", "1 2", "written by another build"},
-                                   {"hydrosweep", "partial run 2", "written by another build"},
+                                   {"summary_columns", "t_end,steps,q1,q2,q3", "written by another build"},
+                                   {"trajectory_channels", "t,q1,q2,q3,p1,p2,p3", "written by another build"},
+                                   {"hydrosweep", "partial run 1", "written by another build"},
                                    {"chunk_size", "three", "is damaged"}};
   for (const Edit& e : edits) {
     write_file(manifest, with_manifest_line(original, e.key, e.value));

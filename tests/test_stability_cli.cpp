@@ -74,10 +74,12 @@ TEST(StabilityStudy, TableDefaultsMatchTheKernelAndValuesAreRead) {
 TEST(StabilityStudy, ThreeDimensionalModelIsKnown) {
   const hs::Study s = hs::parse_study("[study]\nmodel = \"four-bar-3d\"\n", "x.toml");
   EXPECT_EQ(s.model, "four-bar-3d");
-  EXPECT_TRUE(hs::stability_model_is_spatial(s.model));
-  EXPECT_FALSE(hs::stability_model_is_spatial("four-bar"));
-  EXPECT_TRUE(hs::model_is_linearization_only("four-bar-3d"));
-  EXPECT_FALSE(hs::model_is_linearization_only("four-bar"));
+  ASSERT_NE(s.descriptor, nullptr);
+  EXPECT_EQ(s.descriptor->physics, "spatial-four-bar");
+  EXPECT_TRUE(s.descriptor->supports_command("stability"));
+  EXPECT_FALSE(s.descriptor->supports_command("run"));
+  EXPECT_EQ(hs::find_model("four-bar")->physics, "planar-four-bar");
+  EXPECT_TRUE(hs::find_model("four-bar")->supports_command("run"));
 }
 
 // ---- CPU dispatch -----------------------------------------------------------------
@@ -255,8 +257,8 @@ TEST(StabilityCli, RunRejectsTheThreeDimensionalModel) {
   const Result r = hydrosweep("run '" + study.string() + "' --out '" + out.string() + "'", tmp.path);
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_EQ(r.err.rfind("hydrosweep: error: " + study.string(), 0), 0u) << r.err;
-  EXPECT_NE(r.err.find("model \"four-bar-3d\""), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("hydrosweep stability"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("model four-bar-3d does not support `hydrosweep run`"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("supports commands stability"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(out));
   // check accepts it.
   const Result c = hydrosweep("check '" + study.string() + "'", tmp.path);
@@ -287,7 +289,7 @@ TEST(StabilityCli, BadStabilityTablesAndCommandLinesExit2) {
   const fs::path study = tmp.path / "map.toml";
   write_file(study, small_grid("four-bar-3d"));
   const std::string s = "'" + study.string() + "'", o = "'" + (tmp.path / "o").string() + "'";
-  for (const std::string& args : {"stability " + s, "stability " + s + " --out " + o + " --backend kokkos",
+  for (const std::string& args : {"stability " + s, "stability " + s + " --out " + o + " --backend nope",
                                   "stability " + s + " --out " + o + " --threads 0"}) {
     const Result r = hydrosweep(args, tmp.path);
     EXPECT_EQ(r.code, 2) << args << "\n" << r.err;

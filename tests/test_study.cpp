@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "host/backends/instance_kernel.hpp"
 #include "host/study.hpp"
 
 namespace fs = std::filesystem;
@@ -18,6 +20,34 @@ namespace {
 const std::string kRoot = HYDROSWEEP_SOURCE_DIR;
 
 Study parse(const std::string& text) { return parse_study(text, "inline.toml"); }
+
+// The kernel's parameters of a parameter row: the row through the model's
+// parameter table, as every backend builds them (host/backends/instance_kernel.hpp).
+FourBarParams params_of(const Study& s, const std::vector<double>& row) {
+  return unpack_row(s.descriptor->parameters, row.data(), default_params<FourBarParams>(*s.descriptor));
+}
+FourBarParams instance_params(const Study& s, long i) { return params_of(s, s.instance(i)); }
+FourBarParams base_params(const Study& s) { return params_of(s, s.base); }
+
+// Every parameter of the table is the same in both (read at its offset).
+void expect_same_parameters(const FourBarParams& got, const FourBarParams& want, const Study& s) {
+  for (const auto& p : s.descriptor->parameters) {
+    const char* g = reinterpret_cast<const char*>(&got) + p.offset;
+    const char* w = reinterpret_cast<const char*>(&want) + p.offset;
+    if (p.integer) {
+      int a, b;
+      std::memcpy(&a, g, sizeof a);
+      std::memcpy(&b, w, sizeof b);
+      EXPECT_EQ(a, b) << p.name;
+    } else {
+      double a, b;
+      std::memcpy(&a, g, sizeof a);
+      std::memcpy(&b, w, sizeof b);
+      EXPECT_EQ(a, b) << p.name;
+    }
+  }
+  EXPECT_EQ(got.mechanism.actuator_body, want.mechanism.actuator_body);  // not in the table: the model's default
+}
 
 // The message of the StudyError `f` throws ("" if it throws none).
 template <class F>
@@ -36,8 +66,8 @@ TEST(Study, Seed002WorkCycleStudy) {
   const Study s = load_study(kRoot + "/studies/seed002_work_cycle.toml");
   EXPECT_EQ(s.name, "seed002_work_cycle");
   EXPECT_EQ(s.model, "four-bar");
-  EXPECT_EQ(s.friction, FrictionModel::brown_mcphee);
-  EXPECT_EQ(s.formulation, Formulation::double_step);
+  EXPECT_EQ(s.friction, "brown-mcphee");
+  EXPECT_EQ(s.formulation, "double-step");
   EXPECT_EQ(s.settings.dt, 1e-3);
   EXPECT_EQ(s.settings.duration, 10.0);
   EXPECT_EQ(s.settings.tangent, Tangent::exact);
@@ -52,8 +82,8 @@ TEST(Study, Seed002WorkCycleStudy) {
     EXPECT_EQ(s.input.start[i], ref.start[i]);
     EXPECT_EQ(s.input.value[i], ref.value[i]);
   }
-  FourBarParams got = s.instance(0), want = seed002_four_bar();
-  for (const auto& p : four_bar_parameters()) EXPECT_EQ(p.field(got), p.field(want)) << p.name;
+  const FourBarParams got = instance_params(s, 0), want = seed002_four_bar();
+  expect_same_parameters(got, want, s);
   EXPECT_EQ(got.input.count, 5);
   EXPECT_EQ(got.input(1.5), 10.0);
   EXPECT_EQ(got.input(6.0), -10.0);
@@ -72,7 +102,7 @@ TEST(Study, GridFrictionBulkStudy) {
   EXPECT_EQ(v[0], s.grid[0].values[1]);
   EXPECT_EQ(v[1], s.grid[1].values[2]);
   EXPECT_EQ(v[2], s.grid[2].values[3]);
-  const FourBarParams p = s.instance(123);
+  const FourBarParams p = instance_params(s, 123);
   EXPECT_EQ(p.friction.coulomb_force, v[0]);
   EXPECT_EQ(p.circuit.oil_bulk_modulus, v[1]);
   EXPECT_EQ(p.circuit.valve_time_constant, v[2]);
@@ -89,7 +119,7 @@ TEST(Study, EveryShippedStudyLoads) {
     ASSERT_EQ(error_of([&] { s = load_study(entry.path().string()); }), "");
     EXPECT_EQ(s.name, entry.path().stem().string());
     EXPECT_GT(s.instance_count(), 0);
-    EXPECT_EQ(static_cast<long>(s.instances().size()), s.instance_count());
+    EXPECT_EQ(static_cast<long>(s.instances().size()), s.instance_count() * s.parameter_count());
     ++count;
   }
   EXPECT_GE(count, 6);
@@ -102,15 +132,15 @@ TEST(Study, EmptyFileGivesModelDefaults) {
   EXPECT_EQ(s.trajectory_stride, 0);
   EXPECT_EQ(s.settings.dt, IntegratorSettings{}.dt);
   EXPECT_EQ(s.settings.max_newton_iterations, IntegratorSettings{}.max_newton_iterations);
-  FourBarParams got = s.instance(0), want = seed002_four_bar();
-  for (const auto& p : four_bar_parameters()) EXPECT_EQ(p.field(got), p.field(want)) << p.name;
+  const FourBarParams got = instance_params(s, 0), want = seed002_four_bar();
+  expect_same_parameters(got, want, s);
 }
 
 TEST(Study, Seed001Model) {
   const Study s = parse("[study]\nmodel = \"four-bar-seed001\"\nfriction = \"bengisu-akay\"\n");
-  EXPECT_EQ(s.friction, FrictionModel::bengisu_akay);
-  FourBarParams got = s.instance(0), want = seed001_four_bar();
-  for (const auto& p : four_bar_parameters()) EXPECT_EQ(p.field(got), p.field(want)) << p.name;
+  EXPECT_EQ(s.friction, "bengisu-akay");
+  const FourBarParams got = instance_params(s, 0), want = seed001_four_bar();
+  expect_same_parameters(got, want, s);
 }
 
 TEST(Study, IntegratorKeys) {
@@ -155,16 +185,19 @@ values = [1e9, 2e9]
 )");
   ASSERT_EQ(s.instance_count(), 6);
   const auto all = s.instances();
-  ASSERT_EQ(all.size(), 6u);
+  const long P = s.parameter_count();
+  ASSERT_EQ(all.size(), 6u * P);
   const double expect[6][2] = {{1, 1e9}, {1, 2e9}, {2, 1e9}, {2, 2e9}, {3, 1e9}, {3, 2e9}};
   for (int i = 0; i < 6; ++i) {
     EXPECT_EQ(s.varied_values(i), (std::vector<double>{expect[i][0], expect[i][1]})) << i;
-    EXPECT_EQ(all[i].friction.coulomb_force, expect[i][0]);
-    EXPECT_EQ(all[i].circuit.oil_bulk_modulus, expect[i][1]);
-    EXPECT_EQ(all[i].friction.static_force, 900.0);  // base override kept
+    const FourBarParams p = params_of(s, std::vector<double>(all.begin() + i * P, all.begin() + (i + 1) * P));
+    EXPECT_EQ(p.friction.coulomb_force, expect[i][0]);
+    EXPECT_EQ(p.circuit.oil_bulk_modulus, expect[i][1]);
+    EXPECT_EQ(p.friction.static_force, 900.0);  // base override kept
   }
   const BatchSpec spec = s.batch_spec(3);
-  EXPECT_EQ(spec.instances.size(), 6u);
+  EXPECT_EQ(spec.instance_count(), 6);
+  EXPECT_EQ(spec.parameters, all);
   EXPECT_EQ(spec.threads, 3);
   EXPECT_EQ(spec.trajectory_stride, 0);
 }
@@ -207,20 +240,20 @@ TEST(Study, NestedDottedAndQuotedParameterKeysAgree) {
   };
   for (const char* text : forms) {
     const Study s = parse(text);
-    EXPECT_EQ(s.base.circuit.oil_bulk_modulus, 1.2e9) << text;
-    EXPECT_EQ(s.base.mechanism.body[1].mass, 70.0) << text;
+    EXPECT_EQ(base_params(s).circuit.oil_bulk_modulus, 1.2e9) << text;
+    EXPECT_EQ(base_params(s).mechanism.body[1].mass, 70.0) << text;
   }
 }
 
 TEST(Study, InputScheduleAndGain) {
   const Study s = parse("[input]\ntimes = [0, 0.5]\nvalues = [2, -3]\ngain = 1.5\n");
   EXPECT_EQ(s.input.count, 2);
-  EXPECT_EQ(s.base.input.gain, 1.5);
-  EXPECT_EQ(s.instance(0).input(0.25), 3.0);
-  EXPECT_EQ(s.instance(0).input(0.75), -4.5);
+  EXPECT_EQ(base_params(s).input.gain, 1.5);
+  EXPECT_EQ(instance_params(s, 0).input(0.25), 3.0);
+  EXPECT_EQ(instance_params(s, 0).input(0.75), -4.5);
   // input.gain is also an ordinary (sweepable) parameter.
   const Study g = parse("[[grid]]\nparameter = \"input.gain\"\nvalues = [0.5, 2]\n");
-  EXPECT_EQ(g.instance(1).input(1.5), 20.0);
+  EXPECT_EQ(instance_params(g, 1).input(1.5), 20.0);
   EXPECT_NE(error_of([] { parse("[input]\ngain = 2\n[parameters]\ninput.gain = 3\n"); }).find("given twice"), std::string::npos);
 }
 
@@ -370,10 +403,10 @@ values = [0.5, 2.0]
 "circuit.rod_diameter" = "0.5 * circuit.piston_diameter"
 )");
   EXPECT_EQ(s.varied_names(), (std::vector<std::string>{"friction_scale", "friction.viscous_coefficient", "circuit.rod_diameter"}));
-  const double Fs = 830.0, D = s.base.circuit.piston_diameter;
+  const double Fs = 830.0, D = base_params(s).circuit.piston_diameter;
   for (long i = 0; i < 2; ++i) {
     const double k = i == 0 ? 0.5 : 2.0;
-    const FourBarParams p = s.instance(i);
+    const FourBarParams p = instance_params(s, i);
     EXPECT_EQ(p.friction.coulomb_force, 200.0 * k);
     EXPECT_EQ(p.friction.static_force, Fs * k);
     EXPECT_DOUBLE_EQ(p.friction.viscous_coefficient, 200.0 * k + Fs * k / 2);
@@ -392,7 +425,58 @@ values = [100.0, 300.0]
 [derived]
 "friction.static_force" = "1000 - 4 * friction.coulomb_force"
 )");
-  EXPECT_TRUE(s.instance_problem(0).empty());
-  EXPECT_NE(s.instance_problem(1).find("derived.friction.static_force = -200 is out of range [0, 1e+08] N"), std::string::npos)
-      << s.instance_problem(1);
+  EXPECT_TRUE(s.instance_problem(0L).empty());
+  EXPECT_NE(s.instance_problem(1L).find("derived.friction.static_force = -200 is out of range [0, 1e+08] N"), std::string::npos)
+      << s.instance_problem(1L);
+}
+
+// ---- what a model supports --------------------------------------------------------
+
+// A study naming a formulation or friction law its model does not support is
+// refused when it is read, naming the model and what it supports; one no
+// model has gets a hint. (tests/data/bad/ has the file-level cases.)
+TEST(Study, FormulationAndFrictionTheModelDoesNotSupportAreRefused) {
+  for (const auto& m : models()) {
+    SCOPED_TRACE(m.name);
+    const Study s = parse("[study]\nmodel = \"" + m.name + "\"\n");
+    EXPECT_EQ(s.descriptor, find_model(m.name));
+    EXPECT_EQ(s.friction, m.friction_laws.front());
+    EXPECT_EQ(s.formulation, m.formulations.empty() ? "" : m.formulations.front());
+    const std::string unknown = error_of([&] { parse("[study]\nmodel = \"" + m.name + "\"\nfriction = \"lugre\"\n"); });
+    EXPECT_NE(unknown.find("no model has the friction law \"lugre\"; model " + m.name + " supports"), std::string::npos)
+        << unknown;
+    // Every formulation some model has, asked of a model without it.
+    for (const auto& other : models())
+      for (const auto& f : other.formulations) {
+        if (m.supports_formulation(f)) continue;
+        const std::string e =
+            error_of([&] { parse("[study]\nmodel = \"" + m.name + "\"\nformulation = \"" + f + "\"\n"); });
+        EXPECT_NE(e.find("model " + m.name + " does not support the formulation \"" + f + "\"; it supports"),
+                  std::string::npos)
+            << e;
+      }
+  }
+}
+
+// A command the model does not support: require_command throws a StudyError
+// (exit 2 in the CLI) naming the model and what it supports. Checked on every
+// registered model with the command removed from a copy of its description,
+// and with the real descriptions (each supports what it lists).
+TEST(Study, CommandTheModelDoesNotSupportIsRefused) {
+  for (const auto& m : models()) {
+    SCOPED_TRACE(m.name);
+    Study s = parse("[study]\nmodel = \"" + m.name + "\"\n");
+    for (const auto& c : m.commands) EXPECT_NO_THROW(require_command(s, c));
+    for (const std::string command : {"run", "stability"}) {
+      ModelDescriptor without = m;
+      without.commands.erase(std::remove(without.commands.begin(), without.commands.end(), command), without.commands.end());
+      s.descriptor = &without;
+      const std::string e = error_of([&] { require_command(s, command); });
+      EXPECT_NE(e.find("inline.toml: model " + m.name + " does not support `hydrosweep " + command + "`; model " + m.name +
+                       " supports commands"),
+                std::string::npos)
+          << e;
+      s.descriptor = find_model(m.name);
+    }
+  }
 }

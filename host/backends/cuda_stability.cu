@@ -8,40 +8,39 @@
 
 #include "host/backends/cuda_support.hpp"
 #include "host/stability.hpp"
-#include "kernels/linearize/actuated_system.hpp"
-#include "kernels/models/planar_chain_dae.hpp"
-#include "kernels/models/spatial_four_bar.hpp"
+#include "host/backends/instance_kernel.hpp"
 
 namespace hs {
 namespace {
 
 template <class System>
-__global__ void stability_points(const FourBarParams* params, StabilitySettings settings, StabilityResult<6>* out,
+__global__ void stability_points(const typename System::Params* params, StabilitySettings settings, StabilityResult<6>* out,
                                  long n) {
   const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) out[i] = stability_point<System>(params[i], settings);
 }
 
 template <class System>
-void launch(const std::vector<FourBarParams>& instances, const StabilitySettings& settings,
-            std::vector<StabilityResult<6>>& out) {
+void launch(const StabilityBatch& batch, std::vector<StabilityResult<6>>& out) {
+  using Params = typename System::Params;
+  const StabilitySettings settings = batch.settings;
   static_assert(ReducedSize<System>::value == 6, "stability maps store six eigenvalues per point");
-  const long n = static_cast<long>(instances.size());
-  out.resize(instances.size());
+  const long n = batch.point_count();
+  out.resize(static_cast<size_t>(n));
   if (n == 0) return;
   size_t free_bytes = 0, total_bytes = 0;
   HS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const size_t per_point = sizeof(FourBarParams) + sizeof(StabilityResult<6>);
+  const size_t per_point = sizeof(Params) + sizeof(StabilityResult<6>);
   const long slice = std::max<long>(1, std::min<long>(n, static_cast<long>(free_bytes / 2 / per_point)));
-  DeviceBuffer<FourBarParams> d_params(slice);
+  DeviceBuffer<Params> d_params(slice);
   DeviceBuffer<StabilityResult<6>> d_out(slice);
   // The per-thread Jacobian and QR workspace lives in local memory; 128
   // threads per block keeps enough blocks resident for the latency.
   constexpr int kBlock = 128;
   for (long first = 0; first < n; first += slice) {
     const long count = std::min(slice, n - first);
-    HS_CUDA_CHECK(cudaMemcpy(d_params.ptr, instances.data() + first, count * sizeof(FourBarParams),
-                             cudaMemcpyHostToDevice));
+    const auto instances = params_of_rows<Params>(*batch.model, batch.parameters.data() + first * batch.model->parameter_count(), count);
+    HS_CUDA_CHECK(cudaMemcpy(d_params.ptr, instances.data(), count * sizeof(Params), cudaMemcpyHostToDevice));
     const long blocks = (count + kBlock - 1) / kBlock;
     stability_points<System><<<static_cast<unsigned>(blocks), kBlock>>>(d_params.ptr, settings, d_out.ptr, count);
     HS_CUDA_CHECK(cudaGetLastError());
@@ -50,25 +49,16 @@ void launch(const std::vector<FourBarParams>& instances, const StabilitySettings
   }
 }
 
-template <class Mechanism>
-void dispatch_friction(const std::vector<FourBarParams>& instances, const StabilitySettings& settings,
-                       FrictionModel friction, std::vector<StabilityResult<6>>& out) {
-  switch (friction) {
-    case FrictionModel::brown_mcphee: launch<ActuatedSystem<Mechanism, BrownMcPhee>>(instances, settings, out); return;
-    case FrictionModel::bengisu_akay: launch<ActuatedSystem<Mechanism, BengisuAkay>>(instances, settings, out); return;
-    case FrictionModel::none: launch<ActuatedSystem<Mechanism, NoFriction>>(instances, settings, out); return;
-  }
-}
-
 }  // namespace
 
-std::vector<StabilityResult<6>> run_stability_cuda(const std::vector<FourBarParams>& instances,
-                                                   StabilitySettings settings, bool spatial, FrictionModel friction) {
+std::vector<StabilityResult<6>> run_stability_cuda(const StabilityBatch& batch) {
   std::string why;
   if (!backend_available(Backend::cuda, &why)) throw std::runtime_error("CUDA stability: " + why);
   std::vector<StabilityResult<6>> out;
-  if (spatial) dispatch_friction<SpatialFourBarDae>(instances, settings, friction, out);
-  else dispatch_friction<PlanarChainDae<3>>(instances, settings, friction, out);
+  if (!with_stability_combination([&](auto combination) { launch<typename decltype(combination)::System>(batch, out); },
+                                  batch.model->physics, batch.friction))
+    throw std::invalid_argument("model " + batch.model->name + " has no stability map with friction law '" +
+                                batch.friction + "' in this build");
   return out;
 }
 

@@ -33,64 +33,75 @@
 namespace hs {
 namespace device_batch {
 
+template <class Summary>
 struct NotOk {
-  const FourBarSummary* summaries;
+  const Summary* summaries;
   HS_HD bool operator()(long i) const { return summaries[i].status != Status::ok; }
 };
 
 // Instances per slice: parameters, summary, trajectory and a failed index
-// each, within `device_bytes` (at least one instance).
-inline long slice_size(long n, long samples, double device_bytes) {
-  const double per_instance =
-      sizeof(FourBarParams) + sizeof(FourBarSummary) + static_cast<double>(samples) * sizeof(FourBarSample) + sizeof(long);
+// each, within `device_bytes` (at least one instance), for a kernel whose
+// parameters, summary and sample take the given bytes.
+inline long slice_size(long n, long samples, double device_bytes, double params_bytes, double summary_bytes,
+                       double sample_bytes) {
+  const double per_instance = params_bytes + summary_bytes + static_cast<double>(samples) * sample_bytes + sizeof(long);
   return std::max<long>(1, std::min<long>(n, static_cast<long>(device_bytes / per_instance)));
+}
+template <class Integrator>
+long slice_size(long n, long samples, double device_bytes) {
+  using Typed = TypedBatch<Integrator>;
+  return slice_size(n, samples, device_bytes, sizeof(typename Typed::Params), sizeof(typename Typed::Summary),
+                    sizeof(typename Typed::SampleT));
 }
 
 // Sample-major device trajectories (sample k of instance i at k * count + i)
 // into the host's instance-major rows of instances [first, first + count).
-inline void transpose_to_instance_major(const std::vector<FourBarSample>& sample_major, long first, long count, long samples,
-                                        std::vector<FourBarSample>& instance_major) {
+template <class Typed>
+void transpose_to_instance_major(const std::vector<typename Typed::SampleT>& sample_major, long first, long count,
+                                 long samples, BatchResult& out) {
   for (long i = 0; i < count; ++i)
-    for (long k = 0; k < samples; ++k) instance_major[(first + i) * samples + k] = sample_major[k * count + i];
+    for (long k = 0; k < samples; ++k) Typed::store(sample_major[k * count + i], first + i, k, out);
 }
 
-template <class Launch>
-BatchResult run(const BatchSpec& spec, double device_bytes, Launch&& launch) {
-  BatchResult out = blank_result(spec);
-  const long n = static_cast<long>(spec.instances.size());
+template <class Integrator, class Launch>
+BatchResult run_typed(const BatchSpec& spec, double device_bytes, Launch&& launch) {
+  using Typed = TypedBatch<Integrator>;
+  using Summary = typename Typed::Summary;
+  using SampleT = typename Typed::SampleT;
+  BatchResult out = Typed::blank_result(spec);
+  const long n = spec.instance_count();
   const long m = out.samples_per_instance;
   out.threads_used = 0;
   if (n == 0) return out;
   const auto t0 = std::chrono::steady_clock::now();
-  const long slice = slice_size(n, m, device_bytes);
+  const long slice = slice_size<Integrator>(n, m, device_bytes);
 
   const thrust::device_vector<double> reference(spec.reference.begin(), spec.reference.end());
   RunOptions opt = run_options(spec);
   if (opt.reference) opt.reference = thrust::raw_pointer_cast(reference.data());
 
-  std::vector<FourBarSample> sample_major(static_cast<size_t>(slice * m));
+  std::vector<SampleT> sample_major(static_cast<size_t>(slice * m));
+  std::vector<Summary> summaries_here(static_cast<size_t>(slice));
   for (long first = 0; first < n; first += slice) {
     if (spec.cancel && spec.cancel->load()) { out.cancelled = true; break; }
     const long count = std::min(slice, n - first);
-    const thrust::device_vector<FourBarParams> params(spec.instances.begin() + first, spec.instances.begin() + first + count);
-    thrust::device_vector<FourBarSummary> summaries(static_cast<size_t>(count));
+    const auto params_here = Typed::params(spec, first, count);
+    const thrust::device_vector<typename Typed::Params> params(params_here.begin(), params_here.end());
+    thrust::device_vector<Summary> summaries(static_cast<size_t>(count));
     // Samples a failed instance never records stay blank, as on the CPU.
-    thrust::device_vector<FourBarSample> trajectories(static_cast<size_t>(count * m), blank_sample());
-    with_friction(spec.friction, [&](auto friction) {
-      const InstanceKernel<decltype(friction)> kernel{thrust::raw_pointer_cast(params.data()),
-                                                      thrust::raw_pointer_cast(summaries.data()),
-                                                      thrust::raw_pointer_cast(trajectories.data()),
-                                                      m,
-                                                      spec.settings,
-                                                      opt,
-                                                      /*instance_stride=*/1,
-                                                      /*sample_stride=*/count};
-      launch(kernel, count);
-      return 0;
-    });
+    thrust::device_vector<SampleT> trajectories(static_cast<size_t>(count * m), Typed::blank_sample());
+    const InstanceKernel<Integrator> kernel{thrust::raw_pointer_cast(params.data()),
+                                            thrust::raw_pointer_cast(summaries.data()),
+                                            thrust::raw_pointer_cast(trajectories.data()),
+                                            m,
+                                            spec.settings,
+                                            opt,
+                                            /*instance_stride=*/1,
+                                            /*sample_stride=*/count};
+    launch(kernel, count);
 
     // Batch reduction and compaction of the failed instances on the device.
-    const NotOk not_ok{thrust::raw_pointer_cast(summaries.data())};
+    const NotOk<Summary> not_ok{thrust::raw_pointer_cast(summaries.data())};
     const thrust::counting_iterator<long> begin(0), end(count);
     const long failed = thrust::count_if(thrust::device, begin, end, not_ok);
     if (failed > 0) {
@@ -101,14 +112,25 @@ BatchResult run(const BatchSpec& spec, double device_bytes, Launch&& launch) {
       for (long i : failed_here) out.failed_indices.push_back(first + i);
     }
 
-    thrust::copy(summaries.begin(), summaries.end(), out.summaries.begin() + first);
+    thrust::copy(summaries.begin(), summaries.end(), summaries_here.begin());
+    for (long i = 0; i < count; ++i) Typed::store(summaries_here[i], first + i, out);
     if (m > 0) {
       thrust::copy(trajectories.begin(), trajectories.end(), sample_major.begin());
-      transpose_to_instance_major(sample_major, first, count, m, out.trajectories);
+      transpose_to_instance_major<Typed>(sample_major, first, count, m, out);
     }
     if (spec.progress) spec.progress->fetch_add(count);
   }
   out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+// The batch on the device system, for its (physics, friction, formulation).
+template <class Launch>
+BatchResult run(const BatchSpec& spec, double device_bytes, Launch&& launch) {
+  BatchResult out;
+  with_batch_combination(spec, [&](auto combination) {
+    out = run_typed<typename decltype(combination)::Integrator>(spec, device_bytes, launch);
+  });
   return out;
 }
 

@@ -22,8 +22,14 @@ BatchResult run_batch_device_code_path_on_omp(const BatchSpec& spec, double devi
   });
 }
 
-long device_batch_slice_size(long n, long samples, double device_bytes) {
-  return device_batch::slice_size(n, samples, device_bytes);
+long device_batch_slice_size(const BatchSpec& spec, double device_bytes) {
+  long slice = 0;
+  with_batch_combination(spec, [&](auto combination) {
+    using Integrator = typename decltype(combination)::Integrator;
+    slice = device_batch::slice_size<Integrator>(spec.instance_count(), sample_count(spec.settings, spec.trajectory_stride),
+                                                 device_bytes);
+  });
+  return slice;
 }
 
 }  // namespace hs

@@ -1,5 +1,6 @@
 // Backend selection. The CUDA and Kokkos entry points exist only in builds
 // that have them; this file turns their absence into clear errors.
+#include <algorithm>
 #include <fstream>
 #include <limits>
 #include <stdexcept>
@@ -16,28 +17,17 @@ std::string cuda_device_name();    // of device 0
 std::string kokkos_execution_space();  // host/backends/kokkos.cpp
 #endif
 
-FourBarSample blank_sample() {
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  FourBarSample blank;
-  blank.t = blank.U = blank.s = blank.sdot = blank.piston_force = blank.friction_force = blank.energy_drift = nan;
-  for (double& q : blank.q) q = nan;
-  for (double& p : blank.p) p = nan;
-  return blank;
-}
-
-BatchResult blank_result(const BatchSpec& spec) {
-  BatchResult out;
-  const long n = static_cast<long>(spec.instances.size());
-  out.summaries.assign(static_cast<size_t>(n), unstarted_summary<3, 3>(Status::not_run));
-  out.samples_per_instance = sample_count(spec.settings, spec.trajectory_stride);
-  out.trajectories.assign(static_cast<size_t>(n * out.samples_per_instance), blank_sample());
-  return out;
+void BatchResult::mark_unstarted(long i, Status s) {
+  status[i] = s;
+  std::copy(unstarted_row.begin(), unstarted_row.end(), summaries.begin() + i * summary_width);
+  const long row = samples_per_instance * sample_width;
+  std::fill_n(trajectories.begin() + i * row, row, std::numeric_limits<double>::quiet_NaN());
 }
 
 void collect_failed_indices(BatchResult& out) {
   out.failed_indices.clear();
-  for (size_t i = 0; i < out.summaries.size(); ++i)
-    if (out.summaries[i].status != Status::ok) out.failed_indices.push_back(static_cast<long>(i));
+  for (size_t i = 0; i < out.status.size(); ++i)
+    if (out.status[i] != Status::ok) out.failed_indices.push_back(static_cast<long>(i));
 }
 
 std::string cpu_model() {

@@ -2,18 +2,32 @@
 // its summary (and strided trajectory) out, through kernels/'s run_instance.
 // The CPU (OpenMP), Kokkos and CUDA backends differ only in who calls
 // operator()(i); nothing here depends on the backend.
+//
+// Backends are generic over the integrator (a RunCombination of
+// host/backends/instantiations.hpp): TypedBatch turns the batch's parameter
+// rows into the model's Params and its typed results into the flat rows of
+// BatchResult (kernels/integrators/run_columns.hpp).
 #pragma once
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+#include "kernels/models/catalog.hpp"
 #include "host/batch.hpp"
-#include "kernels/integrators/double_step_trapezoidal.hpp"
+#include "kernels/integrators/run_columns.hpp"
 
 namespace hs {
 
-template <class Friction>
+template <class IntegratorT>
 struct InstanceKernel {
-  using Integrator = DoubleStepTrapezoidal<HydraulicFourBar<Friction>>;
-  const FourBarParams* params;     // n instances
-  FourBarSummary* summaries;       // n
-  FourBarSample* trajectories;     // n x samples (null when samples == 0)
+  using Integrator = IntegratorT;
+  using Params = typename Integrator::Params;
+  using Summary = RunSummary<Integrator::nq, Integrator::np>;
+  using SampleT = Sample<Integrator::nq, Integrator::np>;
+  const Params* params;     // n instances
+  Summary* summaries;       // n
+  SampleT* trajectories;    // n x samples (null when samples == 0)
   long samples;
   IntegratorSettings settings;
   RunOptions options;              // options.reference must point to memory the executor can read
@@ -23,24 +37,13 @@ struct InstanceKernel {
   long instance_stride, sample_stride;
 
   HS_HD void operator()(long i) const {
-    FourBarSample* traj = samples > 0 ? trajectories + i * instance_stride : nullptr;
+    SampleT* traj = samples > 0 ? trajectories + i * instance_stride : nullptr;
     const long m = samples, ks = sample_stride;
-    summaries[i] = run_instance<Integrator>(params[i], settings, options, [traj, m, ks](long k, const FourBarSample& s) {
+    summaries[i] = run_instance<Integrator>(params[i], settings, options, [traj, m, ks](long k, const SampleT& s) {
       if (k < m) traj[k * ks] = s;
     });
   }
 };
-
-// Calls f(Friction{}) with the friction law of the batch.
-template <class F>
-auto with_friction(FrictionModel m, F&& f) {
-  switch (m) {
-    case FrictionModel::bengisu_akay: return f(BengisuAkay{});
-    case FrictionModel::none: return f(NoFriction{});
-    case FrictionModel::brown_mcphee: break;
-  }
-  return f(BrownMcPhee{});
-}
 
 // Run options of a batch (reference: host pointer; device backends copy it).
 inline RunOptions run_options(const BatchSpec& spec) {
@@ -52,9 +55,89 @@ inline RunOptions run_options(const BatchSpec& spec) {
   return opt;
 }
 
-// A result with every instance marked not_run and blank trajectories.
-BatchResult blank_result(const BatchSpec& spec);
-// out.failed_indices from the summaries, on the host (the CUDA backend
+// The model's default instance of its Params: fields the parameter table
+// does not name (e.g. which body carries the cylinder) keep it.
+template <class Params>
+Params default_params(const ModelDescriptor& m) {
+  if (m.params_bytes.size() != sizeof(Params))
+    throw std::logic_error("model " + m.name + ": its default instance does not match the kernel's parameters");
+  Params p;
+  std::memcpy(&p, m.params_bytes.data(), sizeof(Params));
+  return p;
+}
+// Params of `count` instance-major parameter rows.
+template <class Params>
+std::vector<Params> params_of_rows(const ModelDescriptor& m, const double* rows, long count) {
+  const Params base = default_params<Params>(m);
+  const long P = m.parameter_count();
+  std::vector<Params> out(static_cast<size_t>(count));
+  for (long i = 0; i < count; ++i) out[i] = unpack_row(m.parameters, rows + i * P, base);
+  return out;
+}
+
+// Rows in, typed values out and back, for one integrator.
+template <class Integrator>
+struct TypedBatch {
+  static constexpr int nq = Integrator::nq, np = Integrator::np;
+  using Params = typename Integrator::Params;
+  using Summary = RunSummary<nq, np>;
+  using SampleT = Sample<nq, np>;
+
+  static Params base(const ModelDescriptor& m) { return default_params<Params>(m); }
+  // Params of instances [first, first + count).
+  static std::vector<Params> params(const BatchSpec& spec, long first, long count) {
+    return params_of_rows<Params>(*spec.model, spec.row(first), count);
+  }
+  static SampleT blank_sample() {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    SampleT blank;
+    blank.t = blank.U = blank.s = blank.sdot = blank.piston_force = blank.friction_force = blank.energy_drift = nan;
+    for (double& q : blank.q) q = nan;
+    for (double& p : blank.p) p = nan;
+    return blank;
+  }
+  static void store(const Summary& s, long i, BatchResult& out) {
+    out.status[i] = s.status;
+    run_columns::flatten(s, out.summaries.data() + i * out.summary_width);
+  }
+  static void store(const SampleT& s, long i, long k, BatchResult& out) {
+    run_columns::flatten(s, out.trajectories.data() + (i * out.samples_per_instance + k) * out.sample_width);
+  }
+  // A result with every instance marked not_run and blank trajectories.
+  static BatchResult blank_result(const BatchSpec& spec) {
+    static_assert(run_columns::summary_width<nq, np>() > 0, "");
+    BatchResult out;
+    const long n = spec.instance_count();
+    out.summary_width = run_columns::summary_width<nq, np>();
+    out.sample_width = run_columns::sample_width<nq, np>();
+    if (static_cast<size_t>(out.summary_width) != spec.model->summary_columns.size() ||
+        static_cast<size_t>(out.sample_width) != spec.model->trajectory_channels.size())
+      throw std::logic_error("model " + spec.model->name + ": its output columns do not match the kernel's");
+    out.status.assign(static_cast<size_t>(n), Status::not_run);
+    out.summaries.resize(static_cast<size_t>(n * out.summary_width));
+    out.unstarted_row.resize(static_cast<size_t>(out.summary_width));
+    run_columns::flatten(unstarted_summary<nq, np>(Status::not_run), out.unstarted_row.data());
+    for (long i = 0; i < n; ++i)
+      std::copy(out.unstarted_row.begin(), out.unstarted_row.end(), out.summaries.begin() + i * out.summary_width);
+    out.samples_per_instance = sample_count(spec.settings, spec.trajectory_stride);
+    out.trajectories.assign(static_cast<size_t>(n * out.samples_per_instance * out.sample_width),
+                            std::numeric_limits<double>::quiet_NaN());
+    return out;
+  }
+};
+
+// Calls f(RunCombination{}) for the batch's (physics, friction, formulation);
+// throws std::invalid_argument naming the model and what it supports if this
+// build has no such combination.
+template <class F>
+void with_batch_combination(const BatchSpec& spec, F&& f) {
+  if (!spec.model) throw std::invalid_argument("batch without a model");
+  if (!with_run_combination(f, spec.model->physics, spec.friction, spec.formulation))
+    throw std::invalid_argument("model " + spec.model->name + " cannot run with friction law '" + spec.friction +
+                                "' and formulation '" + spec.formulation + "' in this build");
+}
+
+// out.failed_indices from the statuses, on the host (the CUDA backend
 // compacts them on the device instead).
 void collect_failed_indices(BatchResult& out);
 

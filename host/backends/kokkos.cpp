@@ -11,6 +11,7 @@
 #include <string>
 
 #include "host/backends/instance_kernel.hpp"
+#include "host/stability.hpp"
 
 namespace hs {
 namespace {
@@ -50,30 +51,72 @@ std::string kokkos_execution_space() {
 
 BatchResult run_batch_kokkos(const BatchSpec& spec) {
   ensure_kokkos();
-  BatchResult out = blank_result(spec);
-  const long n = static_cast<long>(spec.instances.size());
-  if (n == 0) return out;
-  const auto t0 = std::chrono::steady_clock::now();
-  with_friction(spec.friction, [&](auto friction) {
-    using Kernel = InstanceKernel<decltype(friction)>;
-    const auto params = to_device("params", spec.instances.data(), n);
-    const auto summaries = to_device("summaries", out.summaries.data(), n);
-    const auto trajectories = to_device("trajectories", out.trajectories.data(), out.trajectories.size());
-    const auto reference = to_device("reference", spec.reference.data(), spec.reference.size());
-    RunOptions opt = run_options(spec);
-    if (opt.reference) opt.reference = reference.data();
-    const Kernel kernel{params.data(), summaries.data(), trajectories.data(), out.samples_per_instance, spec.settings, opt,
-                        out.samples_per_instance, 1};
-    Kokkos::parallel_for("hydrosweep::run_instances", Kokkos::RangePolicy<>(0, n),
-                         KOKKOS_LAMBDA(const long i) { kernel(i); });
-    Kokkos::fence();
-    to_host(summaries, out.summaries.data());
-    to_host(trajectories, out.trajectories.data());
+  BatchResult out;
+  with_batch_combination(spec, [&](auto combination) {
+    using Integrator = typename decltype(combination)::Integrator;
+    using Typed = TypedBatch<Integrator>;
+    using Kernel = InstanceKernel<Integrator>;
+    out = Typed::blank_result(spec);
+    const long n = spec.instance_count();
+    if (n == 0) return;
+    const long m = out.samples_per_instance;
+    const auto t0 = std::chrono::steady_clock::now();
+    {
+      const auto host_params = Typed::params(spec, 0, n);
+      const std::vector<typename Typed::Summary> host_summaries(static_cast<size_t>(n));
+      const std::vector<typename Typed::SampleT> host_samples(static_cast<size_t>(n * m), Typed::blank_sample());
+      const auto params = to_device("params", host_params.data(), n);
+      const auto summaries = to_device("summaries", host_summaries.data(), n);
+      const auto trajectories = to_device("trajectories", host_samples.data(), host_samples.size());
+      const auto reference = to_device("reference", spec.reference.data(), spec.reference.size());
+      RunOptions opt = run_options(spec);
+      if (opt.reference) opt.reference = reference.data();
+      const Kernel kernel{params.data(), summaries.data(), trajectories.data(), m, spec.settings, opt, m, 1};
+      Kokkos::parallel_for("hydrosweep::run_instances", Kokkos::RangePolicy<>(0, n),
+                           KOKKOS_LAMBDA(const long i) { kernel(i); });
+      Kokkos::fence();
+      std::vector<typename Typed::Summary> s(static_cast<size_t>(n));
+      std::vector<typename Typed::SampleT> t(host_samples.size());
+      to_host(summaries, s.data());
+      to_host(trajectories, t.data());
+      for (long i = 0; i < n; ++i) {
+        Typed::store(s[i], i, out);
+        for (long k = 0; k < m; ++k) Typed::store(t[i * m + k], i, k, out);
+      }
+    }
+    collect_failed_indices(out);
+    if (spec.progress) spec.progress->fetch_add(n);
+    out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    out.threads_used = Kokkos::DefaultExecutionSpace().concurrency();
   });
-  collect_failed_indices(out);
-  if (spec.progress) spec.progress->fetch_add(n);
-  out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  out.threads_used = Kokkos::DefaultExecutionSpace().concurrency();
+  return out;
+}
+
+// Stability maps: stability_point over the points in the default execution
+// space, the same kernel function as the CPU and CUDA paths.
+std::vector<StabilityPoint> run_stability_kokkos(const StabilityBatch& batch) {
+  ensure_kokkos();
+  const long n = batch.point_count();
+  std::vector<StabilityPoint> out(static_cast<size_t>(n), blank_stability_point(Status::not_run));
+  if (n == 0) return out;
+  const bool found = with_stability_combination(
+      [&](auto combination) {
+        using System = typename decltype(combination)::System;
+        const auto host_params = params_of_rows<typename System::Params>(*batch.model, batch.parameters.data(), n);
+        const auto params = to_device("stability_params", host_params.data(), n);
+        const auto points = to_device("stability_points", out.data(), n);
+        const StabilitySettings settings = batch.settings;
+        const auto* p = params.data();
+        auto* o = points.data();
+        Kokkos::parallel_for("hydrosweep::stability_points", Kokkos::RangePolicy<>(0, n),
+                             KOKKOS_LAMBDA(const long i) { o[i] = stability_point<System>(p[i], settings); });
+        Kokkos::fence();
+        to_host(points, out.data());
+      },
+      batch.model->physics, batch.friction);
+  if (!found)
+    throw std::invalid_argument("model " + batch.model->name + " has no stability map with friction law '" +
+                                batch.friction + "' in this build");
   return out;
 }
 

@@ -5,7 +5,7 @@
 //   hydrosweep check STUDY.toml            validate a study, print its design (varied inputs per instance)
 //   hydrosweep parameters [--model NAME]   Markdown table of all parameters
 //   hydrosweep plot DIR [--out PLOTDIR]    PNG plots of a finished study (python3)
-//   hydrosweep stability STUDY.toml --out DIR [--threads N] [--backend auto|cpu|cuda] [--quiet]
+//   hydrosweep stability STUDY.toml --out DIR [--threads N] [--backend auto|cpu|kokkos|cuda] [--quiet]
 //                                          equilibrium eigenvalues of every instance
 //
 // Exit codes: 0 success (instances that failed are flagged in the outputs,
@@ -35,7 +35,7 @@
 
 #include "host/batch.hpp"
 #include "host/output.hpp"
-#include "host/parameters.hpp"
+#include "host/models/registry.hpp"
 #include "host/runner.hpp"
 #include "host/stability.hpp"
 #include "host/study.hpp"
@@ -72,7 +72,7 @@ std::string plural(long n, const char* word) { return std::to_string(n) + " " + 
 void print_study(const hs::Study& s) {
   std::printf("study \"%s\" (%s): %s (%s), model %s, friction %s, dt %s s, duration %s s\n", s.name.c_str(), s.path.c_str(),
               plural(s.instance_count(), "instance").c_str(), hs::sample_method_name(s.method), s.model.c_str(),
-              hs::friction_model_name(s.friction).c_str(), fmt(s.settings.dt).c_str(), fmt(s.settings.duration).c_str());
+              s.friction.c_str(), fmt(s.settings.dt).c_str(), fmt(s.settings.duration).c_str());
   for (size_t i = 0; i < s.grid.size(); ++i) {
     const auto& a = s.grid[i];
     std::string what = a.info ? a.name : a.name + " (scales";
@@ -108,10 +108,7 @@ struct RunFlags {
 
 int run(const std::string& study_path, const std::string& out_dir, const RunFlags& flags) {
   const hs::Study study = hs::load_study(study_path);  // StudyError: exit 2, nothing written
-  if (hs::model_is_linearization_only(study.model))
-    throw UsageError(study.path + ": model \"" + study.model +
-                     "\" is seed 000's 3D formulation, for linearization only: use `hydrosweep stability` on it, or model "
-                     "\"four-bar\" (the same mechanism, planar) for time integration");
+  hs::require_command(study, "run");  // StudyError: exit 2
   check_out_dir(out_dir);
   if (!flags.quiet) print_study(study);
 
@@ -240,6 +237,7 @@ struct StabilityFlags {
 
 int stability(const std::string& study_path, const std::string& out_dir, const StabilityFlags& flags) {
   const hs::Study study = hs::load_study(study_path);  // StudyError: exit 2, nothing written
+  hs::require_command(study, "stability");  // StudyError: exit 2
   check_out_dir(out_dir);
   hs::Backend requested = study.backend;
   if (flags.backend != "auto") hs::parse_backend(flags.backend, requested);
@@ -273,7 +271,7 @@ int stability(const std::string& study_path, const std::string& out_dir, const S
   }
   const long n = static_cast<long>(points.size());
   std::printf("stability: %s (%s, %s) on %s (%s) in %.3f s (%.4g points/s): %ld failed, %ld stable, %ld unstable, %ld overdamped\n",
-              plural(n, "point").c_str(), study.model.c_str(), hs::friction_model_name(study.friction).c_str(), rec.backend.c_str(),
+              plural(n, "point").c_str(), study.model.c_str(), study.friction.c_str(), rec.backend.c_str(),
               backend == hs::Backend::cpu ? plural(rec.threads, "thread").c_str() : rec.device.c_str(), wall,
               wall > 0 ? n / wall : 0.0, failed, stable, unstable, overdamped);
   std::printf("wrote %s, %s%s%s\n", paths.stability_h5.c_str(), paths.stability_csv.c_str(), png.empty() ? "" : " and ", png.c_str());
@@ -325,17 +323,26 @@ int check(const std::string& study_path) {
 }
 
 int parameters(const std::string& model) {
-  hs::FourBarParams defaults;
-  if (!hs::model_defaults(model, defaults)) {
+  const hs::ModelDescriptor* m = hs::find_model(model);
+  if (!m) {
     std::string names;
-    for (const auto& m : hs::model_names()) names += (names.empty() ? "" : ", ") + m;
+    for (const auto& n : hs::model_names()) names += (names.empty() ? "" : ", ") + n;
     throw UsageError("--model \"" + model + "\" is not one of " + names);
   }
+  std::printf("Model %s: %s (%s; %s)\n", m->name.c_str(), m->title.c_str(), m->source.c_str(), m->doc.c_str());
+  std::printf("Supports: %s\n\n", hs::model_support_text(*m).c_str());
   std::printf("| Parameter | Unit | Range | Default (%s) | Description |\n", model.c_str());
   std::printf("| --- | --- | --- | --- | --- |\n");
-  for (const auto& p : hs::four_bar_parameters())
+  bool schedule = false;
+  for (const auto& p : m->parameters) {
+    if (p.role == hs::ParameterInfo::Role::input_schedule) { schedule = true; continue; }
     std::printf("| `%s` | %s | %s | %s | %s |\n", p.name.c_str(), p.unit.c_str(), p.range_text().c_str(),
-                fmt(p.field(defaults)).c_str(), p.description.c_str());
+                fmt(m->defaults[p.index]).c_str(), p.description.c_str());
+  }
+  if (schedule)
+    std::printf("\nThe valve schedule (input.segments, input.time1..%d, input.value1..%d) is set by a study's [input] "
+                "table (times, values); /inputs/all records it per instance.\n",
+                hs::InputSchedule::kMaxSegments, hs::InputSchedule::kMaxSegments);
   return 0;
 }
 
@@ -380,7 +387,7 @@ int main(int argc, char** argv) {
   stab_cmd->add_option("-o,--out", out_dir, "Output directory (created if missing)")->required();
   stab_cmd->add_option("-j,--threads", stab.threads, "CPU threads (default: all cores)")->check(CLI::PositiveNumber);
   stab_cmd->add_option("--backend", stab.backend, "auto (CUDA if a device and the CUDA stability kernel are present, else CPU), cpu, cuda")
-      ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+      ->check(CLI::IsMember({"auto", "cpu", "kokkos", "cuda"}));
   stab_cmd->add_flag("-q,--quiet", stab.quiet, "Print nothing on success");
 
   try {

@@ -42,6 +42,7 @@ HS_HD inline void scale_friction(FrictionParams& f, double scale) {
 // Smooth, so the Newton tangent is continuous; slope at 0:
 //   4F_c/v_s + (16/9)(F_s − F_c)/v_s + σ2.
 struct BrownMcPhee {
+  static constexpr const char* name = "brown-mcphee";  // as written in study files
   static constexpr int n_states = 0;
   template <class T>
   HS_HD static T force(const FrictionParams& f, const T& v, const T* = nullptr, const T* = nullptr) {
@@ -63,6 +64,7 @@ struct BrownMcPhee {
 // v_s) and its value differs from seed 002's by at most σ2·v_s = 1.65 N.
 // Slope at 0: 2F_s/v_s + σ2.
 struct BengisuAkay {
+  static constexpr const char* name = "bengisu-akay";  // as written in study files
   static constexpr int n_states = 0;
   template <class T>
   HS_HD static T force(const FrictionParams& f, const T& v, const T* = nullptr, const T* = nullptr) {
@@ -82,6 +84,7 @@ struct BengisuAkay {
 
 // A policy with no friction at all (frictionless checks, energy tests).
 struct NoFriction {
+  static constexpr const char* name = "none";  // as written in study files
   static constexpr int n_states = 0;
   template <class T>
   HS_HD static T force(const FrictionParams&, const T&, const T* = nullptr, const T* = nullptr) { return T(0.0); }

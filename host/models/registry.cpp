@@ -1,0 +1,38 @@
+#include "host/models/registry.hpp"
+
+#include "kernels/models/catalog.hpp"
+
+namespace hs {
+
+const std::vector<ModelDescriptor>& models() {
+  static const std::vector<ModelDescriptor> list = describe_catalog();
+  return list;
+}
+
+const ModelDescriptor* find_model(const std::string& name) {
+  for (const auto& m : models())
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+std::vector<std::string> model_names() {
+  std::vector<std::string> out;
+  for (const auto& m : models()) out.push_back(m.name);
+  return out;
+}
+
+namespace {
+std::string join(const std::vector<std::string>& v) {
+  if (v.empty()) return "none";
+  std::string s;
+  for (const auto& e : v) s += (s.empty() ? "" : ", ") + e;
+  return s;
+}
+}  // namespace
+
+std::string model_support_text(const ModelDescriptor& m) {
+  return "model " + m.name + " supports commands " + join(m.commands) + "; formulations " + join(m.formulations) +
+         "; friction laws " + join(m.friction_laws);
+}
+
+}  // namespace hs

@@ -1,0 +1,153 @@
+// The flat rows of doubles a run leaves per instance (summary columns) and
+// per recorded sample (trajectory channels), for every model: the host
+// writes columns by name from these rows and never sees RunSummary or
+// Sample (docs/models/README.md §5.4).
+//
+// Names, units and values come from one visitor per row (visit_summary,
+// visit_sample), so the list of columns and the values in a row cannot
+// drift apart. Host-only (strings); the kernels fill RunSummary/Sample.
+#pragma once
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "../models/descriptor.hpp"
+#include "run.hpp"
+
+namespace hs {
+
+// How a model names its generalized coordinates and hydraulic states:
+// coordinate k is column "q<k+1>" (and "qd<k+1>"), state k is "p<k+1>".
+struct StateNames {
+  std::vector<std::string> coordinate_units;         // nq entries: "rad", "m"
+  std::vector<std::string> coordinate_descriptions;  // nq entries: "relative joint angle 1", ...
+  std::vector<std::string> pressure_descriptions;    // np entries: "volume 1 (DCV -> throttle)"
+};
+
+namespace run_columns {
+
+// What an indexed column is of (its unit and description come from StateNames).
+enum class Of { none, coordinate, coordinate_rate, pressure };
+
+// v(stem, index (-1: none), of, unit, description, integer, value). The unit
+// and description of an indexed column are completed from StateNames by the
+// naming visitor only: flattening a row allocates nothing. With s == nullptr
+// only the names matter (value 0).
+template <int nq, int np, class Visit>
+void visit_summary(const RunSummary<nq, np>* s, Visit&& v) {
+  auto at = [&](auto f) { return s ? double(f(*s)) : 0.0; };
+  v("t_end", -1, Of::none, "s", "time reached (the failure time if status != ok)", false, at([](auto& x) { return x.t_end; }));
+  v("steps", -1, Of::none, "-", "steps completed", true, at([](auto& x) { return x.steps; }));
+  for (int k = 0; k < nq; ++k) v("q", k, Of::coordinate, "", "final ", false, at([k](auto& x) { return x.q[k]; }));
+  for (int k = 0; k < nq; ++k) v("qd", k, Of::coordinate_rate, "", "final rate of ", false, at([k](auto& x) { return x.qd[k]; }));
+  for (int k = 0; k < np; ++k) v("p", k, Of::pressure, "Pa", "final pressure of ", false, at([k](auto& x) { return x.p[k]; }));
+  for (int k = 0; k < np; ++k) {
+    v("p_min", k, Of::pressure, "Pa", "minimum pressure of ", false, at([k](auto& x) { return x.p_min[k]; }));
+    v("p_max", k, Of::pressure, "Pa", "maximum pressure of ", false, at([k](auto& x) { return x.p_max[k]; }));
+  }
+  v("U", -1, Of::none, "V", "final spool opening", false, at([](auto& x) { return x.U; }));
+  v("s", -1, Of::none, "m", "final actuator length", false, at([](auto& x) { return x.s; }));
+  v("cylinder_work", -1, Of::none, "J", "work of the cylinder pressures on the mechanism", false,
+    at([](auto& x) { return x.cylinder_work; }));
+  v("friction_work", -1, Of::none, "J", "work of the seal friction (negative: dissipated)", false,
+    at([](auto& x) { return x.friction_work; }));
+  v("max_cylinder_work", -1, Of::none, "J", "max_t |cylinder work|", false, at([](auto& x) { return x.max_cylinder_work; }));
+  v("peak_energy_drift", -1, Of::none, "J", "max_t |T + V - E0 - W_cyl - W_fr|", false,
+    at([](auto& x) { return x.peak_energy_drift; }));
+  v("final_energy_drift", -1, Of::none, "J", "T + V - E0 - W_cyl - W_fr at t_end", false,
+    at([](auto& x) { return x.final_energy_drift; }));
+  v("newton_iterations", -1, Of::none, "-", "Newton iterations over all steps", true,
+    at([](auto& x) { return x.newton_iterations; }));
+  v("max_newton_iterations", -1, Of::none, "-", "most Newton iterations in one step", true,
+    at([](auto& x) { return x.max_newton_iterations; }));
+  v("mean_newton_iterations", -1, Of::none, "-", "newton_iterations / steps (NaN without steps)", false, at([](auto& x) {
+      return x.steps > 0 ? double(x.newton_iterations) / double(x.steps) : std::numeric_limits<double>::quiet_NaN();
+    }));
+  v("max_constraint_violation", -1, Of::none, "m", "max_t |constraint residual|", false,
+    at([](auto& x) { return x.max_constraint_violation; }));
+  v("settling_time", -1, Of::none, "s",
+    "from the last U_ref switch until the driving coordinate's rate stays below the settling rate (NaN: still moving "
+    "at the end)",
+    false, at([](auto& x) { return x.settling_time; }));
+  v("tracking_rms", -1, Of::none, "-",
+    "RMS of the driving coordinate minus the nominal instance's over the steps (NaN without a reference run)", false,
+    at([](auto& x) { return x.tracking_rms; }));
+}
+
+template <int nq, int np, class Visit>
+void visit_sample(const Sample<nq, np>* s, Visit&& v) {
+  auto at = [&](auto f) { return s ? double(f(*s)) : 0.0; };
+  v("t", -1, Of::none, "s", "time", false, at([](auto& x) { return x.t; }));
+  for (int k = 0; k < nq; ++k) v("q", k, Of::coordinate, "", "", false, at([k](auto& x) { return x.q[k]; }));
+  for (int k = 0; k < np; ++k) v("p", k, Of::pressure, "Pa", "pressure of ", false, at([k](auto& x) { return x.p[k]; }));
+  v("U", -1, Of::none, "V", "spool opening", false, at([](auto& x) { return x.U; }));
+  v("s", -1, Of::none, "m", "actuator length", false, at([](auto& x) { return x.s; }));
+  v("sdot", -1, Of::none, "m/s", "actuator rate", false, at([](auto& x) { return x.sdot; }));
+  v("piston_force", -1, Of::none, "N", "A2 p2 - A3 p3", false, at([](auto& x) { return x.piston_force; }));
+  v("friction_force", -1, Of::none, "N", "seal friction force", false, at([](auto& x) { return x.friction_force; }));
+  v("energy_drift", -1, Of::none, "J", "T + V - E0 - W_cyl - W_fr", false, at([](auto& x) { return x.energy_drift; }));
+}
+
+inline std::string column_name(const char* stem, int index) {
+  const std::string s(stem);
+  if (index < 0) return s;
+  // "p_min", 0 → "p1_min": the index goes before a suffix, as the outputs always named them.
+  const auto u = s.find('_');
+  if (u != std::string::npos) return s.substr(0, u) + std::to_string(index + 1) + s.substr(u);
+  return s + std::to_string(index + 1);
+}
+
+// The naming visitor: a column's name, unit and description.
+struct Namer {
+  const StateNames& n;
+  std::vector<OutputInfo>& out;
+  void operator()(const char* stem, int k, Of of, const char* unit, const char* what, bool integer, double) const {
+    OutputInfo c;
+    c.name = column_name(stem, k);
+    c.integer = integer;
+    c.unit = unit;
+    c.description = what;
+    switch (of) {
+      case Of::none: break;
+      case Of::coordinate: c.unit = n.coordinate_units[k]; c.description += n.coordinate_descriptions[k]; break;
+      case Of::coordinate_rate:
+        c.unit = n.coordinate_units[k] == "-" ? "1/s" : n.coordinate_units[k] + "/s";
+        c.description += n.coordinate_descriptions[k];
+        break;
+      case Of::pressure: c.description += n.pressure_descriptions[k]; break;
+    }
+    out.push_back(std::move(c));
+  }
+};
+
+template <int nq, int np>
+std::vector<OutputInfo> summary_columns(const StateNames& n) {
+  std::vector<OutputInfo> out;
+  visit_summary<nq, np>(nullptr, Namer{n, out});
+  return out;
+}
+template <int nq, int np>
+std::vector<OutputInfo> trajectory_channels(const StateNames& n) {
+  std::vector<OutputInfo> out;
+  visit_sample<nq, np>(nullptr, Namer{n, out});
+  return out;
+}
+
+// The summary and a sample as rows of doubles, in the order of the lists above.
+template <int nq, int np>
+void flatten(const RunSummary<nq, np>& s, double* row) {
+  int c = 0;
+  visit_summary<nq, np>(&s, [&](const char*, int, Of, const char*, const char*, bool, double value) { row[c++] = value; });
+}
+template <int nq, int np>
+void flatten(const Sample<nq, np>& s, double* row) {
+  int c = 0;
+  visit_sample<nq, np>(&s, [&](const char*, int, Of, const char*, const char*, bool, double value) { row[c++] = value; });
+}
+template <int nq, int np>
+constexpr int summary_width() { return 2 + 2 * nq + 3 * np + 13; }
+template <int nq, int np>
+constexpr int sample_width() { return 1 + nq + np + 6; }
+
+}  // namespace run_columns
+}  // namespace hs

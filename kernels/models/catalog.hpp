@@ -1,0 +1,121 @@
+// The one compile-time list of the physics hydrosweep is built with. Each
+// entry declares beside its physics (kernels/models/*_descriptor.hpp):
+//   key                         its name in ModelDescriptor::physics
+//   FrictionLaws, Formulations  TypeLists of what it is compiled with
+//   Model<Friction>             the hydraulically actuated model the integrators run
+//                               (only when it runs: static constexpr bool runs)
+//   Linearized<Friction>        the DAE form the stability map linearizes
+//                               (only when static constexpr bool linearizes)
+//   describe()                  the models (names, defaults, parameter tables)
+//                               built on it
+// Backends, stability maps and the registry iterate this list: adding a
+// model's physics is one line here, a friction law or formulation one entry
+// of its physics' lists. Host-only (the descriptors hold strings).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "four_bar_descriptor.hpp"
+
+namespace hs {
+
+using PhysicsCatalog = TypeList<  //
+    PlanarFourBarPhysics,
+    SpatialFourBarPhysics>;
+
+// ---- combinations --------------------------------------------------------------
+
+template <class Physics, class Friction, class Formulation>
+struct RunCombination {
+  using Integrator = typename Formulation::template Integrator<typename Physics::template Model<Friction>>;
+};
+template <class Physics, class Friction>
+struct StabilityCombination {
+  using System = typename Physics::template Linearized<Friction>;
+};
+
+namespace catalog_detail {
+
+template <class Physics, class F, class... Friction, class... Formulation>
+void each_run(TypeList<Friction...>, TypeList<Formulation...>, F& f, const std::string& friction,
+              const std::string& formulation, bool& found) {
+  auto one_friction = [&](auto friction_tag) {
+    using Fr = decltype(friction_tag);
+    auto one_formulation = [&](auto formulation_tag) {
+      using Fo = decltype(formulation_tag);
+      if (!found && friction == Fr::name && formulation == Fo::name) {
+        found = true;
+        f(RunCombination<Physics, Fr, Fo>{});
+      }
+    };
+    (one_formulation(Formulation{}), ...);
+  };
+  (one_friction(Friction{}), ...);
+}
+
+template <class Physics, class F, class... Friction>
+void each_stability(TypeList<Friction...>, F& f, const std::string& friction, bool& found) {
+  auto one = [&](auto friction_tag) {
+    using Fr = decltype(friction_tag);
+    if (!found && friction == Fr::name) {
+      found = true;
+      f(StabilityCombination<Physics, Fr>{});
+    }
+  };
+  (one(Friction{}), ...);
+}
+
+template <class Physics, class F>
+void run_of(F& f, const std::string& physics, const std::string& friction, const std::string& formulation, bool& found) {
+  if constexpr (Physics::runs) {
+    if (!found && physics == Physics::key)
+      each_run<Physics>(typename Physics::FrictionLaws{}, typename Physics::Formulations{}, f, friction, formulation, found);
+  }
+}
+template <class Physics, class F>
+void stability_of(F& f, const std::string& physics, const std::string& friction, bool& found) {
+  if constexpr (Physics::linearizes) {
+    if (!found && physics == Physics::key) each_stability<Physics>(typename Physics::FrictionLaws{}, f, friction, found);
+  }
+}
+
+template <class F, class... P>
+bool run(TypeList<P...>, F& f, const std::string& physics, const std::string& friction, const std::string& formulation) {
+  bool found = false;
+  (run_of<P>(f, physics, friction, formulation, found), ...);
+  return found;
+}
+template <class F, class... P>
+bool stability(TypeList<P...>, F& f, const std::string& physics, const std::string& friction) {
+  bool found = false;
+  (stability_of<P>(f, physics, friction, found), ...);
+  return found;
+}
+template <class... P>
+std::vector<ModelDescriptor> describe(TypeList<P...>) {
+  std::vector<ModelDescriptor> all;
+  auto add = [&](std::vector<ModelDescriptor> v) {
+    for (auto& d : v) all.push_back(std::move(d));
+  };
+  (add(P::describe()), ...);
+  return all;
+}
+
+}  // namespace catalog_detail
+
+// Calls f(RunCombination{}) for the (physics, friction law, formulation)
+// named; false if this build has no such combination.
+template <class F>
+bool with_run_combination(F&& f, const std::string& physics, const std::string& friction,
+                          const std::string& formulation) {
+  return catalog_detail::run(PhysicsCatalog{}, f, physics, friction, formulation);
+}
+// Calls f(StabilityCombination{}) for the (physics, friction law) named.
+template <class F>
+bool with_stability_combination(F&& f, const std::string& physics, const std::string& friction) {
+  return catalog_detail::stability(PhysicsCatalog{}, f, physics, friction);
+}
+// Every model of every physics, in catalog order.
+inline std::vector<ModelDescriptor> describe_catalog() { return catalog_detail::describe(PhysicsCatalog{}); }
+
+}  // namespace hs

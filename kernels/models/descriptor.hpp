@@ -1,0 +1,194 @@
+// What a model says about itself, once, beside its physics: its name, its
+// parameter table, its outputs and what it supports. The host (study files,
+// `hydrosweep parameters`, sampling, outputs, chunk files, the CLI, the plot
+// scripts) works only from this description and from flat rows of doubles;
+// it never names a model's parameter struct (docs/models/README.md §5.4).
+//
+// Host-only: strings and vectors. The physics (kernels/models/*.hpp) stays
+// device code; a row becomes the model's Params through byte offsets
+// recorded here (unpack_row), in templated backend code.
+#pragma once
+#include <cstddef>
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace hs {
+
+template <class... T>
+struct TypeList {};
+// The `name`s of a list of tags (friction laws, formulations).
+template <class... T>
+std::vector<std::string> names_of(TypeList<T...>) {
+  return {std::string(T::name)...};
+}
+
+// One parameter of a model: a column of the parameter row.
+struct ParameterInfo {
+  enum class Role {
+    parameter,       // set by defaults, [parameters], grid axes, factors, derived
+    input_schedule,  // the valve schedule's segments: set by the [input] table only
+  };
+  std::string name;          // dotted name, e.g. "circuit.oil_bulk_modulus"
+  std::string unit;          // SI unit
+  double min, max;           // admissible range
+  bool min_exclusive;        // true: value must be > min (e.g. a modulus)
+  std::string description;
+  Role role = Role::parameter;
+  bool integer = false;      // an int field (e.g. a segment count); the row holds it as a double
+  int index = 0;             // column in the model's parameter row
+  std::size_t offset = 0;    // byte offset of the double inside the model's Params
+
+  bool admits(double v) const { return (min_exclusive ? v > min : v >= min) && v <= max; }
+  // "(0, 1e+12]" style text for error messages.
+  std::string range_text() const {
+    std::ostringstream s;
+    s << (min_exclusive ? "(" : "[") << min << ", " << max << "]";
+    return s.str();
+  }
+};
+
+// One scalar output per instance, or one trajectory channel.
+struct OutputInfo {
+  std::string name, unit, description;
+  bool integer = false;  // written as int64 (the value is exact)
+};
+
+// a < b must hold for every instance (e.g. rod thinner than the piston).
+struct OrderRule {
+  std::string a, b, why;
+};
+
+struct ModelDescriptor {
+  std::string name;          // as written in study files: [study] model
+  std::string title;         // one line: what it is
+  std::string source;        // seed and section, e.g. "seed 002 §4"
+  std::string doc;           // docs/models/<file>.md
+  std::string physics;       // key of its kernel in the instantiation list
+  std::vector<ParameterInfo> parameters;  // row order
+  std::vector<double> defaults;           // the default row
+  // The model's default instance of its Params, as bytes: fields the table
+  // does not name keep these values (host/backends/instance_kernel.hpp).
+  std::vector<unsigned char> params_bytes;
+  std::vector<OrderRule> rules;
+  std::vector<OutputInfo> summary_columns;      // one row of doubles per instance
+  std::vector<OutputInfo> trajectory_channels;  // one row of doubles per sample
+  std::string driving_coordinate;  // name of the summary column of the driving coordinate
+  // What it supports; the first entry of each list is the default.
+  std::vector<std::string> commands;       // "run", "stability"
+  std::vector<std::string> friction_laws;  // "brown-mcphee", ...
+  std::vector<std::string> formulations;   // "double-step", ...
+
+  long parameter_count() const { return static_cast<long>(parameters.size()); }
+  const ParameterInfo* find_parameter(const std::string& dotted) const {
+    for (const auto& p : parameters)
+      if (p.name == dotted) return &p;
+    return nullptr;
+  }
+  int summary_column(const std::string& column) const {
+    for (size_t k = 0; k < summary_columns.size(); ++k)
+      if (summary_columns[k].name == column) return static_cast<int>(k);
+    return -1;
+  }
+  bool supports_command(const std::string& c) const { return contains(commands, c); }
+  bool supports_friction(const std::string& f) const { return contains(friction_laws, f); }
+  bool supports_formulation(const std::string& f) const { return contains(formulations, f); }
+  static bool contains(const std::vector<std::string>& list, const std::string& x) {
+    for (const auto& e : list)
+      if (e == x) return true;
+    return false;
+  }
+};
+
+// Builds a parameter table for a Params struct: each entry names a double
+// field through an accessor, whose byte offset is measured once on a probe
+// instance. Params must be trivially copyable (it is copied to GPUs).
+template <class Params>
+class ParameterTableBuilder {
+  static_assert(std::is_trivially_copyable<Params>::value, "model parameters must be plain data");
+
+ public:
+  explicit ParameterTableBuilder(const Params& defaults) : probe_(defaults) {}
+
+  // field: double&(Params&) for a real parameter, int&(Params&) for an integer one.
+  template <class Field>
+  void add(std::string name, std::string unit, double lo, double hi, bool lo_open, std::string what, Field field,
+           ParameterInfo::Role role = ParameterInfo::Role::parameter) {
+    ParameterInfo p;
+    p.name = std::move(name);
+    p.unit = std::move(unit);
+    p.min = lo;
+    p.max = hi;
+    p.min_exclusive = lo_open;
+    p.description = std::move(what);
+    p.role = role;
+    p.index = static_cast<int>(table_.size());
+    auto& f = field(probe_);
+    using FieldType = std::remove_reference_t<decltype(f)>;
+    static_assert(std::is_same<FieldType, double>::value || std::is_same<FieldType, int>::value,
+                  "a parameter is a double or an int field");
+    p.integer = std::is_same<FieldType, int>::value;
+    p.offset = static_cast<std::size_t>(reinterpret_cast<const char*>(&f) - reinterpret_cast<const char*>(&probe_));
+    defaults_.push_back(static_cast<double>(f));
+    table_.push_back(std::move(p));
+  }
+  std::vector<ParameterInfo>& table() { return table_; }
+  std::vector<double>& defaults() { return defaults_; }
+  std::vector<unsigned char> bytes() const {
+    const auto* b = reinterpret_cast<const unsigned char*>(&probe_);
+    return std::vector<unsigned char>(b, b + sizeof(Params));
+  }
+  // Everything a descriptor takes from the table.
+  template <class Descriptor>
+  void fill(Descriptor& d) {
+    d.parameters = table_;
+    d.defaults = defaults_;
+    d.params_bytes = bytes();
+  }
+
+ private:
+  Params probe_;
+  std::vector<ParameterInfo> table_;
+  std::vector<double> defaults_;
+};
+
+// A parameter row into the model's Params: every field the table names is
+// set from the row; fields it does not name keep the value of `base`.
+template <class Params>
+Params unpack_row(const std::vector<ParameterInfo>& table, const double* row, const Params& base) {
+  static_assert(std::is_trivially_copyable<Params>::value, "model parameters must be plain data");
+  Params p = base;
+  char* bytes = reinterpret_cast<char*>(&p);
+  for (const auto& info : table) {
+    if (info.integer) {
+      const int v = static_cast<int>(row[info.index]);  // the study checked it is a whole number in range
+      std::memcpy(bytes + info.offset, &v, sizeof v);
+    } else {
+      std::memcpy(bytes + info.offset, &row[info.index], sizeof(double));
+    }
+  }
+  return p;
+}
+
+// The inverse: the row of a Params (every field the table names).
+template <class Params>
+std::vector<double> pack_row(const std::vector<ParameterInfo>& table, const Params& p) {
+  static_assert(std::is_trivially_copyable<Params>::value, "model parameters must be plain data");
+  std::vector<double> row(table.size());
+  const char* bytes = reinterpret_cast<const char*>(&p);
+  for (const auto& info : table) {
+    if (info.integer) {
+      int v;
+      std::memcpy(&v, bytes + info.offset, sizeof v);
+      row[info.index] = v;
+    } else {
+      std::memcpy(&row[info.index], bytes + info.offset, sizeof(double));
+    }
+  }
+  return row;
+}
+
+}  // namespace hs
