@@ -2,10 +2,10 @@
 // a description of the machine and build (so a result file says where its
 // numbers come from), a small JSON writer and argv parsing.
 #pragma once
-#include "host/batch.hpp"
+#include "host/run/batch.hpp"
 #include "host/models/registry.hpp"
-#include "host/output.hpp"
-#include "host/sampling.hpp"
+#include "host/results/output.hpp"
+#include "host/design/sampling.hpp"
 #include <unistd.h>
 
 #include <algorithm>

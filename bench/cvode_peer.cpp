@@ -56,7 +56,7 @@
 #include <vector>
 
 #include "bench/bench_common.hpp"
-#include "host/batch.hpp"
+#include "host/run/batch.hpp"
 #include "kernels/integrators/double_step_trapezoidal.hpp"
 
 namespace {

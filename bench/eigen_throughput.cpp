@@ -29,8 +29,8 @@
 #include <vector>
 
 #include "bench/bench_common.hpp"
-#include "host/batch.hpp"
-#include "host/eigen_batch.hpp"
+#include "host/run/batch.hpp"
+#include "host/run/eigen_batch.hpp"
 
 namespace {
 

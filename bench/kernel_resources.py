@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Static resources of the CUDA kernels, read from ptxas (no GPU needed).
 
-Compiles host/backends/cuda.cu (simulation) and host/backends/cuda_stability.cu
+Compiles host/run/backends/cuda.cu (simulation) and host/run/backends/cuda_stability.cu
 (stability maps) for one architecture with `-Xptxas -v` and records, per
 kernel: registers per thread, stack frame, spill stores and loads. These
 decide occupancy (255 registers allow 256 threads per SM) and how much
@@ -22,8 +22,8 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SOURCES = {
-    "simulation": ("host/backends/cuda.cu", ["-DHYDROSWEEP_HAVE_CUDA"]),
-    "stability": ("host/backends/cuda_stability.cu", ["-DHYDROSWEEP_HAVE_CUDA", "-DHYDROSWEEP_HAVE_CUDA_STABILITY"]),
+    "simulation": ("host/run/backends/cuda.cu", ["-DHYDROSWEEP_HAVE_CUDA"]),
+    "stability": ("host/run/backends/cuda_stability.cu", ["-DHYDROSWEEP_HAVE_CUDA", "-DHYDROSWEEP_HAVE_CUDA_STABILITY"]),
 }
 # Kernels and device functions of our own; library ones (CUB, Thrust) are left out.
 def demangle(names):

@@ -7,8 +7,8 @@
 // McPhee friction), as many points as asked, for both formulations of the
 // mechanism: planar (3 relative joint coordinates, 2 constraints) and the
 // 3D model of seed 000 (10 coordinates, 9 constraints). Backends: CPU on 1
-// thread and on all cores (host/stability.cpp, OpenMP), CUDA (one thread
-// per point, host/backends/cuda_stability.cu) when a device is present,
+// thread and on all cores (host/run/stability.cpp, OpenMP), CUDA (one thread
+// per point, host/run/backends/cuda_stability.cu) when a device is present,
 // timed with the host↔device copies.
 //
 //   bench_stability_throughput [--points N] [--repeats R] [--out FILE]
@@ -22,9 +22,9 @@
 #include <vector>
 
 #include "bench/bench_common.hpp"
-#include "host/batch.hpp"
+#include "host/run/batch.hpp"
 #include "host/models/registry.hpp"
-#include "host/stability.hpp"
+#include "host/run/stability.hpp"
 
 namespace {
 

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "bench/bench_common.hpp"
-#include "host/batch.hpp"
+#include "host/run/batch.hpp"
 
 namespace {
 

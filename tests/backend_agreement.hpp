@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "host/batch.hpp"
+#include "host/run/batch.hpp"
 #include "host/models/registry.hpp"
 
 namespace hs::backend_test {

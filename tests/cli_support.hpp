@@ -358,7 +358,7 @@ inline std::map<std::string, std::string> h5_contents(const fs::path& path) {
   return visit.contents;
 }
 
-// The run record of results.h5 and stability.h5 (host/output.hpp): how, when
+// The run record of results.h5 and stability.h5 (host/results/output.hpp): how, when
 // and in what pieces a run was made, not what it computed. Everything else
 // depends only on the study text and the build.
 inline const std::set<std::string> kRunRecord = {

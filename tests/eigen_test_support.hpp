@@ -8,7 +8,7 @@
 #include <limits>
 #include <vector>
 
-#include "host/sampling.hpp"
+#include "host/design/sampling.hpp"
 #include "kernels/eigen/small_eigen.hpp"
 
 namespace eigen_test {

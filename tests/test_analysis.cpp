@@ -7,8 +7,8 @@
 #include <limits>
 #include <vector>
 
-#include "host/analysis.hpp"
-#include "host/sampling.hpp"
+#include "host/results/analysis.hpp"
+#include "host/design/sampling.hpp"
 
 using namespace hs;
 

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "eigen_test_support.hpp"
-#include "host/eigen_batch.hpp"
+#include "host/run/eigen_batch.hpp"
 #include "kernels/eigen/small_eigen.hpp"
 
 using namespace hs;

@@ -5,16 +5,16 @@
 //   - /outputs and summary.csv: the kernel's own summary of each instance
 //     (run_batch_cpu on that one instance, the code path of the CPU backend),
 //     read from the RunSummary fields directly (tests/backend_agreement.hpp),
-//     never through host/output.cpp's column accessors;
+//     never through host/results/output.cpp's column accessors;
 //   - /trajectories: the kernel's samples, every channel of Sample;
 //   - /inputs/<name>, /inputs/all and summary.csv's inputs: the design
 //     (Study::varied_values, Study::instance through the parameter table);
 //   - /analysis: summarize_monte_carlo, failure_probability and sobol_indices
-//     (host/analysis.hpp) of the read-back outputs with the study's bootstrap
+//     (host/results/analysis.hpp) of the read-back outputs with the study's bootstrap
 //     settings; a Saltelli design's statistics from its A and B rows only;
 //   - stability.h5 and stability.csv: stability_point
 //     (kernels/linearize/stability.hpp) of each instance, dispatched on the
-//     study's model and friction law as host/stability.cpp does.
+//     study's model and friction law as host/run/stability.cpp does.
 // Same code, same build, same machine: every comparison is bit for bit
 // (NaN equals NaN). The executable runs with --backend cpu, so a GPU machine
 // (where auto picks CUDA) compares the same thing.
@@ -31,15 +31,15 @@
 #include <string>
 #include <vector>
 
-#include "host/analysis.hpp"
+#include "host/results/analysis.hpp"
 #include "host/models/registry.hpp"
-#include "host/runner.hpp"
-#include "host/stability.hpp"
-#include "host/study.hpp"
+#include "host/run/runner.hpp"
+#include "host/run/stability.hpp"
+#include "host/study/study.hpp"
 #include "kernels/linearize/actuated_system.hpp"
 #include "kernels/models/planar_chain_dae.hpp"
 #include "kernels/models/spatial_four_bar.hpp"
-#include "host/backends/instance_kernel.hpp"
+#include "host/run/backends/instance_kernel.hpp"
 #include "tests/backend_agreement.hpp"
 #include "tests/cli_support.hpp"
 
@@ -233,7 +233,7 @@ inline std::function<double(const FourBarSummary&)> fixed_scale(double s) {
 }
 
 // Every member of RunSummary<3, 3> (kernels/integrators/run.hpp), status
-// included; the names are those of /outputs (host/output.hpp).
+// included; the names are those of /outputs (host/results/output.hpp).
 inline const std::vector<SummaryField>& summary_fields() {
   static const std::vector<SummaryField> fields = [] {
     std::vector<SummaryField> f;
@@ -294,7 +294,7 @@ inline const std::vector<SampleField>& sample_fields() {
 
 
 // Every instance of the study run alone through run_batch_cpu, as the runner
-// does it (host/runner.cpp): the nominal instance's crank angle as tracking_rms
+// does it (host/run/runner.cpp): the nominal instance's crank angle as tracking_rms
 // reference when [analysis] reference_run, inadmissible instances flagged.
 struct KernelResults {
   std::vector<FourBarSummary> summaries;
@@ -521,7 +521,7 @@ void expect_interval(const hs::ConfidenceInterval& ci, hid_t file, const std::st
 }
 
 // The rows whose outputs are independent draws of the inputs: all rows, or a
-// Saltelli design's A and B rows (role i % (d + 2) = 0 or 1, host/sampling.hpp;
+// Saltelli design's A and B rows (role i % (d + 2) = 0 or 1, host/design/sampling.hpp;
 // read from /metadata/design/saltelli_role when the file has it).
 std::vector<char> independent_rows(hid_t file, const hs::Study& study) {
   const long n = study.instance_count();
@@ -553,7 +553,7 @@ void check_analysis(hid_t file, const hs::Study& study) {
   const auto status = read_int64s(file, "/outputs/status");
   ASSERT_EQ(status.size(), size_t(n));
   const std::vector<char> independent = independent_rows(file, study);
-  // A failed instance's output is NaN for the statistics (host/analysis.hpp).
+  // A failed instance's output is NaN for the statistics (host/results/analysis.hpp).
   auto outputs = [&](const std::string& q) {
     std::vector<double> v = read_doubles(file, "/outputs/" + q);
     for (long i = 0; i < n; ++i)
@@ -644,10 +644,10 @@ void check_analysis(hid_t file, const hs::Study& study) {
 }
 
 // Saltelli et al. (2010) Table 2 first-order estimator (b) and Jansen (1999)
-// total estimator (f), written out again from host/analysis.hpp's
+// total estimator (f), written out again from host/results/analysis.hpp's
 // description: blocks with a non-finite output dropped, outputs centred at
 // the pooled mean of f(A) and f(B), V their unbiased pooled variance. An
-// oracle for the point estimates that does not share host/analysis.cpp's code
+// oracle for the point estimates that does not share host/results/analysis.cpp's code
 // (comparing with sobol_indices alone could not catch a wrong estimator).
 struct SobolPointEstimates {
   std::vector<double> first, total;
@@ -816,7 +816,7 @@ StabilityPoint stability_point_of(const std::string& friction, const hs::FourBar
 
 // Instance i's point: the kernel function for the study's formulation and
 // friction law, or the invalid_parameters blank for an inadmissible instance.
-// Called here rather than through host/stability.cpp so that its dispatch on
+// Called here rather than through host/run/stability.cpp so that its dispatch on
 // model and friction law (the catalog, kernels/models/catalog.hpp) is checked too; the template is compiled with the
 // same flags in both places, and agrees bit for bit.
 StabilityPoint expected_point(const hs::Study& study, long i) {

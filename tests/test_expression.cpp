@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "host/expression.hpp"
+#include "host/study/expression.hpp"
 
 using namespace hs;
 

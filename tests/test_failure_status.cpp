@@ -24,7 +24,7 @@
 //   - trajectories: the samples up to t_end at t = k·stride·dt, the summary's
 //     final state equal to the sample at t_end, NaN time after it;
 //   - /analysis: statistics of the ok instances only, equal to
-//     summarize_monte_carlo (host/analysis.hpp) of their read-back values;
+//     summarize_monte_carlo (host/results/analysis.hpp) of their read-back values;
 //     count_ok = ok instances, count_failed = failed instances; the failure
 //     probability of [analysis.limit] over the ok instances only (failures /
 //     count, failed_instances excluded, docs/study-files.md "[analysis]");
@@ -40,10 +40,10 @@
 #include <utility>
 #include <vector>
 
-#include "host/analysis.hpp"
-#include "host/study.hpp"
+#include "host/results/analysis.hpp"
+#include "host/study/study.hpp"
 #include "kernels/models/hydraulically_actuated.hpp"
-#include "host/backends/instance_kernel.hpp"
+#include "host/run/backends/instance_kernel.hpp"
 #include "tests/backend_agreement.hpp"
 #include "tests/cli_support.hpp"
 
@@ -100,7 +100,7 @@ Ending ending_of(Status s) {
 }
 
 // The state channels that are both a summary output (final value) and a
-// trajectory channel (host/output.cpp).
+// trajectory channel (host/results/output.cpp).
 const std::vector<std::string> kStateChannels = {"q1", "q2", "q3", "p1", "p2", "p3", "U", "s"};
 // The integer counts of /outputs, 0 for an instance that never started.
 const std::set<std::string> kCountColumns = {"steps", "newton_iterations", "max_newton_iterations"};

@@ -49,7 +49,7 @@ TEST(Gpu, SmallBatchWithTrajectoriesAndReference) {
 }
 
 // ---- The CUDA backend's code path on Thrust's OpenMP device system ----------
-// These run in CI on machines without a GPU: host/backends/device_batch.hpp
+// These run in CI on machines without a GPU: host/run/backends/device_batch.hpp
 // (slicing, device buffers, blank samples, sample-major trajectories and their
 // transposition, failed-instance compaction) built by g++ against Thrust's
 // OpenMP device system. They exercise the backend's code, not a GPU. The
@@ -110,7 +110,7 @@ TEST(Gpu, EmptyBatch) {
 // eigenvalues agree to 1e-10 relative to the spectral radius (FMA
 // contraction differs), flags exactly.
 #ifdef HYDROSWEEP_HAVE_CUDA_STABILITY
-#include "host/stability.hpp"
+#include "host/run/stability.hpp"
 TEST(Gpu, StabilityMapAgreesWithCpu) {
   REQUIRE_CUDA();
   for (const char* model : {"four-bar", "four-bar-3d"}) {

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "eigen_test_support.hpp"
-#include "host/batch.hpp"
-#include "host/eigen_batch.hpp"
+#include "host/run/batch.hpp"
+#include "host/run/eigen_batch.hpp"
 
 using namespace hs;
 using namespace eigen_test;

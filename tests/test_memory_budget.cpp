@@ -1,12 +1,12 @@
 // Study-sized allocations are checked against the memory budget before they
-// happen (host/memory_budget.hpp): a study that does not fit is refused with
+// happen (host/run/memory_budget.hpp): a study that does not fit is refused with
 // exit 2, a message naming the study file, the key, the bytes and the budget,
 // and nothing written; the automatic chunk size shrinks to fit and gives the
 // same results. HYDROSWEEP_MEMORY_LIMIT stands in for a small machine.
 #include <cstdlib>
 #include <cstring>
 
-#include "host/memory_budget.hpp"
+#include "host/run/memory_budget.hpp"
 #include "tests/cli_support.hpp"
 
 namespace {

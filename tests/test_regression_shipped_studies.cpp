@@ -41,10 +41,10 @@
 #include <string>
 #include <vector>
 
-#include "host/output.hpp"
-#include "host/runner.hpp"
-#include "host/stability.hpp"
-#include "host/study.hpp"
+#include "host/results/output.hpp"
+#include "host/run/runner.hpp"
+#include "host/run/stability.hpp"
+#include "host/study/study.hpp"
 
 namespace {
 namespace fs = std::filesystem;

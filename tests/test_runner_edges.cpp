@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "host/batch.hpp"
-#include "host/study.hpp"
+#include "host/run/batch.hpp"
+#include "host/study/study.hpp"
 #include "tests/cli_support.hpp"
 
 namespace fs = std::filesystem;

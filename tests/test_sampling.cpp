@@ -13,7 +13,7 @@
 #include <set>
 #include <vector>
 
-#include "host/sampling.hpp"
+#include "host/design/sampling.hpp"
 
 using namespace hs;
 

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "host/backends/instance_kernel.hpp"
-#include "host/study.hpp"
+#include "host/run/backends/instance_kernel.hpp"
+#include "host/study/study.hpp"
 
 namespace fs = std::filesystem;
 using namespace hs;
@@ -22,7 +22,7 @@ const std::string kRoot = HYDROSWEEP_SOURCE_DIR;
 Study parse(const std::string& text) { return parse_study(text, "inline.toml"); }
 
 // The kernel's parameters of a parameter row: the row through the model's
-// parameter table, as every backend builds them (host/backends/instance_kernel.hpp).
+// parameter table, as every backend builds them (host/run/backends/instance_kernel.hpp).
 FourBarParams params_of(const Study& s, const std::vector<double>& row) {
   return unpack_row(s.descriptor->parameters, row.data(), default_params<FourBarParams>(*s.descriptor));
 }
@@ -377,7 +377,7 @@ TEST(Study, LatinHypercubeStratifiesEveryFactor) {
   }
 }
 
-// Saltelli blocks: A, B, then A with column i from B (host/sampling.hpp).
+// Saltelli blocks: A, B, then A with column i from B (host/design/sampling.hpp).
 TEST(Study, SaltelliBlocksShareColumnsAsDesigned) {
   const Study s = sampled("saltelli", 8, 1);
   const size_t d = s.grid.size();

@@ -33,12 +33,12 @@
 #include <string>
 #include <vector>
 
-#include "host/batch.hpp"
-#include "host/output.hpp"
+#include "host/run/batch.hpp"
+#include "host/results/output.hpp"
 #include "host/models/registry.hpp"
-#include "host/runner.hpp"
-#include "host/stability.hpp"
-#include "host/study.hpp"
+#include "host/run/runner.hpp"
+#include "host/run/stability.hpp"
+#include "host/study/study.hpp"
 
 namespace {
 

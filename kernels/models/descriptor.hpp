@@ -71,7 +71,7 @@ struct ModelDescriptor {
   std::vector<ParameterInfo> parameters;  // row order
   std::vector<double> defaults;           // the default row
   // The model's default instance of its Params, as bytes: fields the table
-  // does not name keep these values (host/backends/instance_kernel.hpp).
+  // does not name keep these values (host/run/backends/instance_kernel.hpp).
   std::vector<unsigned char> params_bytes;
   std::vector<OrderRule> rules;
   std::vector<OutputInfo> summary_columns;      // one row of doubles per instance

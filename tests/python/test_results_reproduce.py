@@ -290,7 +290,7 @@ def layout_names(f):
 
 
 def test_layout_comment_lists_everything_written(tmp_path):
-    """host/output.hpp's layout comment names every dataset, group and
+    """host/results/output.hpp's layout comment names every dataset, group and
     attribute that results.h5 and stability.h5 hold (a study with every
     optional part: trajectories, analysis, limit, Sobol' indices)."""
     header = (Path(__file__).resolve().parents[2] / "host" / "output.hpp").read_text()
@@ -319,11 +319,11 @@ def test_layout_comment_lists_everything_written(tmp_path):
         """
     f = run_study(tmp_path, study, "layout")
     missing = sorted(n for n in layout_names(f) if n not in words)
-    assert not missing, f"results.h5 holds names host/output.hpp does not document: {missing}"
+    assert not missing, f"results.h5 holds names host/results/output.hpp does not document: {missing}"
     (tmp_path / "stab.toml").write_text(textwrap.dedent(study))
     r = subprocess.run([EXE, "stability", str(tmp_path / "stab.toml"), "--out", str(tmp_path / "stab"), "-q"],
                        capture_output=True, text=True, env={**os.environ, "PATH": "/nonexistent"})
     assert r.returncode == 0, r.stderr
     g = h5py.File(tmp_path / "stab" / "stability.h5", "r")
     missing = sorted(n for n in layout_names(g) if n not in words)
-    assert not missing, f"stability.h5 holds names host/output.hpp does not document: {missing}"
+    assert not missing, f"stability.h5 holds names host/results/output.hpp does not document: {missing}"

@@ -1,7 +1,7 @@
 // HDF5 and CSV writers (layout: output.hpp). The HDF5 C API is used
 // directly; every handle lives in an RAII wrapper so an exception half-way
 // closes what was opened and the temporary file can be removed.
-#include "host/output.hpp"
+#include "host/results/output.hpp"
 
 #include "kernels/linearize/stability.hpp"
 
@@ -274,7 +274,7 @@ void attribute(hid_t obj, const std::string& name, const std::vector<double>& va
   if (n) check(H5Awrite(attr, H5T_NATIVE_DOUBLE, values.data()), "writing attribute " + name);
 }
 
-// Parameter names of a law, in Distribution::params order (host/sampling.hpp).
+// Parameter names of a law, in Distribution::params order (host/design/sampling.hpp).
 std::vector<std::string> distribution_parameter_names(DistributionKind kind) {
   switch (kind) {
     case DistributionKind::uniform: return {"min", "max"};
@@ -292,14 +292,14 @@ const char* sampler_description(const Study& study) {
     case SampleMethod::lhs:
       return "Latin hypercube: per dimension a random permutation of the n strata (stream seed/lhs_permutation/dimension), "
              "a uniform jitter inside the stratum (stream seed/lhs_jitter/row); xoshiro256** seeded by splitmix64 "
-             "(host/sampling.hpp)";
+             "(host/design/sampling.hpp)";
     case SampleMethod::sobol:
       return "Sobol' sequence, Joe-Kuo direction numbers; scramble = 1: Owen's nested uniform scrambling in base 2, node "
              "bits hashed from (seed, dimension, node); scramble = 0: the unscrambled sequence from index 1 (the origin "
-             "is skipped) (host/sampling.hpp)";
+             "is skipped) (host/design/sampling.hpp)";
     case SampleMethod::monte_carlo:
       return "independent uniform draws, row i from stream (seed, monte_carlo, i); xoshiro256** seeded by splitmix64 "
-             "(host/sampling.hpp)";
+             "(host/design/sampling.hpp)";
     case SampleMethod::saltelli:
       return "Saltelli 2010 design: base point r of a Sobol' sequence of dimension 2d (scrambled as for sobol) gives A = its "
              "first d coordinates, B = its last d, and A_B^j = A with column j from B; rows in blocks of d + 2 "

@@ -12,20 +12,20 @@
 // nothing changed, never a silent mix or re-run (docs/study-files.md,
 // "Resuming"). When every chunk is present the analysis runs and
 // DIR/results.h5 and DIR/summary.csv are written (atomically, see
-// host/output.hpp); then the partial directory is removed. A call that ends
+// host/results/output.hpp); then the partial directory is removed. A call that ends
 // without results and without a finished chunk removes the partial directory
 // (and the directories it created for it).
 //
 // Every instance is a pure function of the study text (sampling is
-// index-addressable, host/sampling.hpp), so resumed and uninterrupted runs
+// index-addressable, host/design/sampling.hpp), so resumed and uninterrupted runs
 // give the same results; only the run record (wall time, date) differs.
 #pragma once
 #include <atomic>
 #include <map>
 #include <string>
 
-#include "host/output.hpp"
-#include "host/study.hpp"
+#include "host/results/output.hpp"
+#include "host/study/study.hpp"
 
 namespace hs {
 

@@ -80,10 +80,10 @@
 #include <string>
 #include <vector>
 
-#include "host/batch.hpp"
-#include "host/expression.hpp"
+#include "host/run/batch.hpp"
+#include "host/study/expression.hpp"
 #include "host/models/registry.hpp"
-#include "host/sampling.hpp"
+#include "host/design/sampling.hpp"
 
 namespace hs {
 
@@ -134,7 +134,7 @@ struct AnalysisSpec {
 };
 
 // [stability]: the settings of `hydrosweep stability` (hs::StabilitySettings of
-// kernels/linearize/stability.hpp; same defaults, host/stability.cpp converts).
+// kernels/linearize/stability.hpp; same defaults, host/run/stability.cpp converts).
 struct StabilitySpec {
   double zero_tolerance = 1e-9;         // structural zero: |λ| <= zero_tolerance · max_k |λ_k|
   double oscillatory_tolerance = 1e-6;  // oscillatory: |Im λ| > oscillatory_tolerance · |λ|

@@ -23,7 +23,7 @@
 namespace hs {
 
 // CPU: OpenMP parallel for over the batch (threads = 0: OpenMP default).
-// Instantiated in host/eigen_batch.cpp for N = 6; other sizes compile from
+// Instantiated in host/run/eigen_batch.cpp for N = 6; other sizes compile from
 // the definition below.
 template <int N>
 std::vector<EigenResult<N>> eigenvalues_batch_cpu(const std::vector<Mat<double, N, N>>& matrices, bool balance = true,

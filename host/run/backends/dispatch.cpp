@@ -5,16 +5,16 @@
 #include <limits>
 #include <stdexcept>
 
-#include "host/backends/instance_kernel.hpp"
+#include "host/run/backends/instance_kernel.hpp"
 
 namespace hs {
 
 #ifdef HYDROSWEEP_HAVE_CUDA
-int cuda_device_count();           // host/backends/cuda.cu: 0 without a usable device
+int cuda_device_count();           // host/run/backends/cuda.cu: 0 without a usable device
 std::string cuda_device_name();    // of device 0
 #endif
 #ifdef HYDROSWEEP_HAVE_KOKKOS
-std::string kokkos_execution_space();  // host/backends/kokkos.cpp
+std::string kokkos_execution_space();  // host/run/backends/kokkos.cpp
 #endif
 
 void BatchResult::mark_unstarted(long i, Status s) {

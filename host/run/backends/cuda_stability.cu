@@ -1,14 +1,14 @@
 // Stability maps on the GPU: one thread per parameter point runs
 // stability_point (equilibrium, reduced Jacobian, per-thread eigenvalues),
-// the same kernel function as the CPU path of host/stability.cpp.
+// the same kernel function as the CPU path of host/run/stability.cpp.
 // Parameters in, one StabilityResult<6> out per point; slices sized from
 // the free device memory so any batch fits.
 #include <algorithm>
 #include <vector>
 
-#include "host/backends/cuda_support.hpp"
-#include "host/stability.hpp"
-#include "host/backends/instance_kernel.hpp"
+#include "host/run/backends/cuda_support.hpp"
+#include "host/run/stability.hpp"
+#include "host/run/backends/instance_kernel.hpp"
 
 namespace hs {
 namespace {

@@ -68,9 +68,9 @@
 #include <string>
 #include <vector>
 
-#include "host/analysis.hpp"
-#include "host/batch.hpp"
-#include "host/study.hpp"
+#include "host/results/analysis.hpp"
+#include "host/run/batch.hpp"
+#include "host/study/study.hpp"
 
 namespace hs {
 
@@ -89,7 +89,7 @@ struct OutputPaths {
 // Creates nothing.
 void check_output_dir(const std::string& dir);
 
-// What a study's analysis found (host/runner.cpp computes it).
+// What a study's analysis found (host/run/runner.cpp computes it).
 struct StudyAnalysis {
   double confidence = 0.95;
   std::vector<double> quantile_levels;
@@ -136,7 +136,7 @@ struct StudyResults {
 // the temporaries are removed, and DIR too if this call created it.
 OutputPaths write_outputs(const std::string& dir, const Study& study, const StudyResults& results);
 
-// ---- stability maps (`hydrosweep stability`, host/stability.hpp) ----------------
+// ---- stability maps (`hydrosweep stability`, host/run/stability.hpp) ----------------
 //
 // DIR/stability.h5 (N points):
 //   /inputs/<name>, /inputs/all   as in results.h5

@@ -1,7 +1,7 @@
 // Sampling for design-of-experiments and Monte Carlo studies: counter-based
 // random streams, Latin hypercube and Sobol' designs on the unit cube, the
 // marginal laws a study parameter can follow (inverse-CDF transforms), and the
-// Saltelli design for variance-based sensitivity indices (host/analysis.hpp
+// Saltelli design for variance-based sensitivity indices (host/results/analysis.hpp
 // evaluates it). Standard library only.
 //
 // Reproducibility contract
@@ -268,7 +268,7 @@ SampleMatrix monte_carlo(const std::vector<Distribution>& marginals, std::size_t
 //     row r(d+2) + 1      B_r
 //     row r(d+2) + 2 + i  A_B^(i)_r: A_r with column i taken from B_r  (i = 0..d−1)
 // so a failed instance only spoils its own block and any row can be built from
-// its base point alone. sobol_indices() in host/analysis.hpp reads this layout.
+// its base point alone. sobol_indices() in host/results/analysis.hpp reads this layout.
 enum : std::size_t { saltelli_role_a = 0, saltelli_role_b = 1, saltelli_role_ab0 = 2 };
 inline std::size_t saltelli_block_size(std::size_t d) { return d + 2; }
 // Row of role `role` (0 = A, 1 = B, 2 + i = A_B^(i)) from one base point of 2d values.

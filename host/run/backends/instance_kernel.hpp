@@ -4,7 +4,7 @@
 // operator()(i); nothing here depends on the backend.
 //
 // Backends are generic over the integrator (a RunCombination of
-// host/backends/instantiations.hpp): TypedBatch turns the batch's parameter
+// host/run/backends/instantiations.hpp): TypedBatch turns the batch's parameter
 // rows into the model's Params and its typed results into the flat rows of
 // BatchResult (kernels/integrators/run_columns.hpp).
 #pragma once
@@ -14,7 +14,7 @@
 #include <stdexcept>
 
 #include "kernels/models/catalog.hpp"
-#include "host/batch.hpp"
+#include "host/run/batch.hpp"
 #include "kernels/integrators/run_columns.hpp"
 
 namespace hs {

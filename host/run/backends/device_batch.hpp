@@ -1,8 +1,8 @@
 // The CUDA backend's host logic, written on Thrust's device-system
 // abstraction so that the same source runs in two builds:
-//   - nvcc (host/backends/cuda.cu): Thrust's CUDA device system, device memory,
+//   - nvcc (host/run/backends/cuda.cu): Thrust's CUDA device system, device memory,
 //     the instances launched as the run_instances kernel, one thread each;
-//   - g++ (host/backends/device_batch_omp.cpp, THRUST_DEVICE_SYSTEM =
+//   - g++ (host/run/backends/device_batch_omp.cpp, THRUST_DEVICE_SYSTEM =
 //     THRUST_DEVICE_SYSTEM_OMP): Thrust's OpenMP device system, where "device"
 //     memory is host memory and the launch is a thrust::for_each. That build
 //     exercises this file's logic in CI on machines without a GPU; it is the
@@ -28,7 +28,7 @@
 #include <chrono>
 #include <vector>
 
-#include "host/backends/instance_kernel.hpp"
+#include "host/run/backends/instance_kernel.hpp"
 
 namespace hs {
 namespace device_batch {

@@ -1,6 +1,6 @@
 // Sampling: random streams, unit-cube designs (Monte Carlo, Latin hypercube,
-// Sobol'), marginal laws, Saltelli design. See host/sampling.hpp.
-#include "host/sampling.hpp"
+// Sobol'), marginal laws, Saltelli design. See host/design/sampling.hpp.
+#include "host/design/sampling.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,12 +1,12 @@
-// Statistics of study outputs. See host/analysis.hpp.
-#include "host/analysis.hpp"
+// Statistics of study outputs. See host/results/analysis.hpp.
+#include "host/results/analysis.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
-#include "host/sampling.hpp"
+#include "host/design/sampling.hpp"
 
 namespace hs {
 

@@ -64,7 +64,7 @@ struct BatchResult {
 };
 
 // Where the loop over instances runs. Every backend runs the same kernel
-// code (host/backends/instance_kernel.hpp → kernels/ run_instance).
+// code (host/run/backends/instance_kernel.hpp → kernels/ run_instance).
 enum class Backend { automatic, cpu, cuda, kokkos };
 bool parse_backend(const std::string& name, Backend& out);  // "auto", "cpu", "cuda", "kokkos"
 std::string backend_name(Backend b);
@@ -84,7 +84,7 @@ BatchResult run_batch_cpu(const BatchSpec& spec);
 BatchResult run_batch_kokkos(const BatchSpec& spec);
 // CUDA backend: one thread per instance (built when nvcc is found; needs a device).
 BatchResult run_batch_cuda(const BatchSpec& spec);
-// The CUDA backend's host logic (host/backends/device_batch.hpp) on Thrust's
+// The CUDA backend's host logic (host/run/backends/device_batch.hpp) on Thrust's
 // OpenMP device system, for tests on machines without a GPU: it runs the
 // backend's code path (slices of at most `device_bytes`, device buffers,
 // sample-major layout and transposition, failed-instance compaction) on CPU

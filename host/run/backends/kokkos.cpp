@@ -10,8 +10,8 @@
 #include <mutex>
 #include <string>
 
-#include "host/backends/instance_kernel.hpp"
-#include "host/stability.hpp"
+#include "host/run/backends/instance_kernel.hpp"
+#include "host/run/stability.hpp"
 
 namespace hs {
 namespace {

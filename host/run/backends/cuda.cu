@@ -3,7 +3,7 @@
 // memory for all its steps), the same InstanceKernel as the CPU backend.
 //
 // The host logic (slices, device buffers, sample-major trajectories and their
-// transposition, failed-instance compaction) is host/backends/device_batch.hpp,
+// transposition, failed-instance compaction) is host/run/backends/device_batch.hpp,
 // written on Thrust's device system; this file adds the device query and the
 // kernel launch. Every CUDA call is checked; a failure throws with the call,
 // the place and CUDA's reason.
@@ -13,8 +13,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "host/backends/cuda_support.hpp"
-#include "host/backends/device_batch.hpp"
+#include "host/run/backends/cuda_support.hpp"
+#include "host/run/backends/device_batch.hpp"
 
 namespace hs {
 namespace {

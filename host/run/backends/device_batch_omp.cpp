@@ -1,4 +1,4 @@
-// The CUDA backend's host logic (host/backends/device_batch.hpp) built by the
+// The CUDA backend's host logic (host/run/backends/device_batch.hpp) built by the
 // host compiler against Thrust's OpenMP device system: the same slicing,
 // buffers, sample-major layout, transposition and failed-instance compaction
 // as on a GPU, with "device" memory in host memory and the launch a
@@ -12,7 +12,7 @@
 #endif
 #include <thrust/for_each.h>
 
-#include "host/backends/device_batch.hpp"
+#include "host/run/backends/device_batch.hpp"
 
 namespace hs {
 

@@ -5,9 +5,9 @@
 // node's source line, so every error message has the same shape:
 //   FILE:LINE: KEY = VALUE <what is wrong>; <what is allowed>
 // toml++ stays an implementation detail of this file.
-#include "host/study.hpp"
+#include "host/study/study.hpp"
 
-#include "host/output.hpp"
+#include "host/results/output.hpp"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,7 +1,7 @@
 // Chunked, resumable study runs (see runner.hpp).
-#include "host/runner.hpp"
+#include "host/run/runner.hpp"
 
-#include "host/memory_budget.hpp"
+#include "host/run/memory_budget.hpp"
 
 #include <unistd.h>
 
@@ -472,7 +472,7 @@ StudyAnalysis analyse(const Study& study, const std::vector<Status>& status, con
   };
   // A Saltelli design's A_B^(i) rows are not independent draws: its
   // statistics and failure probability use the A and B rows only, its Sobol'
-  // indices every row (host/analysis.hpp saltelli_independent_rows).
+  // indices every row (host/results/analysis.hpp saltelli_independent_rows).
   const bool saltelli = study.method == SampleMethod::saltelli;
   auto independent_draws = [&](std::vector<double> v) {
     return saltelli ? saltelli_independent_rows(v, study.grid.size()) : v;
@@ -519,7 +519,7 @@ StudyRunReport run_study(const Study& study, const std::string& out_dir, const S
   const fs::path manifest_path = partial / "manifest";
 
   // Every study-sized buffer is checked against the memory budget before
-  // anything is allocated; the automatic chunk size fits it (host/memory_budget.hpp).
+  // anything is allocated; the automatic chunk size fits it (host/run/memory_budget.hpp).
   long chunk = plan_run_memory(study, opt.chunk_size > 0 ? opt.chunk_size : study.chunk_size, rep.threads);
 
   std::error_code ec;

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <limits>
 
-#include "host/batch.hpp"
-#include "host/backends/instance_kernel.hpp"
+#include "host/run/batch.hpp"
+#include "host/run/backends/instance_kernel.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>

@@ -2,7 +2,7 @@
 // allocation whose size follows from the study.
 //
 // The study parser bounds what a file can ask for on any machine (instances,
-// steps, trajectory bytes: host/study.hpp). What fits depends on the machine,
+// steps, trajectory bytes: host/study/study.hpp). What fits depends on the machine,
 // so the commands check, before they allocate, that the buffers a study needs
 // fit in the memory budget: the smaller of the physical memory and the
 // container's cgroup limit, or HYDROSWEEP_MEMORY_LIMIT (bytes, suffixes K M G
@@ -23,7 +23,7 @@
 #pragma once
 #include <string>
 
-#include "host/study.hpp"
+#include "host/study/study.hpp"
 
 namespace hs {
 

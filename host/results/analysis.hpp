@@ -1,6 +1,6 @@
 // Statistics of study outputs: Monte Carlo summaries with bootstrap confidence
 // intervals, failure probabilities with Wilson score intervals, and Sobol'
-// sensitivity indices from a Saltelli design (host/sampling.hpp). Standard
+// sensitivity indices from a Saltelli design (host/design/sampling.hpp). Standard
 // library only.
 //
 // Failed instances. A study writes NaN for an instance that did not finish
@@ -130,7 +130,7 @@ SobolIndices sobol_indices(const std::vector<double>& outputs, std::size_t d, co
 // values d + 1 times and B once, and its bootstrap interval (which assumes
 // independent rows) would be too narrow. A study's Monte Carlo statistics and
 // failure probability therefore use the A and B rows only (role
-// i % (d + 2) = saltelli_role_a or saltelli_role_b, host/sampling.hpp);
+// i % (d + 2) = saltelli_role_a or saltelli_role_b, host/design/sampling.hpp);
 // sobol_indices uses every row. Returns f(A_r), f(B_r) of every block in row
 // order (2N values, NaNs kept: the statistics count them as failed).
 // outputs.size() must be a whole number of blocks of d + 2 (d >= 1).
@@ -138,7 +138,7 @@ std::vector<double> saltelli_independent_rows(const std::vector<double>& outputs
 
 // The bootstrap seed of a study's analysis: the study's [sample] seed mixed
 // with a constant so the resamples do not reuse the design's random streams
-// (host/runner.cpp analyse; a results file's intervals are reproduced from it).
+// (host/run/runner.cpp analyse; a results file's intervals are reproduced from it).
 constexpr std::uint64_t kStudyBootstrapSalt = 0x5EEDB007ULL;
 constexpr std::uint64_t study_bootstrap_seed(std::uint64_t study_seed) { return study_seed ^ kStudyBootstrapSalt; }
 

@@ -5,15 +5,15 @@
 // (kernels/linearize/stability.hpp: stability_point).
 //
 // Every model whose physics has a Linearized form in the combination list
-// (host/backends/instantiations.hpp) with the study's friction law; so far
+// (host/run/backends/instantiations.hpp) with the study's friction law; so far
 // every such system has 6 reduced states (angle, rate, three pressures,
 // spool), so every point is a StabilityResult<6>.
 #pragma once
 #include <string>
 #include <vector>
 
-#include "host/batch.hpp"
-#include "host/study.hpp"
+#include "host/run/batch.hpp"
+#include "host/study/study.hpp"
 #include "kernels/linearize/stability.hpp"
 
 namespace hs {
@@ -60,7 +60,7 @@ std::vector<StabilityPoint> run_stability(const Study& study, Backend backend, i
 int stability_threads(int threads);
 
 #ifdef HYDROSWEEP_HAVE_CUDA
-// CUDA: one thread per point (host/backends/cuda_stability.cu; built when
+// CUDA: one thread per point (host/run/backends/cuda_stability.cu; built when
 // that file is present, which defines HYDROSWEEP_HAVE_CUDA_STABILITY).
 std::vector<StabilityResult<6>> run_stability_cuda(const StabilityBatch& batch);
 #endif

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "host/backends/cuda_support.hpp"
-#include "host/batch.hpp"
-#include "host/eigen_batch.hpp"
+#include "host/run/backends/cuda_support.hpp"
+#include "host/run/batch.hpp"
+#include "host/run/eigen_batch.hpp"
 
 #define HS_CUSOLVER_CHECK(call)                                                                               \
   do {                                                                                                        \

@@ -1,10 +1,10 @@
 // Stability maps: the batch's (physics, friction law) found in the
-// combination list (host/backends/instantiations.hpp) and the templated
+// combination list (host/run/backends/instantiations.hpp) and the templated
 // kernel stability_point run over the points; OpenMP on the CPU here,
-// Kokkos in host/backends/kokkos.cpp, CUDA in host/backends/cuda_stability.cu.
-#include "host/stability.hpp"
+// Kokkos in host/run/backends/kokkos.cpp, CUDA in host/run/backends/cuda_stability.cu.
+#include "host/run/stability.hpp"
 
-#include "host/memory_budget.hpp"
+#include "host/run/memory_budget.hpp"
 
 #include <omp.h>
 
@@ -14,7 +14,7 @@
 #include <string>
 #include <type_traits>
 
-#include "host/backends/instance_kernel.hpp"
+#include "host/run/backends/instance_kernel.hpp"
 
 namespace hs {
 
@@ -84,7 +84,7 @@ std::vector<StabilityPoint> run_cpu(const StabilityBatch& batch, const std::vect
 }  // namespace
 
 StabilityBatch stability_batch(const Study& study, int threads) {
-  plan_stability_memory(study);  // before any study-sized allocation (host/memory_budget.hpp)
+  plan_stability_memory(study);  // before any study-sized allocation (host/run/memory_budget.hpp)
   StabilityBatch b;
   b.model = study.descriptor;
   b.friction = study.friction;
@@ -122,7 +122,7 @@ Backend stability_backend(Backend requested, std::string* note) {
     std::string why;
     if (!backend_available(Backend::cuda, &why)) throw std::invalid_argument("backend cuda: " + why);
     if (!kernel)
-      throw std::invalid_argument("backend cuda: this build has no CUDA stability kernel (host/backends/cuda_stability.cu "
+      throw std::invalid_argument("backend cuda: this build has no CUDA stability kernel (host/run/backends/cuda_stability.cu "
                                   "was not there when it was configured); use --backend cpu");
     return Backend::cuda;
   }

@@ -1,5 +1,5 @@
 // Memory budget and the study-sized allocation checks (memory_budget.hpp).
-#include "host/memory_budget.hpp"
+#include "host/run/memory_budget.hpp"
 
 #include <unistd.h>
 
@@ -10,7 +10,7 @@
 #include <fstream>
 #include <string>
 
-#include "host/stability.hpp"
+#include "host/run/stability.hpp"
 
 namespace hs {
 namespace {
