@@ -293,7 +293,7 @@ def test_layout_comment_lists_everything_written(tmp_path):
     """host/results/output.hpp's layout comment names every dataset, group and
     attribute that results.h5 and stability.h5 hold (a study with every
     optional part: trajectories, analysis, limit, Sobol' indices)."""
-    header = (Path(__file__).resolve().parents[2] / "host" / "output.hpp").read_text()
+    header = (Path(__file__).resolve().parents[2] / "host" / "results" / "output.hpp").read_text()
     words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", header))
     study = """
         [integrator]
