@@ -94,6 +94,27 @@ struct DoubleStepTrapezoidal {
     K kinetic, potential;  // filled only when evaluate(..., with_energy = true)
   };
 
+  // The mechanism's driving coordinates independent, the others dependent
+  // (ascending order): the split held during assembly.
+  HS_HD static Partition driving_partition() {
+    Partition part;
+    Mech::driving(part.indep);
+    int d = 0;
+    for (int c = 0; c < nq; ++c) {
+      bool held = false;
+      for (int j = 0; j < ni; ++j) held = held || part.indep[j] == c;
+      if (!held) part.dep[d++] = c;
+    }
+    return part;
+  }
+  // The coordinate whose rate and value run_instance reports as the driving
+  // joint's (settling time, tracking RMS): the first driving coordinate.
+  HS_HD static int driving_coordinate() {
+    int indep[ni];
+    Mech::driving(indep);
+    return indep[0];
+  }
+
   // ---------------------------------------------------------------------
   // Loop closure
 
@@ -482,10 +503,9 @@ struct DoubleStepTrapezoidal {
     s.U = 0.0;
     Mech::assembly_guess(P.mechanism, s.q);  // in the assembly mode of the guessed angles
     for (int k = 0; k < nq; ++k) { s.qd[k] = 0.0; s.qdd[k] = 0.0; }
-    // Assembly: hold the first ni (driving) coordinates.
-    Partition hold;
-    for (int j = 0; j < ni; ++j) hold.indep[j] = j;
-    for (int r = 0; r < nc; ++r) hold.dep[r] = ni + r;
+    // Assembly: hold the mechanism's driving coordinates (the first ni joint
+    // angles of a PlanarLoopChain, φ2 of the 3D four-bar), solve for the rest.
+    Partition hold = driving_partition();
     double S_[nc][ni], res;
     if (!solve_dependent(P, hold, S.constraint_tolerance, 4 * S.max_position_iterations, s.q, S_, &res))
       return Status::invalid_parameters;

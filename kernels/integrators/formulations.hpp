@@ -1,17 +1,30 @@
 // The time-integration formulations a model can name in `[study]
-// formulation`: each maps a hydraulically actuated model to the integrator
-// that run_instance (run.hpp) drives through the initialize / step contract
-// (docs/models/integrators.md).
+// formulation`: each maps a physics of the catalog (kernels/models/
+// catalog.hpp) and a friction law to the integrator that run_instance
+// (run.hpp) drives through the initialize / step contract
+// (docs/models/integrators.md §11).
 #pragma once
 #include "double_step_trapezoidal.hpp"
+#include "index1_baumgarte.hpp"
 
 namespace hs {
 
-// Double-step semirecursive trapezoidal rule, seed 001 §2.2 and §4.
+// Double-step semirecursive trapezoidal rule, seed 001 §2.2 and §4: on the
+// physics' hydraulically actuated model (its mechanism's semirecursive fast
+// path, or any DAE mechanism through DaeMechanism).
 struct DoubleStepFormulation {
   static constexpr const char* name = "double-step";
-  template <class Model>
-  using Integrator = DoubleStepTrapezoidal<Model>;
+  template <class Physics, class Friction>
+  using Integrator = DoubleStepTrapezoidal<typename Physics::template Model<Friction>>;
+};
+
+// Trapezoidal rule on the index-1 Baumgarte form of the DAE (seed 000 eq 89),
+// the nonlinear reference run of seed 000 §4.4: on the physics' linearized
+// (DAE) system. Static friction laws only (Index1Form has no friction states).
+struct Index1BaumgarteFormulation {
+  static constexpr const char* name = "index1-baumgarte";
+  template <class Physics, class Friction>
+  using Integrator = Index1Baumgarte<typename Physics::template Linearized<Friction>>;
 };
 
 }  // namespace hs

@@ -60,17 +60,20 @@ struct Index1Trapezoidal {
   // (grid_time; a caller's running sum would drift off it, and a forcing that
   // switches at a grid time, as TorquePulse at t2, would switch a step early
   // or late). `forcing(t, f)` sets the applied forces and U_ref at time t.
-  // On success X and Fx hold the new state.
+  // On success X and Fx hold the new state. `iterations` (if given) receives
+  // the Newton iterations of the step, both attempts together.
   template <class StepIndex, class ForcingAt>
   HS_HD static Status step(const typename System::Params& P, const typename System::Constants& K,
                            const Settings& S, Workspace& W, StepIndex step_index, double* X, double* Fx,
-                           ForcingAt forcing) {
+                           ForcingAt forcing, int* iterations = nullptr) {
     static_assert(std::is_integral<StepIndex>::value, "step takes the step index k (t_k = t0 + k dt), not a time");
     const double dt = S.dt;
     Forcing f1;
     forcing(grid_time(S.t0, static_cast<double>(step_index + 1), dt), f1);
     double rhs0[N];
     for (int k = 0; k < N; ++k) rhs0[k] = X[k] + 0.5 * dt * Fx[k];
+    int count = 0;
+    if (iterations) *iterations = 0;
     // Two attempts: with the kept matrix, then with a fresh one.
     for (int attempt = 0; attempt < 2; ++attempt) {
       if (!W.valid || attempt == 1)
@@ -79,6 +82,7 @@ struct Index1Trapezoidal {
       for (int k = 0; k < N; ++k) Y[k] = X[k] + dt * Fx[k];  // explicit predictor
       const int max_it = attempt == 0 ? 4 : S.max_newton_iterations;
       for (int it = 0; it < max_it; ++it) {
+        if (iterations) *iterations = ++count;
         double FY[N], G[N], dY[N];
         if (!Form::rates(P, K, Y, f1, FY)) break;
         for (int i = 0; i < N; ++i) G[i] = -(Y[i] - rhs0[i] - 0.5 * dt * FY[i]);

@@ -40,7 +40,8 @@ struct RunSummary {
   // Quantities of interest for design studies (RunOptions):
   //   settling_time: from the last switch of the valve reference U_ref to
   //     the end of the last step at which the driving joint still moved
-  //     faster than settling_rate, |ż_1| > settling_rate; 0 if it never did
+  //     faster than settling_rate, |ż_1| > settling_rate (z_1: the
+  //     integrator's driving_coordinate()); 0 if it never did
   //     after the switch; NaN if it was still moving at the end of the run.
   //   tracking_rms: RMS over the steps of z_1(t) − z_1,ref(t) against a
   //     reference trajectory (the nominal instance's); NaN without one.
@@ -51,7 +52,7 @@ struct RunSummary {
 struct RunOptions {
   int stride = 0;                     // record every stride-th step (0: none)
   double settling_rate = 1e-3;        // [rad/s], see RunSummary::settling_time
-  const double* reference = nullptr;  // z_1 at steps 0..n_steps, or null
+  const double* reference = nullptr;  // z_1 (driving coordinate) at steps 0..n_steps, or null
 };
 
 // The summary of an instance that never started (its parameters were refused
@@ -115,6 +116,9 @@ HS_HD RunSummary<Integrator::nq, Integrator::np> run_instance(const typename Int
   double t_last_moving = -1.0, tracking_sq = 0.0;
   bool moving = false;
   typename Integrator::StepReport rep;
+  // The driving joint z_1 of the outputs below: the integrator's driving
+  // coordinate (x[0] of a planar chain, φ2 of the 3D four-bar).
+  const int drive = Integrator::driving_coordinate();
   for (long n = 0; n < n_steps; ++n) {
     const Status status = Integrator::step(P, K, S, st, rep, &e);
     if (status != Status::ok) { out.status = status; break; }
@@ -123,10 +127,10 @@ HS_HD RunSummary<Integrator::nq, Integrator::np> run_instance(const typename Int
     if (rep.newton_iterations > out.max_newton_iterations) out.max_newton_iterations = rep.newton_iterations;
     if (rep.constraint_residual > out.max_constraint_violation) out.max_constraint_violation = rep.constraint_residual;
 
-    moving = fabs(st.qd[0]) > opt.settling_rate;
+    moving = fabs(st.qd[drive]) > opt.settling_rate;
     if (moving) t_last_moving = st.t;
     if (opt.reference) {
-      const double d = st.q[0] - opt.reference[n + 1];
+      const double d = st.q[drive] - opt.reference[n + 1];
       tracking_sq += d * d;
     }
 

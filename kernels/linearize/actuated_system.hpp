@@ -13,8 +13,13 @@
 //
 // Mechanism contract (PlanarChainDae, SpatialFourBarDae): n, m, ni, Params,
 // mechanism_residual<T>, mechanism_residual_along<Dir, T> (Dᵀe_mech),
-// constraints<S>, actuator_length<S>, initial_guess, driving. Everything here is generic over it and over the
-// friction policy, and every derivative is taken by dual numbers.
+// constraints<S>, actuator_length<S>, kinetic_energy<T>(P, x, ẋ),
+// potential_energy<T>(P, x), initial_guess, driving(indep),
+// driving_coordinate(). Everything here is generic over it and over the
+// friction policy, and every derivative is taken by dual numbers. The
+// integrators run the same contract: the double step through DaeMechanism
+// (kernels/models/dae_mechanism.hpp), Index1Baumgarte directly
+// (docs/models/integrators.md §11).
 #pragma once
 #include "../core/dual.hpp"
 #include "../friction/friction.hpp"

@@ -27,7 +27,7 @@ using PhysicsCatalog = TypeList<  //
 
 template <class Physics, class Friction, class Formulation>
 struct RunCombination {
-  using Integrator = typename Formulation::template Integrator<typename Physics::template Model<Friction>>;
+  using Integrator = typename Formulation::template Integrator<Physics, Friction>;
 };
 template <class Physics, class Friction>
 struct StabilityCombination {

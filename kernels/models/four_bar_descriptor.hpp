@@ -16,6 +16,7 @@
 #include "../linearize/actuated_system.hpp"
 #include "descriptor.hpp"
 #include "four_bar.hpp"
+#include "four_bar_3d.hpp"
 #include "planar_chain_dae.hpp"
 #include "spatial_four_bar.hpp"
 
@@ -107,6 +108,7 @@ inline StateNames three_volume_pressures(StateNames n) {
 }
 
 using FrictionLaws = TypeList<BrownMcPhee, BengisuAkay, NoFriction>;
+using Formulations = TypeList<DoubleStepFormulation, Index1BaumgarteFormulation>;
 
 inline ModelDescriptor planar(std::string name, std::string title, std::string source, const FourBarParams& defaults) {
   ModelDescriptor d;
@@ -128,7 +130,7 @@ inline ModelDescriptor planar(std::string name, std::string title, std::string s
   d.driving_coordinate = "q1";
   d.commands = {"run", "stability"};
   d.friction_laws = names_of(FrictionLaws{});
-  d.formulations = names_of(TypeList<DoubleStepFormulation>{});
+  d.formulations = names_of(Formulations{});
   return d;
 }
 
@@ -152,11 +154,18 @@ inline ModelDescriptor describe_four_bar_3d() {
                                    "seed 000 §4", seed002_four_bar());
   d.doc = "docs/models/four-bar-3d.md";
   d.physics = "spatial-four-bar";  // SpatialFourBarPhysics::key
-  d.commands = {"stability"};
-  d.summary_columns.clear();
-  d.trajectory_channels.clear();
-  d.driving_coordinate.clear();
-  d.formulations.clear();
+  // x = (x_G2, y_G2, z_G2, ψ2, θ2, φ2, φ32, φ43, s, α), seed 000 eq (65);
+  // φ2 is the planar crank angle z1, φ32 = z2, φ43 = z3.
+  StateNames n;
+  n.coordinate_units = {"m", "m", "m", "rad", "rad", "rad", "rad", "rad", "m", "rad"};
+  n.coordinate_descriptions = {"x of the crank's centre of mass G2", "y of G2", "z of G2",
+                               "crank angle psi2 about Z", "crank angle theta2 about Y",
+                               "crank angle phi2 about X (the planar crank angle)", "coupler angle phi32",
+                               "rocker angle phi43", "cylinder coordinate s", "cylinder angle alpha"};
+  n = four_bar_detail::three_volume_pressures(n);
+  d.summary_columns = run_columns::summary_columns<10, 3>(n);
+  d.trajectory_channels = run_columns::trajectory_channels<10, 3>(n);
+  d.driving_coordinate = "q6";
   return d;
 }
 
@@ -168,7 +177,7 @@ struct PlanarFourBarPhysics {
   static constexpr const char* key = "planar-four-bar";
   static constexpr bool runs = true, linearizes = true;
   using FrictionLaws = four_bar_detail::FrictionLaws;
-  using Formulations = TypeList<DoubleStepFormulation>;
+  using Formulations = four_bar_detail::Formulations;
   template <class Friction>
   using Model = HydraulicFourBar<Friction>;
   template <class Friction>
@@ -176,12 +185,16 @@ struct PlanarFourBarPhysics {
   static std::vector<ModelDescriptor> describe() { return {describe_four_bar(), describe_four_bar_seed001()}; }
 };
 
-// Seed 000's 10 mixed coordinates and 9 constraints (SpatialFourBarDae).
+// Seed 000's 10 mixed coordinates and 9 constraints (SpatialFourBarDae),
+// integrated by the double step through DaeMechanism (four_bar_3d.hpp) or
+// by the index-1 Baumgarte rule.
 struct SpatialFourBarPhysics {
   static constexpr const char* key = "spatial-four-bar";
-  static constexpr bool runs = false, linearizes = true;
+  static constexpr bool runs = true, linearizes = true;
   using FrictionLaws = four_bar_detail::FrictionLaws;
-  using Formulations = TypeList<>;
+  using Formulations = four_bar_detail::Formulations;
+  template <class Friction>
+  using Model = HydraulicFourBar3d<Friction>;
   template <class Friction>
   using Linearized = ActuatedSystem<SpatialFourBarDae, Friction>;
   static std::vector<ModelDescriptor> describe() { return {describe_four_bar_3d()}; }

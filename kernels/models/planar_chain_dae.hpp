@@ -4,6 +4,7 @@
 //   e(z, ż, z̈) = M(z) z̈ + c(z, ż) − Q_grav(z)   (dynamics_residual, seed 001 eq 11)
 //   Φ(z) = 0                                      (loop closure, 2 equations)
 //   s(z) = |r_F − r_G|                            (actuator length)
+//   T(z, ż), V(z)                                 (kinetic, potential energy)
 //
 // This is the mechanism contract of kernels/linearize (ActuatedSystem): the
 // same planar four-bar the integrators run, with no model code repeated.
@@ -55,6 +56,16 @@ struct PlanarChainDae {
     const auto pose = Chain::pose(P, z);
     const V2<T> d{pose.actuator_point.x - P.actuator_ground_x, pose.actuator_point.y - P.actuator_ground_y};
     return math::sqrt(dot(d, d));
+  }
+  // Kinetic and gravitational potential energy of the bodies (the energy
+  // balance of docs/models/integrators.md §6), from the chain's own recursion.
+  template <class T>
+  HS_HD static T kinetic_energy(const Params& P, const T* z, const T* zd) {
+    return Chain::kinetic_energy(P, Chain::motion(Chain::pose(P, z), zd));
+  }
+  template <class T>
+  HS_HD static T potential_energy(const Params& P, const T* z) {
+    return Chain::potential_energy(P, Chain::pose(P, z));
   }
   // Assembly guess: z_1 the driving angle, the others closed in the
   // assembly mode of the guessed angles (PlanarLoopChain::assembly_guess).

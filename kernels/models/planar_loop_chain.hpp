@@ -63,6 +63,13 @@ struct PlanarLoopChain {
   static constexpr int nc = 2;
   using Params = PlanarLoopChainParams<NB>;
 
+  // Coordinates held during assembly and by the driving-angle outputs of a
+  // run (settling time, tracking): the first ni joint angles, z_1 the crank
+  // of the four-bar (docs/models/integrators.md §5, §11).
+  HS_HD static void driving(int* indep) {
+    for (int j = 0; j < nq - nc; ++j) indep[j] = j;
+  }
+
   // Positions of everything, for one set of joint angles.
   template <class T>
   struct Pose {

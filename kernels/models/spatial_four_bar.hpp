@@ -7,7 +7,8 @@
 // and m = 9 holonomic constraints, eqs (67)–(71). Orientations, eq (66):
 // R2 = R_Z(ψ2) R_Y(θ2) R_X(φ2), R3 = R2 R_X(φ32), R4 = R3 R_X(φ43),
 // R_c = R_Z(ψ2) R_Y(θ2) R_X(α) (cylinder). The equations of motion come
-// from the frames by rigid_body_residual (virtual power).
+// from the frames by rigid_body_residual (virtual power), and so do the
+// energies. The double step runs it through DaeMechanism (four_bar_3d.hpp).
 //
 // Parameters: the planar four-bar's (PlanarLoopChainParams<3>), read in the
 // Y1Z1 plane: a planar point (a, b) is (0, a, b) in 3D, a body-fixed planar
@@ -133,6 +134,48 @@ struct SpatialFourBarDae {
                                              T* e_dir) {
     const double gravity[3] = {0.0, P.gravity_x, P.gravity_y};
     rigid_body_residual_along<SpatialFourBarDae>(P, gravity, dir, x, xd, xdd, e_dir);
+  }
+
+  // Kinetic energy Σ_b ½ m_b |ġ_b|² + ½ ω_bᵀ Ī_b ω_b, ω_b in body axes from
+  // ω̃_b = R_bᵀ Ṙ_b (docs/models/four-bar-3d.md §6): ġ_b and Ṙ_b from one pass of
+  // the frames on the first-order path jet x + ẋτ.
+  template <class T>
+  HS_HD static T kinetic_energy(const Params& P, const T* x, const T* xd) {
+    using Path = Dual<1, T>;
+    Path xp[n];
+    for (int k = 0; k < n; ++k) {
+      xp[k] = Path(x[k]);
+      xp[k].v[0] = xd[k];
+    }
+    BodyFrame<Path> f[nb];
+    frames(P, xp, f);
+    T energy(0.0);
+    for (int b = 0; b < nb; ++b) {
+      const BodyInertia I = inertia(P, b);
+      T R[3][3], Rd[3][3], A[3][3], w[3];
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+          R[i][j] = f[b].R[i][j].a;
+          Rd[i][j] = f[b].R[i][j].v[0];
+        }
+      rigid_body_detail::at_b(R, Rd, A);
+      rigid_body_detail::vee_skew(A, w);
+      for (int i = 0; i < 3; ++i) {
+        const T gd = f[b].com[i].v[0];
+        energy += 0.5 * I.mass * gd * gd + 0.5 * I.inertia[i] * w[i] * w[i];
+      }
+    }
+    return energy;
+  }
+  // Gravitational potential energy −Σ_b m_b a_grav · g_b, a_grav = (0, gravity_x,
+  // gravity_y) in the Y1Z1 plane (docs/models/four-bar-3d.md §5).
+  template <class T>
+  HS_HD static T potential_energy(const Params& P, const T* x) {
+    BodyFrame<T> f[nb];
+    frames(P, x, f);
+    T energy(0.0);
+    for (int b = 0; b < nb; ++b) energy -= P.body[b].mass * (P.gravity_x * f[b].com[1] + P.gravity_y * f[b].com[2]);
+    return energy;
   }
 
   // Seed 000 eqs (67)–(71), in the order printed.

@@ -1,0 +1,182 @@
+// Any mechanism of the DAE contract (kernels/linearize/actuated_system.hpp:
+// n coordinates x, m holonomic constraints C(x) = 0, the residual
+// e(x, ẋ, ẍ) = M(x) ẍ + c(x, ẋ) − Q_grav(x), the actuator length s(x), the
+// energies, the driving coordinates) presented through the semirecursive
+// interface that DoubleStepTrapezoidal and HydraulicallyActuated use
+// (PlanarLoopChain's: pose, motion, acceleration, constraints,
+// constraint_jacobian, constraint_acceleration, add_joint_acceleration,
+// actuator, actuator_jacobian, dynamics_residual, energies, assembly_guess,
+// driving). docs/models/integrators.md §11.
+//
+// Nothing here knows the mechanism: every derivative comes from dual numbers.
+//   Φ, Φ_x        one pass of C on Dual<n, T>, x_k + ε_k          (pose)
+//   Φ̇_x ẋ         the τ1τ2 coefficient of C on the path jet
+//                 Dual<1, Dual<1, T>>, x + ẋτ1 + ẋτ2 (= ẋᵀ∇²C ẋ,
+//                 the bias of seed 001 eq (15), seed 000 eq (96))
+//   s, ∂s/∂x      one pass of s on Dual<n, T>; ṡ = ∂s/∂x ẋ
+//   M ẍ + c − Q   the mechanism's own residual, seed 000 eq (9)
+// The scalar T is whatever the integrator evaluates the mechanism on:
+// double, or Dual<ni> (the double step's kinematic scalar, derivatives along
+// the independent coordinates); the jets above then nest over it
+// (kernels/core/dual.hpp), and Φ_x, the bias, ∂s/∂x carry their exact
+// derivatives along z_i.
+//
+// The fast path of a planar chain (PlanarLoopChain: the same quantities from
+// its velocity/acceleration recursion) stays what HydraulicFourBar runs;
+// DaeMechanism<PlanarChainDae<3>> runs the same physics through this adapter
+// (tests/test_dae_integration.cpp compares the two).
+#pragma once
+#include "../core/dual.hpp"
+
+namespace hs {
+
+template <class DaeT>
+struct DaeMechanism {
+  using Dae = DaeT;
+  using Params = typename Dae::Params;
+  static constexpr int nq = Dae::n;  // coordinates x
+  static constexpr int nc = Dae::m;  // holonomic constraints
+  static constexpr int ni = nq - nc;
+
+  // Positions: x, and the constraints with their Jacobian at x. Keeps the
+  // parameters (by address) for the bias of constraint_acceleration.
+  template <class T>
+  struct Pose {
+    const Params* params;
+    T x[nq];
+    T phi[nc];               // C(x)
+    T jacobian[nc][nq];      // C_x(x)
+  };
+  template <class T>
+  struct Motion {
+    T x[nq], xd[nq];
+  };
+  // The accelerations are the coordinates' ẍ themselves: everything the
+  // residual needs, and affine in ẍ trivially.
+  template <class T>
+  struct Acceleration {
+    T xdd[nq];
+  };
+  template <class T>
+  struct Actuator {
+    T length, rate;  // s(x), ṡ = ∂s/∂x ẋ
+    T ds_dx[nq];
+  };
+
+  // Coordinates held during assembly (the crank angle): the DAE contract's.
+  HS_HD static void driving(int* indep) { Dae::driving(indep); }
+
+  HS_HD static void assembly_guess(const Params& P, double* x) { Dae::initial_guess(P, x); }
+
+  template <class T>
+  HS_HD static Pose<T> pose(const Params& P, const T* x) {
+    using Jx = Dual<nq, T>;
+    Pose<T> p;
+    p.params = &P;
+    Jx xj[nq], Cj[nc];
+    for (int k = 0; k < nq; ++k) {
+      p.x[k] = x[k];
+      xj[k] = Jx::variable(x[k], k);
+    }
+    Dae::constraints(P, xj, Cj);
+    for (int r = 0; r < nc; ++r) {
+      p.phi[r] = Cj[r].a;
+      for (int k = 0; k < nq; ++k) p.jacobian[r][k] = Cj[r].v[k];
+    }
+    return p;
+  }
+
+  template <class T>
+  HS_HD static void constraints(const Params&, const Pose<T>& p, T* phi) {
+    for (int r = 0; r < nc; ++r) phi[r] = p.phi[r];
+  }
+  template <class T>
+  HS_HD static void constraint_jacobian(const Pose<T>& p, T (*J)[nq]) {
+    for (int r = 0; r < nc; ++r)
+      for (int k = 0; k < nq; ++k) J[r][k] = p.jacobian[r][k];
+  }
+
+  template <class T>
+  HS_HD static Motion<T> motion(const Pose<T>& p, const T* xd) {
+    Motion<T> m;
+    for (int k = 0; k < nq; ++k) {
+      m.x[k] = p.x[k];
+      m.xd[k] = xd[k];
+    }
+    return m;
+  }
+
+  template <class T>
+  HS_HD static Acceleration<T> acceleration(const Pose<T>&, const Motion<T>&, const T* xdd) {
+    Acceleration<T> a;
+    for (int k = 0; k < nq; ++k) a.xdd[k] = xdd[k];
+    return a;
+  }
+  // Effect of a change dẍ_k of one coordinate's acceleration.
+  template <class T>
+  HS_HD static void add_joint_acceleration(const Pose<T>&, int k, const T& dxdd, Acceleration<T>& a) {
+    a.xdd[k] += dxdd;
+  }
+
+  // C̈ = C_x ẍ + ẋᵀ∇²C ẋ (seed 001 eq 15 with Φ̇_z ż = ẋᵀ∇²C ẋ); with ẍ = 0
+  // it is the bias alone. The bias: the τ1τ2 coefficient of C on the path
+  // jet x + ẋτ1 + ẋτ2 (as Index1Form::rates, kernels/linearize/counterpart.hpp).
+  template <class T>
+  HS_HD static void constraint_acceleration(const Pose<T>& p, const Motion<T>& m, const Acceleration<T>& a, T* out) {
+    using Inner = Dual<1, T>;
+    using Path = Dual<1, Inner>;
+    Path xp[nq], Cp[nc];
+    for (int k = 0; k < nq; ++k) {
+      Inner lo(m.x[k]);
+      lo.v[0] = m.xd[k];
+      xp[k].a = lo;
+      xp[k].v[0] = Inner(m.xd[k]);
+    }
+    Dae::constraints(*p.params, xp, Cp);
+    for (int r = 0; r < nc; ++r) {
+      T c = Cp[r].v[0].v[0];
+      for (int k = 0; k < nq; ++k) c += p.jacobian[r][k] * a.xdd[k];
+      out[r] = c;
+    }
+  }
+
+  template <class T>
+  HS_HD static Actuator<T> actuator(const Params& P, const Pose<T>& p, const Motion<T>& m) {
+    using Jx = Dual<nq, T>;
+    Jx xj[nq];
+    for (int k = 0; k < nq; ++k) xj[k] = Jx::variable(p.x[k], k);
+    const Jx s = Dae::actuator_length(P, xj);
+    Actuator<T> act;
+    act.length = s.a;
+    T rate(0.0);
+    for (int k = 0; k < nq; ++k) {
+      act.ds_dx[k] = s.v[k];
+      rate += s.v[k] * m.xd[k];
+    }
+    act.rate = rate;
+    return act;
+  }
+  template <class T>
+  HS_HD static void actuator_jacobian(const Params&, const Pose<T>&, const Actuator<T>& act, T* ds_dx) {
+    for (int k = 0; k < nq; ++k) ds_dx[k] = act.ds_dx[k];
+  }
+
+  // M(x) ẍ + c(x, ẋ) − Q_grav(x): the DAE residual, seed 000 eq (9) without
+  // multipliers and cylinder (the integrator adds − F ∂s/∂x).
+  template <class T>
+  HS_HD static void dynamics_residual(const Params& P, const Pose<T>& p, const Motion<T>& m, const Acceleration<T>& a,
+                                      T* r) {
+    Dae::mechanism_residual(P, p.x, m.xd, a.xdd, r);
+  }
+
+  template <class T>
+  HS_HD static T kinetic_energy(const Params& P, const Motion<T>& m) {
+    return Dae::kinetic_energy(P, m.x, m.xd);
+  }
+  template <class T>
+  HS_HD static T potential_energy(const Params& P, const Pose<T>& p) {
+    return Dae::potential_energy(P, p.x);
+  }
+};
+
+}  // namespace hs

@@ -1,0 +1,73 @@
+// The catalog (kernels/models/catalog.hpp) against the models' descriptions
+// (kernels/models/*_descriptor.hpp): every (model, friction law,
+// formulation) a description says it supports is compiled, and what the
+// description says of the kernel is true of the kernel: its output columns,
+// its driving coordinate, its parameters' offsets and default instance.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <set>
+#include <string>
+
+#include "host/models/registry.hpp"
+#include "host/run/backends/instance_kernel.hpp"
+#include "kernels/models/catalog.hpp"
+
+using namespace hs;
+
+TEST(Catalog, EverySupportedCombinationIsCompiledAndMatchesItsDescription) {
+  ASSERT_FALSE(models().empty());
+  std::set<std::string> names;
+  for (const auto& m : models()) {
+    SCOPED_TRACE(m.name);
+    EXPECT_TRUE(names.insert(m.name).second) << "model names are unique";
+    EXPECT_EQ(m.defaults.size(), m.parameters.size());
+    ASSERT_FALSE(m.friction_laws.empty());
+    if (m.supports_command("run")) {
+      ASSERT_FALSE(m.formulations.empty());
+      const long driving = m.summary_column(m.driving_coordinate);
+      ASSERT_GE(driving, 0) << "driving coordinate " << m.driving_coordinate << " is not a summary column";
+      for (const auto& friction : m.friction_laws)
+        for (const auto& formulation : m.formulations) {
+          SCOPED_TRACE(friction + " / " + formulation);
+          const bool found = with_run_combination(
+              [&](auto combination) {
+                using Integrator = typename decltype(combination)::Integrator;
+                constexpr int nq = Integrator::nq, np = Integrator::np;
+                EXPECT_EQ(static_cast<long>(m.summary_columns.size()), (run_columns::summary_width<nq, np>()));
+                EXPECT_EQ(static_cast<long>(m.trajectory_channels.size()), (run_columns::sample_width<nq, np>()));
+                // Summary column "q<k+1>" is coordinate k.
+                EXPECT_EQ(m.summary_columns[2 + Integrator::driving_coordinate()].name, m.driving_coordinate);
+                using Params = typename Integrator::Params;
+                ASSERT_EQ(m.params_bytes.size(), sizeof(Params));
+                for (const auto& p : m.parameters)
+                  EXPECT_LE(p.offset + (p.integer ? sizeof(int) : sizeof(double)), sizeof(Params)) << p.name;
+                // The default row through the table is the default instance, field by field.
+                const Params base = default_params<Params>(m);
+                const Params unpacked = unpack_row(m.parameters, m.defaults.data(), base);
+                EXPECT_EQ(pack_row(m.parameters, unpacked), m.defaults);
+                EXPECT_EQ(std::memcmp(&base, &unpacked, sizeof(Params)), 0);
+              },
+              m.physics, friction, formulation);
+          EXPECT_TRUE(found);
+        }
+    }
+    if (m.supports_command("stability"))
+      for (const auto& friction : m.friction_laws)
+        EXPECT_TRUE(with_stability_combination([](auto) {}, m.physics, friction)) << friction;
+  }
+}
+
+// Distinct parameters sit at distinct offsets (no two names write the same field).
+TEST(Catalog, ParameterTablesNameEachFieldOnce) {
+  for (const auto& m : models()) {
+    std::set<std::size_t> offsets;
+    std::set<std::string> names;
+    for (const auto& p : m.parameters) {
+      EXPECT_TRUE(offsets.insert(p.offset).second) << m.name << ": " << p.name;
+      EXPECT_TRUE(names.insert(p.name).second) << m.name << ": " << p.name;
+      EXPECT_TRUE(p.admits(m.defaults[p.index]) || p.role == ParameterInfo::Role::input_schedule)
+          << m.name << ": default of " << p.name << " out of its range " << p.range_text();
+    }
+  }
+}
