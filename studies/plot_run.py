@@ -39,6 +39,10 @@ def instance_label(f, i, varied):
 
 def plot_trajectories(f, ax_title, varied, k):
     tr = f["trajectories"]
+    # The model's driving coordinate (the crank angle of the four-bars); q1 in older files.
+    driving = f["metadata"].attrs.get("driving_coordinate", "q1")
+    if isinstance(driving, bytes):
+        driving = driving.decode()
     n = tr["t"].shape[0]
     fig, axes = plt.subplots(4, 1, figsize=(9, 10), sharex=True)
     styles = ["-", "--", ":", "-."]
@@ -48,7 +52,7 @@ def plot_trajectories(f, ax_title, varied, k):
         t = t[ok]
         label = instance_label(f, i, varied)
         ls = styles[i % len(styles)]
-        line, = axes[0].plot(t, np.degrees(tr["q1"][i][ok]), ls, label=label)
+        line, = axes[0].plot(t, np.degrees(tr[driving][i][ok]), ls, label=label)
         if int(f["outputs/status"][i]) != 0:  # mark where it stopped (between samples)
             for ax in axes:
                 ax.axvline(f["outputs/t_end"][i], color=line.get_color(), ls=":", alpha=0.6)
@@ -56,7 +60,7 @@ def plot_trajectories(f, ax_title, varied, k):
             axes[1].plot(t, tr[f"p{j}"][i][ok] / 1e6, ls, color=color, label=f"p{j}" if i == 0 else None)
         axes[2].plot(t, tr["U"][i][ok], ls, label=label)
         axes[3].plot(t, tr["energy_drift"][i][ok], ls, label=label)
-    axes[0].set_ylabel("crank angle q1 [deg]")
+    axes[0].set_ylabel(f"driving coordinate {driving} [deg]")
     axes[1].set_ylabel("pressure [MPa]")
     axes[2].set_ylabel("spool opening U [V]")
     axes[3].set_ylabel("energy drift [J]")

@@ -152,6 +152,9 @@ class Study:
         self.name = attr_text(meta, "study_name") or Path(directory).resolve().name
         self.model = attr_text(meta, "model")
         self.friction = attr_text(meta, "friction")
+        # The model's driving coordinate (the crank angle of the four-bars):
+        # its trajectory channel; older files without the attribute: q1.
+        self.driving = attr_text(meta, "driving_coordinate") or "q1"
         self.method = attr_text(meta, "sample_method")
         self.outputs = f["outputs"] if isinstance(f.get("outputs"), h5py.Group) else None
         self.inputs = f["inputs"] if isinstance(f.get("inputs"), h5py.Group) else None
@@ -690,10 +693,11 @@ def plot_time_histories(study, instances, out, written):
     if not picks:
         note("time_histories: no instance to draw; skipped")
         return
-    panels = [(c, f"{lab}") for c, lab in (("q1", "crank angle q1"), ("p2", "pressure p2"), ("p3", "pressure p3"),
+    d = study.driving
+    panels = [(c, f"{lab}") for c, lab in ((d, f"driving coordinate {d}"), ("p2", "pressure p2"), ("p3", "pressure p3"),
                                            ("U", "spool opening U")) if c in tr and tr[c].shape == tr["t"].shape]
     if not panels:
-        note("time_histories: none of the channels q1, p2, p3, U; skipped")
+        note(f"time_histories: none of the channels {d}, p2, p3, U; skipped")
         return
     t_factor, t_unit = display_scale(attr_text(tr["t"], "unit", "s"))
     fig, axes = plt.subplots(len(panels), 1, figsize=(10, 2.4 * len(panels) + 2.0), sharex=True,

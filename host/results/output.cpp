@@ -473,6 +473,7 @@ void write_h5(const std::string& path, const Study& study, const StudyResults& r
   Handle g = group(file, "metadata");
   study_metadata(g, study);
   attribute(g, "formulation", study.formulation);
+  attribute(g, "driving_coordinate", study.descriptor->driving_coordinate);
   attribute(g, "backend", res.run.backend);
   attribute(g, "device", res.run.device);
   attribute(g, "threads", static_cast<long>(res.run.threads));

@@ -34,7 +34,9 @@
 //   /metadata                 attributes: study_text, study_path, study_name,
 //                             study_description, hydrosweep_version, model,
 //                             friction, sample_method, sample_count, seed,
-//                             scramble, formulation, backend, device, threads,
+//                             scramble, formulation, driving_coordinate (the
+//                             model's driving-coordinate channel, e.g. q1),
+//                             backend, device, threads,
 //                             wall_seconds, chunk_size, chunks, resumed_instances,
 //                             created (UTC ISO 8601), instance_count, failed_count,
 //                             dt, duration, trajectory_stride,

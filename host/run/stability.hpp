@@ -59,6 +59,12 @@ std::vector<StabilityPoint> run_stability(const Study& study, Backend backend, i
 // OpenMP threads a CPU run with `threads` uses.
 int stability_threads(int threads);
 
+// The CUDA stability path's host logic (host/run/backends/device_batch.hpp:
+// slices, device buffers, the copy back) on Thrust's OpenMP device system,
+// for tests on machines without a GPU: the backend's code path on CPU
+// threads, not a GPU run. Built with HYDROSWEEP_HAVE_DEVICE_CODE_PATH.
+std::vector<StabilityPoint> run_stability_device_code_path_on_omp(const StabilityBatch& batch, double device_bytes);
+
 #ifdef HYDROSWEEP_HAVE_CUDA
 // CUDA: one thread per point (host/run/backends/cuda_stability.cu; built when
 // that file is present, which defines HYDROSWEEP_HAVE_CUDA_STABILITY).

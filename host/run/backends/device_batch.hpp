@@ -13,6 +13,8 @@
 // instances contiguous, so that a warp's threads write neighbouring addresses)
 // and its transposition to the host's instance-major layout, the count and
 // compaction of the failed instances on the device, the copies back.
+// Stability maps run on the same contract (device_batch::run_stability): slices
+// of points, device buffers, one point per index, the copy back.
 // What the including file supplies: launch(kernel, count), which runs
 // kernel(i) for i in [0, count) and returns when all are done, and the bytes
 // of device memory the batch may use.
@@ -29,6 +31,7 @@
 #include <vector>
 
 #include "host/run/backends/instance_kernel.hpp"
+#include "host/run/stability.hpp"
 
 namespace hs {
 namespace device_batch {
@@ -131,6 +134,52 @@ BatchResult run(const BatchSpec& spec, double device_bytes, Launch&& launch) {
   with_batch_combination(spec, [&](auto combination) {
     out = run_typed<typename decltype(combination)::Integrator>(spec, device_bytes, launch);
   });
+  return out;
+}
+
+// ---- stability maps on the same contract ---------------------------------------
+// One point per index: stability_point of the batch's (physics, friction law),
+// the same kernel function as the CPU and Kokkos paths.
+template <class System>
+struct StabilityKernel {
+  const typename System::Params* params;
+  StabilitySettings settings;
+  StabilityResult<6>* out;
+  HS_HD void operator()(long i) const { out[i] = stability_point<System>(params[i], settings); }
+};
+
+// Points per slice: parameters and a result each, within `device_bytes`.
+inline long stability_slice_size(long n, double device_bytes, double params_bytes) {
+  return std::max<long>(1, std::min<long>(n, static_cast<long>(device_bytes / (params_bytes + sizeof(StabilityResult<6>)))));
+}
+
+template <class Launch>
+std::vector<StabilityPoint> run_stability(const StabilityBatch& batch, double device_bytes, Launch&& launch) {
+  const long n = batch.point_count();
+  std::vector<StabilityPoint> out(static_cast<size_t>(n), blank_stability_point(Status::not_run));
+  if (n == 0) return out;
+  const bool found = with_stability_combination(
+      [&](auto combination) {
+        using System = typename decltype(combination)::System;
+        using Params = typename System::Params;
+        static_assert(ReducedSize<System>::value == 6, "stability maps store six eigenvalues per point");
+        const long slice = stability_slice_size(n, device_bytes, sizeof(Params));
+        const long P = batch.model->parameter_count();
+        for (long first = 0; first < n; first += slice) {
+          const long count = std::min(slice, n - first);
+          const auto here = params_of_rows<Params>(*batch.model, batch.parameters.data() + first * P, count);
+          const thrust::device_vector<Params> params(here.begin(), here.end());
+          thrust::device_vector<StabilityResult<6>> points(static_cast<size_t>(count));
+          const StabilityKernel<System> kernel{thrust::raw_pointer_cast(params.data()), batch.settings,
+                                               thrust::raw_pointer_cast(points.data())};
+          launch(kernel, count);
+          thrust::copy(points.begin(), points.end(), out.begin() + first);
+        }
+      },
+      batch.model->physics, batch.friction);
+  if (!found)
+    throw std::invalid_argument("model " + batch.model->name + " has no stability map with friction law '" +
+                                batch.friction + "' in this build");
   return out;
 }
 

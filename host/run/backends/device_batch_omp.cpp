@@ -16,10 +16,19 @@
 
 namespace hs {
 
+namespace {
+// The launch of this build: kernel(i) for i in [0, count) on OpenMP threads.
+const auto omp_launch = [](const auto& kernel, long count) {
+  thrust::for_each(thrust::device, thrust::counting_iterator<long>(0), thrust::counting_iterator<long>(count), kernel);
+};
+}  // namespace
+
+std::vector<StabilityPoint> run_stability_device_code_path_on_omp(const StabilityBatch& batch, double device_bytes) {
+  return device_batch::run_stability(batch, device_bytes, omp_launch);
+}
+
 BatchResult run_batch_device_code_path_on_omp(const BatchSpec& spec, double device_bytes) {
-  return device_batch::run(spec, device_bytes, [](const auto& kernel, long count) {
-    thrust::for_each(thrust::device, thrust::counting_iterator<long>(0), thrust::counting_iterator<long>(count), kernel);
-  });
+  return device_batch::run(spec, device_bytes, omp_launch);
 }
 
 long device_batch_slice_size(const BatchSpec& spec, double device_bytes) {
