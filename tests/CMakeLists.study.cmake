@@ -14,7 +14,7 @@ gtest_discover_tests(test_study PROPERTIES LABELS "cpu" DISCOVERY_TIMEOUT 60)
 
 # Runs the built `hydrosweep` executable end to end.
 add_executable(test_cli ${CMAKE_CURRENT_LIST_DIR}/test_cli.cpp)
-target_link_libraries(test_cli PRIVATE HDF5::HDF5 GTest::gtest_main)
+target_link_libraries(test_cli PRIVATE hydrosweep_host HDF5::HDF5 GTest::gtest_main)  # hydrosweep_host: the model registry
 target_include_directories(test_cli PRIVATE ${_hs_root})
 target_compile_definitions(test_cli PRIVATE HYDROSWEEP_EXE="$<TARGET_FILE:hydrosweep>" HYDROSWEEP_SOURCE_DIR="${_hs_root}")
 add_dependencies(test_cli hydrosweep)

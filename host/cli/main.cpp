@@ -70,9 +70,10 @@ std::string fmt(double v) {
 std::string plural(long n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
 
 void print_study(const hs::Study& s) {
-  std::printf("study \"%s\" (%s): %s (%s), model %s, friction %s, dt %s s, duration %s s\n", s.name.c_str(), s.path.c_str(),
-              plural(s.instance_count(), "instance").c_str(), hs::sample_method_name(s.method), s.model.c_str(),
-              s.friction.c_str(), fmt(s.settings.dt).c_str(), fmt(s.settings.duration).c_str());
+  std::printf("study \"%s\" (%s): %s (%s), model %s, formulation %s, friction %s, dt %s s, duration %s s\n",
+              s.name.c_str(), s.path.c_str(), plural(s.instance_count(), "instance").c_str(),
+              hs::sample_method_name(s.method), s.model.c_str(), s.formulation.c_str(), s.friction.c_str(),
+              fmt(s.settings.dt).c_str(), fmt(s.settings.duration).c_str());
   for (size_t i = 0; i < s.grid.size(); ++i) {
     const auto& a = s.grid[i];
     std::string what = a.info ? a.name : a.name + " (scales";

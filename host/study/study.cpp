@@ -92,7 +92,7 @@ constexpr double kMaxSteps = 1e12;
 
 class Parser {
  public:
-  Parser(std::string path, std::string text) {
+  Parser(std::string path, std::string text, const std::vector<ModelDescriptor>& models) : models_(models) {
     s_.path = std::move(path);
     s_.text = std::move(text);
   }
@@ -130,6 +130,7 @@ class Parser {
   }
 
  private:
+  const std::vector<ModelDescriptor>& models_;  // where [study] model is looked up
   Study s_;
   toml::source_region gain_source_;                 // [input] gain, if given
   std::map<std::string, int> parameter_lines_;      // [parameters] name -> line
@@ -210,7 +211,7 @@ class Parser {
     for (const auto& p : m.parameters)
       if (p.role == ParameterInfo::Role::parameter) names.push_back(p.name);
     std::string other;  // a parameter of another model?
-    for (const auto& o : models())
+    for (const auto& o : models_)
       if (o.name != m.name && o.find_parameter(name)) other = " (it is a parameter of model " + o.name + ")";
     fail(at(where), "unknown parameter '" + name + "' (" + key + ") of model " + m.name + other + "; did you mean '" +
                         closest(name, names, true) + "'? ('hydrosweep parameters --model " + m.name + "' lists them all)");
@@ -302,7 +303,11 @@ class Parser {
     check_keys(*t, "study", {"name", "description", "model", "formulation", "friction"});
     if (auto n = t->get("name")) s_.name = string(*n, "study.name");
     if (auto n = t->get("description")) s_.description = string(*n, "study.description");
-    if (auto n = t->get("model")) s_.model = choice(*n, "study.model", model_names());
+    if (auto n = t->get("model")) {
+      std::vector<std::string> names;
+      for (const auto& m : models_) names.push_back(m.name);
+      s_.model = choice(*n, "study.model", names);
+    }
     use_model();
     const ModelDescriptor& m = *s_.descriptor;
     if (auto n = t->get("formulation")) {
@@ -320,21 +325,24 @@ class Parser {
   }
   // The model's description, defaults, default friction law and formulation.
   void use_model() {
-    s_.descriptor = find_model(s_.model);
+    s_.descriptor = nullptr;
+    for (const auto& m : models_)
+      if (m.name == s_.model) s_.descriptor = &m;
+    if (!s_.descriptor) fail(at(0), "model \"" + s_.model + "\" is not registered");
     s_.base = s_.descriptor->defaults;
     s_.friction = s_.descriptor->friction_laws.empty() ? "" : s_.descriptor->friction_laws.front();
     s_.formulation = s_.descriptor->formulations.empty() ? "" : s_.descriptor->formulations.front();
   }
-  static std::vector<std::string> all_friction_laws() {
+  std::vector<std::string> all_friction_laws() const {
     std::vector<std::string> all;
-    for (const auto& m : models())
+    for (const auto& m : models_)
       for (const auto& f : m.friction_laws)
         if (std::find(all.begin(), all.end(), f) == all.end()) all.push_back(f);
     return all;
   }
-  static std::vector<std::string> all_formulations() {
+  std::vector<std::string> all_formulations() const {
     std::vector<std::string> all;
-    for (const auto& m : models())
+    for (const auto& m : models_)
       for (const auto& f : m.formulations)
         if (std::find(all.begin(), all.end(), f) == all.end()) all.push_back(f);
     return all;
@@ -1083,7 +1091,11 @@ BatchSpec Study::batch_spec(int threads, long first, long count) const {
   return spec;
 }
 
-Study parse_study(const std::string& text, const std::string& path) { return Parser(path, text).run(); }
+Study parse_study(const std::string& text, const std::string& path) { return parse_study(text, path, models()); }
+
+Study parse_study(const std::string& text, const std::string& path, const std::vector<ModelDescriptor>& registry) {
+  return Parser(path, text, registry).run();
+}
 
 void require_command(const Study& study, const std::string& command) {
   if (study.descriptor->supports_command(command)) return;

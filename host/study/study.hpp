@@ -205,6 +205,10 @@ void require_command(const Study& study, const std::string& command);
 Study load_study(const std::string& path);
 // Same, from text already in memory (path is used for messages only).
 Study parse_study(const std::string& text, const std::string& path);
+// Same, against a given list of models instead of the registry (embedding
+// programs with models of their own, tests); Study::descriptor points into
+// `models`, which must outlive the study.
+Study parse_study(const std::string& text, const std::string& path, const std::vector<ModelDescriptor>& models);
 
 // Limits enforced by the parser.
 constexpr long kMaxInstances = 100'000'000;
