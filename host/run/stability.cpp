@@ -52,15 +52,6 @@ void run_points(const StabilityBatch& batch, const std::vector<char>& skip, std:
     if (skip.empty() || !skip[i]) out[i] = stability_point<System>(params[i], batch.settings);
 }
 
-// Calls f(StabilityCombination{}) for the batch's (physics, friction law).
-template <class F>
-void with_batch_combination(const StabilityBatch& batch, F&& f) {
-  if (!batch.model) throw std::invalid_argument("stability batch without a model");
-  if (!hs::with_stability_combination(f, batch.model->physics, batch.friction))
-    throw std::invalid_argument("model " + batch.model->name + " has no stability map with friction law '" +
-                                batch.friction + "' in this build");
-}
-
 // The study's inadmissible instances.
 std::vector<char> inadmissible(const Study& study, const StabilityBatch& batch) {
   const long n = batch.point_count();

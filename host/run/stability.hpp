@@ -12,7 +12,10 @@
 #include <string>
 #include <vector>
 
+#include <stdexcept>
+
 #include "host/run/batch.hpp"
+#include "kernels/models/catalog.hpp"
 #include "host/study/study.hpp"
 #include "kernels/linearize/stability.hpp"
 
@@ -35,6 +38,17 @@ struct StabilityBatch {
   int threads = 0;          // CPU threads (0: all cores)
   long point_count() const { return model ? static_cast<long>(parameters.size()) / model->parameter_count() : 0; }
 };
+// Calls f(StabilityCombination{}) for the batch's (physics, friction law)
+// (kernels/models/catalog.hpp); throws std::invalid_argument naming the
+// model if this build has no such combination. Every backend's entry.
+template <class F>
+void with_batch_combination(const StabilityBatch& batch, F&& f) {
+  if (!batch.model) throw std::invalid_argument("stability batch without a model");
+  if (!with_stability_combination(f, batch.model->physics, batch.friction))
+    throw std::invalid_argument("model " + batch.model->name + " has no stability map with friction law '" +
+                                batch.friction + "' in this build");
+}
+
 // The batch of every instance of a study (rows generated from the design).
 StabilityBatch stability_batch(const Study& study, int threads);
 

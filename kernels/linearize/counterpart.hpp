@@ -14,6 +14,7 @@
 // The acceleration bias vᵀ∇²C v from one pass on the path jet (x + vτ1 + vτ2: the τ1τ2
 // coefficient), as in rigid_body_system.hpp.
 #pragma once
+#include "../core/derivatives.hpp"
 #include "../core/dual.hpp"
 #include "../core/lu.hpp"
 #include "../core/small_matrix.hpp"
@@ -61,18 +62,11 @@ struct Index1Form {
       for (int i = 0; i < n; ++i) Mx[i][k] = ek[i] - e0[i];
     }
     // C, C_x and the bias vᵀ∇²C v.
-    using Inner = Dual<1, T>;
-    using Path = Dual<1, Inner>;
     using Jn = Dual<n, T>;
     Jn xj[n], Cj[m];
-    Path xp[n], Cp[m];
-    for (int k = 0; k < n; ++k) {
-      xj[k] = Jn::variable(x[k], k);
-      Inner a(x[k]);
-      a.v[0] = v[k];
-      xp[k].a = a;
-      xp[k].v[0] = Inner(v[k]);
-    }
+    PathJet<T> xp[n], Cp[m];
+    seed_variables<n>(x, xj);
+    seed_path<T>(x, v, nullptr, n, xp);  // τ1τ2 coefficient of C: the bias vᵀ∇²C v
     System::Mechanism::constraints(P.mechanism, xj, Cj);
     System::Mechanism::constraints(P.mechanism, xp, Cp);
 
@@ -91,7 +85,7 @@ struct Index1Form {
         cdot += Cj[j].v[k] * v[k];
       }
       for (int k = 0; k < m; ++k) A(n + j, n + k) = T(0.0);
-      b[n + j] = -Cp[j].v[0].v[0] - 2.0 * f.beta * cdot - f.gamma * f.gamma * Cj[j].a;
+      b[n + j] = -path_second_rate(Cp[j]) - 2.0 * f.beta * cdot - f.gamma * f.gamma * Cj[j].a;
     }
     if (!solve_linear(A, b, y)) return false;
     for (int k = 0; k < n; ++k) {
@@ -129,12 +123,12 @@ struct Index1Form {
   // The same Jacobian exactly, from one pass on Dual<N>.
   HS_HD static bool jacobian_exact(const typename System::Params& P, const typename System::Constants& K,
                                    const double* X0, const Forcing& f, Mat<double, N, N>& J) {
-    using D = Dual<N>;
-    D X[N], F[N];
-    for (int k = 0; k < N; ++k) X[k] = D::variable(X0[k], k);
-    if (!rates(P, K, X, f, F)) return false;
+    bool ok = true;
+    double F0[N], Jr[N][N];
+    jacobian<N, N>([&](const Dual<N>* X, Dual<N>* F) { ok = rates(P, K, X, f, F); }, X0, F0, Jr);
+    if (!ok) return false;
     for (int i = 0; i < N; ++i)
-      for (int c = 0; c < N; ++c) J(i, c) = F[i].v[c];
+      for (int c = 0; c < N; ++c) J(i, c) = Jr[i][c];
     return true;
   }
 

@@ -12,6 +12,7 @@
 // The printed closed forms (83), (85), (86) fail a virtual-work check
 // (docs/models/linearization.md §4, decision A13), so nothing here uses them.
 #pragma once
+#include "../core/derivatives.hpp"
 #include "../core/dual.hpp"
 #include "../core/lu.hpp"
 #include "../core/small_matrix.hpp"
@@ -45,14 +46,8 @@ namespace linearize_detail {
 template <class System, class S>
 HS_HD void constraints_and_jacobian(const typename System::Params& P, const S* x, S* C, S (*Cx)[System::n]) {
   constexpr int n = System::n, m = System::m;
-  using Jx = Dual<n, S>;
-  Jx xj[n], Cj[m];
-  for (int k = 0; k < n; ++k) xj[k] = Jx::variable(x[k], k);
-  System::Mechanism::constraints(P.mechanism, xj, Cj);
-  for (int i = 0; i < m; ++i) {
-    C[i] = Cj[i].a;
-    for (int k = 0; k < n; ++k) Cx[i][k] = Cj[i].v[k];
-  }
+  jacobian<m, n>([&](const Dual<n, S>* xj, Dual<n, S>* Cj) { System::Mechanism::constraints(P.mechanism, xj, Cj); }, x,
+                 C, Cx);
 }
 
 // Basis of the admissible motions for a partition: rows `indep` = I, rows

@@ -26,6 +26,7 @@
 // T may itself be a dual number: then e carries exact derivatives with
 // respect to whatever T was seeded with (the linearization, kernels/linearize).
 #pragma once
+#include "../core/derivatives.hpp"
 #include "../core/dual.hpp"
 
 namespace hs {
@@ -74,21 +75,13 @@ HS_HD void rigid_body_residual_along(const typename Frames::Params& P, const dou
   constexpr int nb = Frames::nb;
   constexpr int nd = Dir::nd;
   using Jx = Dual<nd, T>;             // ∂/∂x along the directions
-  using Inner = Dual<1, T>;
-  using Path = Dual<1, Inner>;        // d/dt and d²/dt² along the motion
+  using Path = PathJet<T>;            // d/dt and d²/dt² along the motion
   namespace d = rigid_body_detail;
 
   Jx xj[n];
   Path xp[n];
-  for (int k = 0; k < n; ++k) {
-    xj[k] = along(x[k], dir, k);
-    Inner a(x[k]);
-    a.v[0] = xd[k];
-    Inner b(xd[k]);
-    b.v[0] = xdd[k];
-    xp[k].a = a;
-    xp[k].v[0] = b;
-  }
+  for (int k = 0; k < n; ++k) xj[k] = along(x[k], dir, k);
+  seed_path<T>(x, xd, xdd, n, xp);
   BodyFrame<Jx> fj[nb];
   BodyFrame<Path> fp[nb];
   Frames::frames(P, xj, fj);

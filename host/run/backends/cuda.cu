@@ -17,18 +17,6 @@
 #include "host/run/backends/device_batch.hpp"
 
 namespace hs {
-namespace {
-
-template <class Kernel>
-__global__ void run_instances(Kernel kernel, long n) {
-  const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) kernel(i);
-}
-
-constexpr int kBlock = 128;
-
-}  // namespace
-
 int cuda_device_count() {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess) {
@@ -50,12 +38,8 @@ BatchResult run_batch_cuda(const BatchSpec& spec) {
   // Slices take at most 80 % of the free device memory.
   size_t free_bytes = 0, total_bytes = 0;
   HS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  return device_batch::run(spec, 0.8 * static_cast<double>(free_bytes), [](const auto& kernel, long count) {
-    const unsigned blocks = static_cast<unsigned>((count + kBlock - 1) / kBlock);
-    run_instances<<<blocks, kBlock>>>(kernel, count);
-    HS_CUDA_CHECK(cudaGetLastError());
-    HS_CUDA_CHECK(cudaDeviceSynchronize());
-  });
+  return device_batch::run(spec, 0.8 * static_cast<double>(free_bytes),
+                            [](const auto& kernel, long count) { launch_for_each_index(kernel, count); });
 }
 
 }  // namespace hs

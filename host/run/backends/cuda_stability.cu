@@ -15,32 +15,14 @@
 #include "host/run/backends/device_batch.hpp"
 
 namespace hs {
-namespace {
-
-template <class Kernel>
-__global__ void stability_points(Kernel kernel, long n) {
-  const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) kernel(i);
-}
-
-// The per-thread Jacobian and QR workspace lives in local memory; 128
-// threads per block keeps enough blocks resident for the latency.
-constexpr int kBlock = 128;
-
-}  // namespace
-
 std::vector<StabilityResult<6>> run_stability_cuda(const StabilityBatch& batch) {
   std::string why;
   if (!backend_available(Backend::cuda, &why)) throw std::runtime_error("CUDA stability: " + why);
   // Slices take at most half the free device memory.
   size_t free_bytes = 0, total_bytes = 0;
   HS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  return device_batch::run_stability(batch, 0.5 * static_cast<double>(free_bytes), [](const auto& kernel, long count) {
-    const unsigned blocks = static_cast<unsigned>((count + kBlock - 1) / kBlock);
-    stability_points<<<blocks, kBlock>>>(kernel, count);
-    HS_CUDA_CHECK(cudaGetLastError());
-    HS_CUDA_CHECK(cudaDeviceSynchronize());
-  });
+  return device_batch::run_stability(batch, 0.5 * static_cast<double>(free_bytes),
+                                     [](const auto& kernel, long count) { launch_for_each_index(kernel, count); });
 }
 
 }  // namespace hs

@@ -33,4 +33,26 @@ struct DeviceBuffer {
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 };
 
+#ifdef __CUDACC__
+// "Run this functor over an index range" on the GPU: kernel(i) for i in
+// [0, count), one thread each, checked, synchronous. The launch the device
+// backends hand to host/run/backends/device_batch.hpp (simulation and
+// stability maps alike).
+template <class Kernel>
+__global__ void for_each_index(Kernel kernel, long count) {
+  const long i = static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < count) kernel(i);
+}
+// Per-thread state (Newton matrices, QR workspace) lives in local memory;
+// 128 threads per block keep enough blocks resident for the latency.
+constexpr int kThreadsPerBlock = 128;
+template <class Kernel>
+void launch_for_each_index(const Kernel& kernel, long count) {
+  const unsigned blocks = static_cast<unsigned>((count + kThreadsPerBlock - 1) / kThreadsPerBlock);
+  for_each_index<<<blocks, kThreadsPerBlock>>>(kernel, count);
+  HS_CUDA_CHECK(cudaGetLastError());
+  HS_CUDA_CHECK(cudaDeviceSynchronize());
+}
+#endif
+
 }  // namespace hs

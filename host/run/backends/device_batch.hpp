@@ -158,8 +158,7 @@ std::vector<StabilityPoint> run_stability(const StabilityBatch& batch, double de
   const long n = batch.point_count();
   std::vector<StabilityPoint> out(static_cast<size_t>(n), blank_stability_point(Status::not_run));
   if (n == 0) return out;
-  const bool found = with_stability_combination(
-      [&](auto combination) {
+  with_batch_combination(batch, [&](auto combination) {
         using System = typename decltype(combination)::System;
         using Params = typename System::Params;
         static_assert(ReducedSize<System>::value == 6, "stability maps store six eigenvalues per point");
@@ -175,11 +174,7 @@ std::vector<StabilityPoint> run_stability(const StabilityBatch& batch, double de
           launch(kernel, count);
           thrust::copy(points.begin(), points.end(), out.begin() + first);
         }
-      },
-      batch.model->physics, batch.friction);
-  if (!found)
-    throw std::invalid_argument("model " + batch.model->name + " has no stability map with friction law '" +
-                                batch.friction + "' in this build");
+      });
   return out;
 }
 

@@ -99,8 +99,7 @@ std::vector<StabilityPoint> run_stability_kokkos(const StabilityBatch& batch) {
   const long n = batch.point_count();
   std::vector<StabilityPoint> out(static_cast<size_t>(n), blank_stability_point(Status::not_run));
   if (n == 0) return out;
-  const bool found = with_stability_combination(
-      [&](auto combination) {
+  with_batch_combination(batch, [&](auto combination) {
         using System = typename decltype(combination)::System;
         const auto host_params = params_of_rows<typename System::Params>(*batch.model, batch.parameters.data(), n);
         const auto params = to_device("stability_params", host_params.data(), n);
@@ -112,11 +111,7 @@ std::vector<StabilityPoint> run_stability_kokkos(const StabilityBatch& batch) {
                              KOKKOS_LAMBDA(const long i) { o[i] = stability_point<System>(p[i], settings); });
         Kokkos::fence();
         to_host(points, out.data());
-      },
-      batch.model->physics, batch.friction);
-  if (!found)
-    throw std::invalid_argument("model " + batch.model->name + " has no stability map with friction law '" +
-                                batch.friction + "' in this build");
+      });
   return out;
 }
 
