@@ -112,6 +112,30 @@ inline BatchSpec random_batch(long n, unsigned seed, int stride, double duration
   return spec;
 }
 
+// n instances of a registered model around its defaults (oil bulk modulus
+// and Coulomb force drawn in ±30 %), its first friction law and
+// formulation, `duration` seconds of its work cycle, samples every `stride`
+// steps: the batch every backend must run identically, for any model.
+inline BatchSpec model_batch(const std::string& model, long n, unsigned seed, int stride, double duration) {
+  const ModelDescriptor& m = *find_model(model);
+  BatchSpec spec;
+  spec.model = &m;
+  spec.friction = m.friction_laws.front();
+  spec.formulation = m.formulations.front();
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0.7, 1.3);
+  for (long i = 0; i < n; ++i) {
+    std::vector<double> p = m.defaults;
+    p[m.find_parameter("circuit.oil_bulk_modulus")->index] *= u(rng);
+    p[m.find_parameter("friction.coulomb_force")->index] *= u(rng);
+    spec.parameters.insert(spec.parameters.end(), p.begin(), p.end());
+  }
+  spec.settings.duration = duration;
+  spec.trajectory_stride = stride;
+  spec.threads = 2;
+  return spec;
+}
+
 inline long failed_count(const BatchResult& r) {
   return std::count_if(r.status.begin(), r.status.end(), [](Status s) { return s != Status::ok; });
 }

@@ -128,6 +128,23 @@ TEST(GpuBackendCodePath, StabilityAgreesWithCpuBitForBitAcrossSlices) {
   }
 }
 
+// Every registered model through the device code path, in slices of 2 to 4:
+// bit-identical to the CPU backend (the sample-major layout and its
+// transposition for every model's summary and sample widths).
+TEST(GpuBackendCodePath, EveryModelAgreesWithCpuBitForBit) {
+  for (const auto& m : models()) {
+    if (!m.supports_command("run")) continue;
+    SCOPED_TRACE(m.name);
+    const BatchSpec spec = backend_test::model_batch(m.name, 5, 13, 100, 2.0);
+    const BatchResult cpu = run_batch_cpu(spec);
+    EXPECT_EQ(backend_test::failed_count(cpu), 0);
+    double bytes = 1e3;  // device memory for slices of 2 instances (of this model's record sizes)
+    while (device_batch_slice_size(spec, bytes) < 2) bytes *= 1.25;
+    ASSERT_LT(device_batch_slice_size(spec, bytes), 5) << "several slices";
+    backend_test::expect_agreement(cpu, run_batch_device_code_path_on_omp(spec, bytes), 0.0, m);
+  }
+}
+
 TEST(GpuBackendCodePath, SliceSizeFollowsTheDeviceMemory) {
   BatchSpec spec = backend_test::random_batch(1000, 1, 100, 1.0);  // 11 samples per instance
   EXPECT_EQ(device_batch_slice_size(spec, bytes_for(spec, 37)), 37);
