@@ -16,12 +16,14 @@
 #include <vector>
 
 #include "four_bar_descriptor.hpp"
+#include "quick_return_descriptor.hpp"
 
 namespace hs {
 
 using PhysicsCatalog = TypeList<  //
     PlanarFourBarPhysics,
-    SpatialFourBarPhysics>;
+    SpatialFourBarPhysics,
+    QuickReturnPhysics>;
 
 // ---- combinations --------------------------------------------------------------
 
