@@ -25,6 +25,9 @@ TEST(Catalog, EverySupportedCombinationIsCompiledAndMatchesItsDescription) {
     ASSERT_FALSE(m.friction_laws.empty());
     if (m.supports_command("run")) {
       ASSERT_FALSE(m.formulations.empty());
+      // What the CUDA backend is built for: a subset, and the default formulation among it.
+      for (const auto& f : m.device_formulations) EXPECT_TRUE(m.supports_formulation(f)) << f;
+      EXPECT_TRUE(ModelDescriptor::contains(m.device_formulations, m.formulations.front()));
       const long driving = m.summary_column(m.driving_coordinate);
       ASSERT_GE(driving, 0) << "driving coordinate " << m.driving_coordinate << " is not a summary column";
       for (const auto& friction : m.friction_laws)

@@ -145,6 +145,22 @@ TEST(GpuBackendCodePath, EveryModelAgreesWithCpuBitForBit) {
   }
 }
 
+// A formulation the CUDA backend is not built for (the index-1 reference
+// integrator) is refused by the device code path with the reason, not run.
+TEST(GpuBackendCodePath, RefusesAFormulationNotBuiltForTheDevice) {
+  BatchSpec spec = backend_test::model_batch("four-bar", 2, 1, 0, 0.1);
+  spec.formulation = "index1-baumgarte";
+  EXPECT_FALSE(ModelDescriptor::contains(spec.model->device_formulations, spec.formulation));
+  try {
+    run_batch_device_code_path_on_omp(spec, 1e9);
+    ADD_FAILURE() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("formulation index1-baumgarte of model four-bar is not built for the CUDA backend"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(GpuBackendCodePath, SliceSizeFollowsTheDeviceMemory) {
   BatchSpec spec = backend_test::random_batch(1000, 1, 100, 1.0);  // 11 samples per instance
   EXPECT_EQ(device_batch_slice_size(spec, bytes_for(spec, 37)), 37);

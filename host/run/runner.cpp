@@ -503,9 +503,18 @@ StudyRunReport run_study(const Study& study, const std::string& out_dir, const S
     throw std::invalid_argument(study.path + ": model " + study.model + " cannot be run (" +
                                 model_support_text(*study.descriptor) + ")");
   StudyRunReport rep;
-  const Backend backend = resolve_backend(opt.backend != Backend::automatic ? opt.backend : study.backend);
+  const Backend requested = opt.backend != Backend::automatic ? opt.backend : study.backend;
+  Backend backend = resolve_backend(requested);
   std::string why;
   if (!backend_available(backend, &why)) throw ResumeError("backend " + backend_name(backend) + ": " + why);
+  // A formulation the CUDA backend is not built for (the CPU reference
+  // integrator): `auto` runs it on the CPU, an explicit `cuda` is refused.
+  if (backend == Backend::cuda && !ModelDescriptor::contains(study.descriptor->device_formulations, study.formulation)) {
+    if (requested != Backend::automatic)
+      throw ResumeError("backend cuda: formulation " + study.formulation + " of model " + study.model +
+                        " is not built for the CUDA backend (the CPU reference integrator); use --backend cpu or kokkos");
+    backend = Backend::cpu;
+  }
   rep.backend = backend_name(backend);
   const long n = study.instance_count();
   const long samples = sample_count(study.settings, study.trajectory_stride);

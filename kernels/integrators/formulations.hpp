@@ -14,6 +14,7 @@ namespace hs {
 // path, or any DAE mechanism through DaeMechanism).
 struct DoubleStepFormulation {
   static constexpr const char* name = "double-step";
+  static constexpr bool on_device = true;  // built for the CUDA backend
   template <class Physics, class Friction>
   using Integrator = DoubleStepTrapezoidal<typename Physics::template Model<Friction>>;
 };
@@ -23,6 +24,11 @@ struct DoubleStepFormulation {
 // (DAE) system. Static friction laws only (Index1Form has no friction states).
 struct Index1BaumgarteFormulation {
   static constexpr const char* name = "index1-baumgarte";
+  // The reference integrator: per instance a (2n + r + u)² Newton matrix and
+  // a Jacobian on Dual<2n + r + u> (24 × 24 and Dual<24> for the 3D
+  // four-bar), far beyond a GPU thread's registers; nvcc takes tens of
+  // minutes on it. CPU and Kokkos only.
+  static constexpr bool on_device = false;
   template <class Physics, class Friction>
   using Integrator = Index1Baumgarte<typename Physics::template Linearized<Friction>>;
 };

@@ -30,6 +30,7 @@ using PhysicsCatalog = TypeList<  //
 template <class Physics, class Friction, class Formulation>
 struct RunCombination {
   using Integrator = typename Formulation::template Integrator<Physics, Friction>;
+  static constexpr bool on_device = Formulation::on_device;  // built for the CUDA backend
 };
 template <class Physics, class Friction>
 struct StabilityCombination {

@@ -25,6 +25,16 @@ template <class... T>
 std::vector<std::string> names_of(TypeList<T...>) {
   return {std::string(T::name)...};
 }
+// The names of the formulations of a list that are built for the CUDA backend.
+template <class... T>
+std::vector<std::string> device_names_of(TypeList<T...>) {
+  std::vector<std::string> out;
+  auto add = [&](const char* name, bool on_device) {
+    if (on_device) out.push_back(name);
+  };
+  (add(T::name, T::on_device), ...);
+  return out;
+}
 
 // One parameter of a model: a column of the parameter row.
 struct ParameterInfo {
@@ -81,6 +91,7 @@ struct ModelDescriptor {
   std::vector<std::string> commands;       // "run", "stability"
   std::vector<std::string> friction_laws;  // "brown-mcphee", ...
   std::vector<std::string> formulations;   // "double-step", ...
+  std::vector<std::string> device_formulations;  // those built for the CUDA backend
 
   long parameter_count() const { return static_cast<long>(parameters.size()); }
   const ParameterInfo* find_parameter(const std::string& dotted) const {

@@ -80,6 +80,7 @@ inline ModelDescriptor planar(std::string name, std::string title, std::string s
   d.commands = {"run", "stability"};
   d.friction_laws = names_of(FrictionLaws{});
   d.formulations = names_of(Formulations{});
+  d.device_formulations = device_names_of(Formulations{});
   return d;
 }
 

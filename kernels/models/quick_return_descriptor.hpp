@@ -83,6 +83,7 @@ inline ModelDescriptor describe_quick_return() {
   d.commands = {"run", "stability"};
   d.friction_laws = names_of(TypeList<BrownMcPhee, BengisuAkay, NoFriction>{});
   d.formulations = names_of(TypeList<DoubleStepFormulation, Index1BaumgarteFormulation>{});
+  d.device_formulations = device_names_of(TypeList<DoubleStepFormulation, Index1BaumgarteFormulation>{});
   return d;
 }
 

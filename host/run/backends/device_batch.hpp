@@ -132,7 +132,12 @@ template <class Launch>
 BatchResult run(const BatchSpec& spec, double device_bytes, Launch&& launch) {
   BatchResult out;
   with_batch_combination(spec, [&](auto combination) {
-    out = run_typed<typename decltype(combination)::Integrator>(spec, device_bytes, launch);
+    using Combination = decltype(combination);
+    if constexpr (Combination::on_device)
+      out = run_typed<typename Combination::Integrator>(spec, device_bytes, launch);
+    else
+      throw std::invalid_argument("formulation " + spec.formulation + " of model " + spec.model->name +
+                                  " is not built for the CUDA backend (CPU reference integrator); use --backend cpu or kokkos");
   });
   return out;
 }

@@ -34,9 +34,10 @@ BatchResult run_batch_device_code_path_on_omp(const BatchSpec& spec, double devi
 long device_batch_slice_size(const BatchSpec& spec, double device_bytes) {
   long slice = 0;
   with_batch_combination(spec, [&](auto combination) {
-    using Integrator = typename decltype(combination)::Integrator;
-    slice = device_batch::slice_size<Integrator>(spec.instance_count(), sample_count(spec.settings, spec.trajectory_stride),
-                                                 device_bytes);
+    using Combination = decltype(combination);
+    if constexpr (Combination::on_device)
+      slice = device_batch::slice_size<typename Combination::Integrator>(
+          spec.instance_count(), sample_count(spec.settings, spec.trajectory_stride), device_bytes);
   });
   return slice;
 }
