@@ -50,7 +50,7 @@ inline std::vector<FourBarParams> perturbed_four_bars(long n, uint64_t seed = 20
   uint64_t state = seed;
   for (long i = 0; i < n; ++i) {
     FourBarParams P = seed002_four_bar();
-    P.friction.coulomb_force *= 1.0 + 0.1 * (2.0 * uniform01(state) - 1.0);
+    P.actuator[0].friction.coulomb_force *= 1.0 + 0.1 * (2.0 * uniform01(state) - 1.0);
     out.push_back(P);
   }
   return out;

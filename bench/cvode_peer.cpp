@@ -108,7 +108,7 @@ class ReducedOde {
       y[kZdot + j] = st.qd[part_.indep[j]];
     }
     for (int k = 0; k < np; ++k) y[kP + k] = st.p[k];
-    y[kU] = st.U;
+    y[kU] = st.U[0];
     return true;
   }
 
@@ -129,8 +129,10 @@ class ReducedOde {
     for (int k = 0; k < np; ++k) p[k] = D(y[kP + k]);
     Integrator::Evaluation<D> e;
     // Friction states: none (nw == 0), hence the null pointers.
-    Integrator::evaluate(*P_, K_, part_, q, qd_i, qdd_i, p, static_cast<const D*>(nullptr),
-                         static_cast<const D*>(nullptr), y[kU], e, /*with_energy=*/false);
+    // y = p for the one actuator (no friction states).
+    const double U[1] = {y[kU]};
+    Integrator::evaluate(*P_, K_, part_, q, qd_i, qdd_i, p, static_cast<const D*>(nullptr), U, e,
+                         /*with_energy=*/false);
     // reduced = a + B z̈_i  →  z̈_i = −B⁻¹ a   (B: reduced mass matrix).
     hs::Mat<double, ni, ni> B;
     double minus_a[ni], zdd[ni];
@@ -146,7 +148,7 @@ class ReducedOde {
     // The pressure rates depend on positions and velocities only, so their
     // values at z̈_i = 0 are the rates.
     for (int k = 0; k < np; ++k) ydot[kP + k] = e.pressure_rate[k].a;
-    ydot[kU] = Model::Circuit::spool_rate(P_->circuit, y[kU], u_ref_);
+    ydot[kU] = Model::Circuit::spool_rate(P_->actuator[0].circuit, y[kU], u_ref_);
     return 0;
   }
 

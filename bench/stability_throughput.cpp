@@ -50,8 +50,8 @@ hs::StabilityBatch map_points(long n, const char* model, const hs::StabilitySett
   for (long i = 0; i < n; ++i) {
     hs::FourBarParams P = hs::seed002_four_bar();
     const double scale = std::pow(10.0, -3.0 + 3.0 * ((i / nb) % nf) / (nf - 1.0));
-    hs::scale_friction(P.friction, scale);
-    P.circuit.oil_bulk_modulus = 0.5e9 + 1.5e9 * (i % nb) / (nb - 1.0);
+    hs::scale_friction(P.actuator[0].friction, scale);
+    P.actuator[0].circuit.oil_bulk_modulus = 0.5e9 + 1.5e9 * (i % nb) / (nb - 1.0);
     const std::vector<double> row = hs::pack_row(m.parameters, P);
     b.parameters.insert(b.parameters.end(), row.begin(), row.end());
   }

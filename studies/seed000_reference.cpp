@@ -43,7 +43,7 @@ const Scenario kScenarios[] = {{"overdamped", 1.0}, {"friction_0.1", 0.1}, {"fri
 
 FourBarParams scenario_params(double scale) {
   FourBarParams P = seed002_four_bar();
-  scale_friction(P.friction, scale);
+  scale_friction(P.actuator[0].friction, scale);
   return P;
 }
 

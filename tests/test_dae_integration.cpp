@@ -105,7 +105,7 @@ TEST(DaeMechanism, DrivingCoordinateAndInitialState) {
   EXPECT_EQ(s3.q[SpatialFourBarDae::phi2], P.mechanism.initial_angle[0]);
   EXPECT_NEAR(s3.q[SpatialFourBarDae::phi32], s2.q[1], 1e-10);
   EXPECT_NEAR(s3.q[SpatialFourBarDae::phi43], s2.q[2], 1e-10);
-  EXPECT_NEAR(K3.s0, K2.s0, 1e-12);
+  EXPECT_NEAR(K3.actuator[0].s0, K2.actuator[0].s0, 1e-12);
   for (int k = 0; k < 3; ++k) EXPECT_NEAR(s3.p[k], s2.p[k], 1e-9 * s2.p[k]);
   // Both start at rest with consistent accelerations: the statics hold them.
   EXPECT_LT(std::fabs(s3.qdd[SpatialFourBarDae::phi2]), 1e-12);
@@ -229,9 +229,9 @@ TEST(Index1Baumgarte, StartsFromTheDoubleStepInitialState) {
     EXPECT_NEAR(ip.p[k], ds.p[k], 1e-9 * ds.p[k]);
     EXPECT_NEAR(is.p[k], ds.p[k], 1e-9 * ds.p[k]);
   }
-  EXPECT_EQ(ip.U, 0.0);
-  EXPECT_NEAR(Kp.s0, Kd.s0, 1e-12);
-  EXPECT_NEAR(Ks.s0, Kd.s0, 1e-12);
+  EXPECT_EQ(ip.U[0], 0.0);
+  EXPECT_NEAR(Kp.actuator[0].s0, Kd.actuator[0].s0, 1e-12);
+  EXPECT_NEAR(Ks.actuator[0].s0, Kd.actuator[0].s0, 1e-12);
 }
 
 // The planar four-bar, 10 s work cycle: index-1 Baumgarte vs the double

@@ -250,8 +250,8 @@ inline const std::vector<SummaryField>& summary_fields() {
       f.push_back({"p" + n + "_min", [k](const FourBarSummary& s) { return s.p_min[k]; }, fixed_scale(hs::backend_test::kPressureScale)});
       f.push_back({"p" + n + "_max", [k](const FourBarSummary& s) { return s.p_max[k]; }, fixed_scale(hs::backend_test::kPressureScale)});
     }
-    f.push_back({"U", [](const FourBarSummary& s) { return s.U; }, fixed_scale(hs::backend_test::kSpoolScale)});
-    f.push_back({"s", [](const FourBarSummary& s) { return s.s; }, fixed_scale(hs::backend_test::kLengthScale)});
+    f.push_back({"U", [](const FourBarSummary& s) { return s.U[0]; }, fixed_scale(hs::backend_test::kSpoolScale)});
+    f.push_back({"s", [](const FourBarSummary& s) { return s.s[0]; }, fixed_scale(hs::backend_test::kLengthScale)});
     f.push_back({"cylinder_work", [](const FourBarSummary& s) { return s.cylinder_work; }, energy});
     f.push_back({"friction_work", [](const FourBarSummary& s) { return s.friction_work; }, energy});
     f.push_back({"max_cylinder_work", [](const FourBarSummary& s) { return s.max_cylinder_work; }, energy});
@@ -279,11 +279,11 @@ inline const std::vector<SampleField>& sample_fields() {
       f.push_back({"q" + std::to_string(k + 1), [k](const FourBarSample& s) { return s.q[k]; }, fixed_scale(hs::backend_test::kAngleScale)});
     for (int k = 0; k < 3; ++k)
       f.push_back({"p" + std::to_string(k + 1), [k](const FourBarSample& s) { return s.p[k]; }, fixed_scale(hs::backend_test::kPressureScale)});
-    f.push_back({"U", [](const FourBarSample& s) { return s.U; }, fixed_scale(hs::backend_test::kSpoolScale)});
-    f.push_back({"s", [](const FourBarSample& s) { return s.s; }, fixed_scale(hs::backend_test::kLengthScale)});
-    f.push_back({"sdot", [](const FourBarSample& s) { return s.sdot; }, fixed_scale(hs::backend_test::kSpeedScale)});
-    f.push_back({"piston_force", [](const FourBarSample& s) { return s.piston_force; }, fixed_scale(hs::backend_test::kForceScale)});
-    f.push_back({"friction_force", [](const FourBarSample& s) { return s.friction_force; }, fixed_scale(hs::backend_test::kForceScale)});
+    f.push_back({"U", [](const FourBarSample& s) { return s.U[0]; }, fixed_scale(hs::backend_test::kSpoolScale)});
+    f.push_back({"s", [](const FourBarSample& s) { return s.s[0]; }, fixed_scale(hs::backend_test::kLengthScale)});
+    f.push_back({"sdot", [](const FourBarSample& s) { return s.sdot[0]; }, fixed_scale(hs::backend_test::kSpeedScale)});
+    f.push_back({"piston_force", [](const FourBarSample& s) { return s.piston_force[0]; }, fixed_scale(hs::backend_test::kForceScale)});
+    f.push_back({"friction_force", [](const FourBarSample& s) { return s.friction_force[0]; }, fixed_scale(hs::backend_test::kForceScale)});
     f.push_back({"energy_drift", [](const FourBarSample& s) { return s.energy_drift; },
                  std::function<double(const FourBarSummary&)>(energy_scale)});
     return f;

@@ -493,7 +493,7 @@ TEST(FailureStatus, StrokeOutOfRange) {
   // kernels/hydraulics/three_volume_circuit.hpp) from the recorded actuator
   // length, s0 = s at t = 0; stride 1: sample k is step k.
   for (size_t i = 0; i < c.expected.size(); ++i) {
-    const hs::CircuitParams circuit = params_of(run.study, static_cast<long>(i)).circuit;
+    const hs::CircuitParams circuit = params_of(run.study, static_cast<long>(i)).actuator[0].circuit;
     auto inside = [&](long k) {
       const double ds = sample(run.out, "s", long(i), k) - sample(run.out, "s", long(i), 0);
       const double l2 = circuit.piston_chamber_length0 + ds;
@@ -522,7 +522,7 @@ TEST(FailureStatus, InvalidParameters) {
   // for the 0.02 m pistons, the kernel's (no assembly) for the 3 m coupler.
   for (long i : instances_with(c, Status::invalid_parameters)) {
     const hs::FourBarParams p = params_of(run.study, i);
-    const bool rod_out_of_range = !(p.circuit.rod_diameter > 0.0);
+    const bool rod_out_of_range = !(p.actuator[0].circuit.rod_diameter > 0.0);
     EXPECT_EQ(run.study.instance_problem(i).empty(), !rod_out_of_range) << "instance " << i;
     if (rod_out_of_range) continue;
     // The loop cannot close: the crank tip is farther from the rocker's

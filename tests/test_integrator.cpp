@@ -142,7 +142,7 @@ TEST(DoubleStep, ExactAndFiniteDifferenceTangentsAgree) {
     Integrator::StepContext ctx;
     ctx.dt = S.dt;
     ctx.part = st.part;
-    ctx.U = st.U;
+    ctx.U[0] = st.U[0];
     double x[Integrator::nx];
     for (int k = 0; k < 3; ++k) {
       ctx.q_guess[k] = st.q[k];
@@ -208,7 +208,7 @@ TEST(DoubleStep, SeparateFailureStopsOnlyThatInstance) {
   FourBarParams P = seed002_four_bar();
   IntegratorSettings S;
   S.pressure_max = 5e6;
-  P.circuit.supply_pressure = 20e6;
+  P.actuator[0].circuit.supply_pressure = 20e6;
   const auto r = run_instance<Integrator>(P, S, 0, [](long, const Sample<3, 3>&) {});
   EXPECT_EQ(r.status, Status::pressure_out_of_range);
   // The valve opens at 1 s (seed 002 eq 46); the 20 MPa pump then raises p1

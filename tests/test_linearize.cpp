@@ -45,7 +45,7 @@ constexpr double kEigenAgreement = 32.0;
 
 FourBarParams with_friction_scale(double scale) {
   FourBarParams P = seed002_four_bar();
-  scale_friction(P.friction, scale);
+  scale_friction(P.actuator[0].friction, scale);
   return P;
 }
 
@@ -236,7 +236,7 @@ ClosedFormJacobian closed_form_jacobian(const FourBarParams& P) {
   const double dds = (dot(rod_end_rate, rod_end_rate) + dot(cylinder, rod_end_curvature) - ds * ds) / s;
 
   // Circuit (seed 000 eqs 5, 6, 74, 75) at s = s0 with the valve closed.
-  const CircuitParams& c = P.circuit;
+  const CircuitParams& c = P.actuator[0].circuit;
   const double A2 = 0.25 * kPi * c.piston_diameter * c.piston_diameter;
   const double A3 = A2 - 0.25 * kPi * c.rod_diameter * c.rod_diameter;
   const double throttle = c.throttle_discharge_coefficient * 0.25 * kPi * c.throttle_diameter * c.throttle_diameter *
@@ -249,7 +249,7 @@ ClosedFormJacobian closed_form_jacobian(const FourBarParams& P) {
   const double Be3 = 1.0 / (1.0 / c.oil_bulk_modulus + c.hose_volume_3 / (V3 * c.hose_bulk_modulus) +
                             A3 * l3 / (V3 * c.cylinder_bulk_modulus));
   // Brown–McPhee slope at rest, seed 000 eq (8): 4F_c/v_s + (16/9)(F_s − F_c)/v_s + σ2.
-  const FrictionParams& f = P.friction;
+  const FrictionParams& f = P.actuator[0].friction;
   const double friction_slope = 4 * f.coulomb_force / f.stribeck_velocity +
                                 16.0 / 9.0 * (f.static_force - f.coulomb_force) / f.stribeck_velocity +
                                 f.viscous_coefficient;
@@ -350,7 +350,7 @@ TEST(Linearize, SpatialEquilibriumAtSixtyDegrees) {
   // hand-written statics (README: 2.753 MPa; docs/models/linearization.md §4).
   for (const double* p : {eq.p, planar.p}) {
     EXPECT_EQ(p[0], p[1]);
-    EXPECT_EQ(p[2], P.circuit.rod_side_initial_pressure);
+    EXPECT_EQ(p[2], P.actuator[0].circuit.rod_side_initial_pressure);
     EXPECT_NEAR(p[1], cf.piston_pressure, 2e-15 * cf.piston_pressure);
   }
   EXPECT_NEAR(eq.p[1], 2.753e6, 0.0005e6);
@@ -392,7 +392,7 @@ TEST(Linearize, ReducedJacobianHasTheSparsityOfEq93) {
   EXPECT_EQ(J(1, 5), 0.0);
   EXPECT_EQ(J(3, 5), 0.0);
   EXPECT_LT(J(4, 5), 0.0);  // B→T drains V3
-  EXPECT_EQ(J(5, 5), -1.0 / seed002_four_bar().circuit.valve_time_constant);
+  EXPECT_EQ(J(5, 5), -1.0 / seed002_four_bar().actuator[0].circuit.valve_time_constant);
 }
 
 // Friction enters only ν2 = −F_μ'(0) T_s²/m0, linearly (docs/models/linearization.md §5); ν2 itself
@@ -414,7 +414,7 @@ TEST(Linearize, FrictionScalesOnlyNu2) {
 // against the extended-precision reference on the same J (the values
 // themselves: SeedZeroEigenvaluesEqualTheClosedForm).
 TEST(Linearize, EigenvaluesOfTheThreeFrictionScenarios) {
-  const double tau = seed002_four_bar().circuit.valve_time_constant;
+  const double tau = seed002_four_bar().actuator[0].circuit.valve_time_constant;
   for (double scale : {1.0, 0.1, 0.01}) {
     SCOPED_TRACE(scale);
     const FourBarParams P = with_friction_scale(scale);
@@ -474,7 +474,7 @@ TEST(Linearize, EigenvaluesOfTheThreeFrictionScenarios) {
 // ≤ 1.3e-15 relative (6 eps) with and without -march=native: bound 1e-14.
 // The eigenvalues agree to kEigenAgreement eps·ρ(J) (measured 3.9).
 TEST(Linearize, SeedZeroEigenvaluesEqualTheClosedForm) {
-  const double tau = seed002_four_bar().circuit.valve_time_constant;
+  const double tau = seed002_four_bar().actuator[0].circuit.valve_time_constant;
   struct Printed {
     double scale;
     Complex lambda[3];  // λ3..λ5 as the README prints them (largest imaginary part first)
@@ -575,8 +575,8 @@ TEST(Linearize, PlanarAndSpatialFormulationsAgree) {
     FourBarParams P = with_friction_scale(trial == 0 ? 1.0 : std::pow(10.0, -3.0 * u01(rng)));
     if (trial > 0) {
       P.mechanism.initial_angle[0] = (45.0 + 30.0 * u01(rng)) * kDegree;
-      P.circuit.oil_bulk_modulus = 0.5e9 + 1.5e9 * u01(rng);
-      P.circuit.rod_side_initial_pressure = 2e6 + 3e6 * u01(rng);
+      P.actuator[0].circuit.oil_bulk_modulus = 0.5e9 + 1.5e9 * u01(rng);
+      P.actuator[0].circuit.rod_side_initial_pressure = 2e6 + 3e6 * u01(rng);
       P.mechanism.body[1].mass *= 0.8 + 0.4 * u01(rng);
     }
     SCOPED_TRACE(trial);
@@ -896,8 +896,8 @@ TEST(Linearize, PerThreadEigenvaluesMatchTheReferenceOnModelJacobians) {
   for (int trial = 0; trial < 1000; ++trial) {
     FourBarParams P = with_friction_scale(std::pow(10.0, -3.0 * u01(rng)));
     P.mechanism.initial_angle[0] = (40.0 + 40.0 * u01(rng)) * kDegree;
-    P.circuit.oil_bulk_modulus = 0.5e9 + 1.5e9 * u01(rng);
-    P.circuit.rod_side_initial_pressure = 2e6 + 3e6 * u01(rng);
+    P.actuator[0].circuit.oil_bulk_modulus = 0.5e9 + 1.5e9 * u01(rng);
+    P.actuator[0].circuit.rod_side_initial_pressure = 2e6 + 3e6 * u01(rng);
     Mat<double, 6, 6> J = trial % 2 ? jacobian_at<Planar>(P) : jacobian_at<Spatial>(P);
     const EigenResult<6> ours = eigenvalues<6>(J);
     ASSERT_EQ(ours.status, eigen_ok);
@@ -981,7 +981,7 @@ TEST(Linearize, InadmissiblePointsAreFlagged) {
   EXPECT_NE(s.status, 0);
   EXPECT_TRUE(std::isnan(s.max_real));
   FourBarParams Q = seed002_four_bar();
-  Q.circuit.rod_side_initial_pressure = 0.01e6;  // p2 would be negative
+  Q.actuator[0].circuit.rod_side_initial_pressure = 0.01e6;  // p2 would be negative
   const auto t = stability_point<Planar>(Q, StabilitySettings{});
   EXPECT_EQ(t.status, static_cast<int>(Status::invalid_parameters));
 }

@@ -133,7 +133,7 @@ TEST(PlanarFourBar, AssemblesSeed002InitialConfiguration) {
   // The closed-form assembly (PlanarLoopChain::assembly_guess) plus Newton's
   // polish closes the loop to rounding, far inside constraint_tolerance:
   // s0 and ds/dz1 measured exact (0 error, with and without FMA); bounds ~45 ulp.
-  EXPECT_NEAR(K.s0, std::sqrt(3.0), 1e-14);
+  EXPECT_NEAR(K.actuator[0].s0, std::sqrt(3.0), 1e-14);
   double phi[2];
   Mech::constraints(P.mechanism, Mech::pose(P.mechanism, s.q), phi);
   // The assembly's contract is constraint_tolerance (1e-11 m), not a measured error.
@@ -155,9 +155,9 @@ TEST(PlanarFourBar, StaticCylinderForcesMatchVirtualWork) {
     Integrator::State s;
     Integrator::Constants K;
     ASSERT_EQ(Integrator::initialize(c.P, IntegratorSettings{}, s, K), Status::ok);
-    EXPECT_NEAR(ThreeVolumeCircuit::piston_force(K.circuit, s.p), c.force, c.tol);
+    EXPECT_NEAR(ThreeVolumeCircuit::piston_force(K.actuator[0].circuit, s.p), c.force, c.tol);
     EXPECT_EQ(s.p[0], s.p[1]);
-    EXPECT_EQ(s.p[2], c.P.circuit.rod_side_initial_pressure);
+    EXPECT_EQ(s.p[2], c.P.actuator[0].circuit.rod_side_initial_pressure);
   }
 }
 

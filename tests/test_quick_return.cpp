@@ -164,9 +164,9 @@ TEST(QuickReturn, Seed001ParameterSet) {
     EXPECT_EQ(b[j].mass, mass[j]);
     EXPECT_NEAR(b[j].inertia, inertia[j], 5e-7);  // table printed to 6 decimals
   }
-  EXPECT_EQ(P.circuit.rod_side_initial_pressure, 3.5e6);
-  EXPECT_EQ(P.circuit.supply_pressure, CircuitParams{}.supply_pressure);
-  EXPECT_EQ(P.circuit.piston_diameter, CircuitParams{}.piston_diameter);
+  EXPECT_EQ(P.actuator[0].circuit.rod_side_initial_pressure, 3.5e6);
+  EXPECT_EQ(P.actuator[0].circuit.supply_pressure, CircuitParams{}.supply_pressure);
+  EXPECT_EQ(P.actuator[0].circuit.piston_diameter, CircuitParams{}.piston_diameter);
   // Seed 001 eq (47), last zero segment 8–10 s (A9).
   const double t[] = {0.0, 0.999, 1.0, 3.999, 4.0, 6.499, 6.5, 7.999, 8.0, 10.0};
   const double u[] = {0.0, 0.0, -10.0, -10.0, 0.0, 0.0, 10.0, 10.0, 0.0, 0.0};
@@ -518,13 +518,13 @@ TEST(QuickReturn, StaticCylinderForceIsWithinTheSupplyPressure) {
   // |e + C_xᵀΛ|∞ at rest: measured 6.5e-14 (FMA) / 1.6e-13 N·m.
   EXPECT_LT(eq.statics_residual, 2e-12);
 
-  const CircuitConstants K = ThreeVolumeCircuit::constants(MP.circuit);
-  const double p2 = (F + K.A_rod * MP.circuit.rod_side_initial_pressure) / K.A_piston;
+  const CircuitConstants K = ThreeVolumeCircuit::constants(MP.actuator[0].circuit);
+  const double p2 = (F + K.A_rod * MP.actuator[0].circuit.rod_side_initial_pressure) / K.A_piston;
   // Measured p2 = 2.00415239 MPa: above the tank pressure and well below
   // pP = 7.6 MPa (A2 = 5.0265e-3 m², A3 p3 = 14 225.5 N).
   EXPECT_NEAR(p2, eq.p[1], 1e-6);
-  EXPECT_GT(p2, MP.circuit.tank_pressure);
-  EXPECT_LT(p2, MP.circuit.supply_pressure);
+  EXPECT_GT(p2, MP.actuator[0].circuit.tank_pressure);
+  EXPECT_LT(p2, MP.actuator[0].circuit.supply_pressure);
   EXPECT_NEAR(p2 / 1e6, 2.00415239, 1e-8);
 }
 

@@ -103,9 +103,9 @@ TEST(Study, GridFrictionBulkStudy) {
   EXPECT_EQ(v[1], s.grid[1].values[2]);
   EXPECT_EQ(v[2], s.grid[2].values[3]);
   const FourBarParams p = instance_params(s, 123);
-  EXPECT_EQ(p.friction.coulomb_force, v[0]);
-  EXPECT_EQ(p.circuit.oil_bulk_modulus, v[1]);
-  EXPECT_EQ(p.circuit.valve_time_constant, v[2]);
+  EXPECT_EQ(p.actuator[0].friction.coulomb_force, v[0]);
+  EXPECT_EQ(p.actuator[0].circuit.oil_bulk_modulus, v[1]);
+  EXPECT_EQ(p.actuator[0].circuit.valve_time_constant, v[2]);
 }
 
 // Every study shipped in studies/ loads and expands: a broken example fails here,
@@ -191,9 +191,9 @@ values = [1e9, 2e9]
   for (int i = 0; i < 6; ++i) {
     EXPECT_EQ(s.varied_values(i), (std::vector<double>{expect[i][0], expect[i][1]})) << i;
     const FourBarParams p = params_of(s, std::vector<double>(all.begin() + i * P, all.begin() + (i + 1) * P));
-    EXPECT_EQ(p.friction.coulomb_force, expect[i][0]);
-    EXPECT_EQ(p.circuit.oil_bulk_modulus, expect[i][1]);
-    EXPECT_EQ(p.friction.static_force, 900.0);  // base override kept
+    EXPECT_EQ(p.actuator[0].friction.coulomb_force, expect[i][0]);
+    EXPECT_EQ(p.actuator[0].circuit.oil_bulk_modulus, expect[i][1]);
+    EXPECT_EQ(p.actuator[0].friction.static_force, 900.0);  // base override kept
   }
   const BatchSpec spec = s.batch_spec(3);
   EXPECT_EQ(spec.instance_count(), 6);
@@ -240,7 +240,7 @@ TEST(Study, NestedDottedAndQuotedParameterKeysAgree) {
   };
   for (const char* text : forms) {
     const Study s = parse(text);
-    EXPECT_EQ(base_params(s).circuit.oil_bulk_modulus, 1.2e9) << text;
+    EXPECT_EQ(base_params(s).actuator[0].circuit.oil_bulk_modulus, 1.2e9) << text;
     EXPECT_EQ(base_params(s).mechanism.body[1].mass, 70.0) << text;
   }
 }
@@ -403,15 +403,15 @@ values = [0.5, 2.0]
 "circuit.rod_diameter" = "0.5 * circuit.piston_diameter"
 )");
   EXPECT_EQ(s.varied_names(), (std::vector<std::string>{"friction_scale", "friction.viscous_coefficient", "circuit.rod_diameter"}));
-  const double Fs = 830.0, D = base_params(s).circuit.piston_diameter;
+  const double Fs = 830.0, D = base_params(s).actuator[0].circuit.piston_diameter;
   for (long i = 0; i < 2; ++i) {
     const double k = i == 0 ? 0.5 : 2.0;
     const FourBarParams p = instance_params(s, i);
-    EXPECT_EQ(p.friction.coulomb_force, 200.0 * k);
-    EXPECT_EQ(p.friction.static_force, Fs * k);
-    EXPECT_DOUBLE_EQ(p.friction.viscous_coefficient, 200.0 * k + Fs * k / 2);
-    EXPECT_DOUBLE_EQ(p.circuit.rod_diameter, 0.5 * D);
-    EXPECT_EQ(s.varied_values(i), (std::vector<double>{k, p.friction.viscous_coefficient, p.circuit.rod_diameter}));
+    EXPECT_EQ(p.actuator[0].friction.coulomb_force, 200.0 * k);
+    EXPECT_EQ(p.actuator[0].friction.static_force, Fs * k);
+    EXPECT_DOUBLE_EQ(p.actuator[0].friction.viscous_coefficient, 200.0 * k + Fs * k / 2);
+    EXPECT_DOUBLE_EQ(p.actuator[0].circuit.rod_diameter, 0.5 * D);
+    EXPECT_EQ(s.varied_values(i), (std::vector<double>{k, p.actuator[0].friction.viscous_coefficient, p.actuator[0].circuit.rod_diameter}));
   }
 }
 

@@ -14,14 +14,18 @@
 // Chamber lengths grow/shrink with the actuator length s (sign fixed per
 // ambiguity A2: l2 = l2_0 + (s − s0), l3 = l − l2, so dV2/dt = +A2 ṡ).
 // Piston force in the extension direction, circuit indices (A1):
-//   F_p = A2 p2 − A3 p3         (seal friction is subtracted by the caller)
+//   F_p = A2 p2 − A3 p3         (seal friction is subtracted by the actuator)
+//
+// Composed of the components of components.hpp (docs/models/hydraulics.md §13):
+// DCV → hose V1 → throttle → hose + piston chamber (V2); rod chamber + hose
+// (V3) → DCV; first-order spool. The composition performs the operations of
+// the former monolithic circuit in the same order (bit-identical results).
 #pragma once
 #include "../core/dual.hpp"
+#include "components.hpp"
 #include "valve.hpp"
 
 namespace hs {
-
-constexpr double kPi = 3.14159265358979323846;
 
 // User-level parameters, SI units. Defaults: docs/models/hydraulics.md §11,
 // "Hydraulic circuit" table ([T] = Project Chrono's ChHydraulicActuator values,
@@ -56,14 +60,16 @@ struct CircuitConstants {
 };
 
 struct ThreeVolumeCircuit {
+  using Params = CircuitParams;
+  using Constants = CircuitConstants;
+  using Spool = hydraulics::FirstOrderSpool;
   static constexpr int np = 3;
+  static constexpr int piston_side = 1;  // index of the piston-side pressure p2
 
   HS_HD static CircuitConstants constants(const CircuitParams& c) {
     CircuitConstants k;
-    k.A_piston = 0.25 * kPi * c.piston_diameter * c.piston_diameter;
-    k.A_rod = k.A_piston - 0.25 * kPi * c.rod_diameter * c.rod_diameter;
-    const double A_t = 0.25 * kPi * c.throttle_diameter * c.throttle_diameter;
-    k.C_vt = c.throttle_discharge_coefficient * A_t * ::sqrt(2.0 / c.oil_density);
+    hydraulics::CylinderChambers::areas(c.piston_diameter, c.rod_diameter, k.A_piston, k.A_rod);
+    k.C_vt = hydraulics::Throttle::coefficient(c.throttle_discharge_coefficient, c.throttle_diameter, c.oil_density);
     k.inv_B_oil = 1.0 / c.oil_bulk_modulus;
     k.inv_B_hose = 1.0 / c.hose_bulk_modulus;
     k.inv_B_cyl = 1.0 / c.cylinder_bulk_modulus;
@@ -72,64 +78,68 @@ struct ThreeVolumeCircuit {
 
   // Piston-side chamber length l2 at actuator elongation ds = s − s0 (A2).
   template <class T>
-  HS_HD static T piston_chamber_length(const CircuitParams& c, const T& ds) { return c.piston_chamber_length0 + ds; }
+  HS_HD static T piston_chamber_length(const CircuitParams& c, const T& ds) {
+    return hydraulics::CylinderChambers::piston_chamber_length(c.piston_chamber_length0, ds);
+  }
+  // The piston inside the cylinder: l2 ∈ (0, l).
+  HS_HD static bool stroke_admissible(const CircuitParams& c, double ds) {
+    return hydraulics::CylinderChambers::stroke_admissible(c.piston_chamber_length0, c.cylinder_length, ds);
+  }
 
   // Pressure force on the piston in the extension direction [N].
   template <class T>
-  HS_HD static T piston_force(const CircuitConstants& k, const T* p) { return k.A_piston * p[1] - k.A_rod * p[2]; }
+  HS_HD static T piston_force(const CircuitConstants& k, const T* p) {
+    return hydraulics::CylinderChambers::force(k.A_piston, k.A_rod, p[1], p[2]);
+  }
 
   // dp/dt for the three volumes. U: spool opening [V]; ds = s − s0; sdot = ṡ.
-  // U is double in the integrators; the linearization passes a dual U for
-  // ∂H/∂U (one-sided at U = 0, where the closed-centre valve switches ports).
   template <class T, class TU = double>
   HS_HD static void pressure_rates(const CircuitParams& c, const CircuitConstants& k, const T* p, const TU& U,
                                    const T& ds, const T& sdot, T* pdot) {
+    using namespace hydraulics;
     const T l2 = piston_chamber_length(c, ds);
     const T l3 = c.cylinder_length - l2;
-    const double V1 = c.hose_volume_1;
-    const T V2 = c.hose_volume_2 + k.A_piston * l2;
-    const T V3 = c.hose_volume_3 + k.A_rod * l3;
-    // Effective bulk moduli, seed 000 eq (75): oil in series with the walls.
-    // V1 is all hose, so its hose fraction is one.
-    const double Be1 = 1.0 / (k.inv_B_oil + k.inv_B_hose);
-    const T Be2 = 1.0 / (k.inv_B_oil + (c.hose_volume_2 * k.inv_B_hose + k.A_piston * l2 * k.inv_B_cyl) / V2);
-    const T Be3 = 1.0 / (k.inv_B_oil + (c.hose_volume_3 * k.inv_B_hose + k.A_rod * l3 * k.inv_B_cyl) / V3);
+    // Each chamber volume is formed where it is used, as the monolith did
+    // (the same IEEE operations; the build does not contract, CMakeLists.txt).
+    const double V1 = Hose::volume(c.hose_volume_1);
+    const T V2 = Hose::volume(c.hose_volume_2) + Chamber::volume(k.A_piston, l2);
+    const T V3 = Hose::volume(c.hose_volume_3) + Chamber::volume(k.A_rod, l3);
+    // Effective bulk moduli, seed 000 eq (75); V1 is all hose.
+    const double Be1 = hose_bulk_modulus(k.inv_B_oil, k.inv_B_hose);
+    const T Be2 = effective_bulk_modulus(k.inv_B_oil,
+                                         Hose::wall_compliance(c.hose_volume_2, k.inv_B_hose) +
+                                             Chamber::wall_compliance(Chamber::volume(k.A_piston, l2), k.inv_B_cyl),
+                                         V2);
+    const T Be3 = effective_bulk_modulus(k.inv_B_oil,
+                                         Hose::wall_compliance(c.hose_volume_3, k.inv_B_hose) +
+                                             Chamber::wall_compliance(Chamber::volume(k.A_rod, l3), k.inv_B_cyl),
+                                         V3);
 
-    // DCV port mapping of a closed-centre 4/3 valve (docs/models/hydraulics.md §6.3, A8):
-    // U ≥ 0: P→A feeds V1, B→T drains V3; U < 0: A→T drains V1, P→B feeds V3.
-    // γ2 = C_vd·U carries the sign, so both flows are negative for U < 0.
-    const TU gamma_dcv = c.dcv_flow_coefficient * U;
+    // DCV: line A is V1, line B is V3 (A8).
     T Q_d1, Q_3d;
-    if (U >= 0.0) {
-      Q_d1 = orifice_flow(gamma_dcv, c.supply_pressure - p[0], c.laminar_limit);
-      Q_3d = orifice_flow(gamma_dcv, p[2] - c.tank_pressure, c.laminar_limit);
-    } else {
-      Q_d1 = orifice_flow(gamma_dcv, p[0] - c.tank_pressure, c.laminar_limit);
-      Q_3d = orifice_flow(gamma_dcv, c.supply_pressure - p[2], c.laminar_limit);
-    }
-    const T Q_t = orifice_flow(k.C_vt, p[0] - p[1], c.laminar_limit);
+    DirectionalValve43::port_flows(c.dcv_flow_coefficient, U, c.supply_pressure, c.tank_pressure, p[0], p[2],
+                                   c.laminar_limit, Q_d1, Q_3d);
+    const T Q_t = Throttle::flow(k.C_vt, p[0], p[1], c.laminar_limit);
 
-    pdot[0] = Be1 / V1 * (Q_d1 - Q_t);
-    pdot[1] = Be2 / V2 * (Q_t - k.A_piston * sdot);
-    pdot[2] = Be3 / V3 * (k.A_rod * sdot - Q_3d);
+    pdot[0] = pressure_rate(Be1, V1, Q_d1 - Q_t);
+    pdot[1] = pressure_rate(Be2, V2, Q_t - Chamber::displacement_flow(k.A_piston, sdot));
+    pdot[2] = pressure_rate(Be3, V3, Chamber::displacement_flow(k.A_rod, sdot) - Q_3d);
   }
 
-  // Spool dynamics dU/dt = (U_ref − U)/τ (seed 001 eq 27), integrated by the
-  // trapezoidal rule in closed form (ambiguity A9), with U_ref constant over
-  // the step (the schedule is sampled at the step midpoint).
+  // Spool: first order, closed-form trapezoid with U_ref constant over the
+  // step (A9; the schedule is sampled at the step midpoint).
   HS_HD static double spool_step(const CircuitParams& c, double U, double U_ref, double dt) {
-    const double a = 0.5 * dt / c.valve_time_constant;
-    return (U * (1.0 - a) + 2.0 * a * U_ref) / (1.0 + a);
+    return Spool::step(c.valve_time_constant, U, U_ref, dt);
   }
   HS_HD static double spool_rate(const CircuitParams& c, double U, double U_ref) {
-    return (U_ref - U) / c.valve_time_constant;
+    return Spool::rate(c.valve_time_constant, U, U_ref);
   }
 
   // Static pressures holding actuator force F with the valve closed and no
   // throttle flow: p1 = p2, p3 prescribed (docs/models/hydraulics.md §9): p2 = (F + A3 p3)/A2.
   HS_HD static void static_pressures(const CircuitParams& c, const CircuitConstants& k, double F, double* p) {
     p[2] = c.rod_side_initial_pressure;
-    p[1] = (F + k.A_rod * p[2]) / k.A_piston;
+    p[1] = hydraulics::CylinderChambers::holding_pressure(k.A_piston, k.A_rod, F, p[2]);
     p[0] = p[1];
   }
 };

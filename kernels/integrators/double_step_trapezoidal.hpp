@@ -2,15 +2,17 @@
 // partitioning) semirecursive formulation: seed 001 §2.2 eqs (13)–(17) and
 // §4 eqs (32)–(41), generic over a hydraulically actuated model.
 //
-// Primary variables x = [z_i; p; w]: independent joint coordinates,
-// circuit pressures and friction states (seed 001 eq 48, seed 002 eq 47).
+// Primary variables x = [z_i | y_0 | y_1 | ...]: independent joint
+// coordinates, then each actuator's states y_a = [p_a; w_a] (circuit
+// pressures and friction states, seed 001 eq 48, seed 002 eq 47) at the
+// compile-time offset ni + a·nsa (docs/models/integrators.md §11.2).
 // Trapezoidal rule solved for the primaries, eqs (33)–(34):
 //   ż_i = (2/dt) z_i + ẑ_i,   ẑ_i = −((2/dt) z_i,k + ż_i,k)
 //   z̈_i = (4/dt²) z_i + ẑ̈_i,  ẑ̈_i = −((4/dt²) z_i,k + (4/dt) ż_i,k + z̈_i,k)
 //   ṗ   = (2/dt) p + p̂,        p̂ = −((2/dt) p_k + ṗ_k)        (same for w)
 // Residual, eq (38) without its common factor dt²/4 (a row scaling that
 // leaves the Newton iterates unchanged):
-//   f = [ R_zᵀ (M' z̈ − Q' − F ∂s/∂z) ;  ṗ − h(p, z, ż, U) ;  ẇ − u(w, ṡ) ]
+//   f = [ R_zᵀ (M' z̈ − Q' − Σ_a F_a ∂s_a/∂z) ;  per actuator: ṗ_a − h(p_a, s_a, ṡ_a, U_a) ;  ẇ_a − u(w_a, ṡ_a) ]
 // For every trial z_i the dependent coordinates solve the loop closure
 // Φ(z_d; z_i) = 0 by an inner Newton iteration (docs/models/integrators.md §3.3), then
 //   ż_d = −Φ_d⁻¹ Φ_i ż_i                         eq (13)
@@ -27,8 +29,9 @@
 // as − F R_zᵀ ∂s/∂z. Only F, the circuit and the friction law run on
 // Dual<nx>. Same derivatives, a quarter of the work for the four-bar.
 //
-// The spool U is integrated by the same rule in closed form (ambiguity A9);
-// it is not a Newton unknown because its ODE is linear and decoupled.
+// Each spool U_a is integrated by the same rule in closed form (ambiguity A9);
+// it is not a Newton unknown because its ODE is linear and decoupled. Its
+// reference U_ref comes from the model's input policy (input_policy.hpp).
 #pragma once
 #include "../core/dual.hpp"
 #include "../core/lu.hpp"
@@ -44,14 +47,23 @@ struct DoubleStepTrapezoidal {
   using Mech = typename Model::Mechanism;
   using Friction = typename Model::Friction;
   using Circuit = typename Model::Circuit;
+  using Actuator = typename Model::Actuator;
+  using Actuators = typename Model::Actuators;
+  using Input = typename Model::Input;
   using Params = typename Model::Params;
   using Constants = typename Model::Constants;
   static constexpr int nq = Model::nq;
   static constexpr int nc = Model::nc;
-  static constexpr int np = Model::np;
-  static constexpr int nw = Model::nw;
+  static constexpr int na = Model::na;      // actuators
+  static constexpr int npa = Model::npa;    // pressures per actuator
+  static constexpr int nwa = Model::nwa;    // friction states per actuator
+  static constexpr int nsa = Model::nsa;    // states per actuator
+  static constexpr int np = Model::np;      // all pressures
+  static constexpr int nw = Model::nw;      // all friction states
   static constexpr int ni = nq - nc;        // degrees of freedom
   static constexpr int nx = ni + np + nw;   // Newton unknowns
+  // Offset of actuator a's states in x: pressures first, then friction states.
+  HS_HD static constexpr int state_offset(int a) { return ni + a * nsa; }
   using Jet = Dual<nx>;
 
   // Which joint coordinates are independent (z_i) and dependent (z_d).
@@ -67,9 +79,11 @@ struct DoubleStepTrapezoidal {
     long steps = 0;
     double t = 0.0;
     double q[nq], qd[nq], qdd[nq];
-    double p[np], pd[np];
-    Vec<double, nw> w, wd;
-    double U = 0.0;
+    double p[np], pd[np];          // actuator a's pressures at a·npa
+    Vec<double, nw> w, wd;         // actuator a's friction states at a·nwa
+    double U[na] = {};             // spools
+    double s_act[na] = {}, sdot_act[na] = {};  // actuator lengths and rates at t
+    InputState<Input, na> input;   // the input policy's memory and held U_ref
     Partition part;
     double constraint_jacobian[nc][nq];  // Φ_z at q, for the next partition check
   };
@@ -84,10 +98,10 @@ struct DoubleStepTrapezoidal {
   struct Evaluation {
     using K = Kinematic<T>;
     K q[nq], qd[nq], qdd[nq];
-    K s, sdot;          // actuator length and rate
-    T piston_force;     // A2 p2 − A3 p3
-    T friction_force;   // F_μ(ṡ)
-    T reduced[ni];      // R_zᵀ (M' z̈ − Q' − F ∂s/∂z), seed 001 eq (16)
+    K s[na], sdot[na];      // actuator lengths and rates
+    T piston_force[na];     // A2 p2 − A3 p3
+    T friction_force[na];   // F_μ(ṡ)
+    T reduced[ni];          // R_zᵀ (M' z̈ − Q' − Σ F_a ∂s_a/∂z), seed 001 eq (16)
     T pressure_rate[np];
     Vec<T, nw> friction_rate;
     K constraint_jacobian[nc][nq];
@@ -204,11 +218,13 @@ struct DoubleStepTrapezoidal {
   // ---------------------------------------------------------------------
   // Model evaluation at consistent positions q (dependent part carrying
   // ∂z_d/∂z_i when T is a dual number), given the independent velocities
-  // and accelerations.
+  // and accelerations. y: the actuators' states, actuator a's at a·nsa
+  // (pressures, then friction states); wd: the friction-state rates,
+  // actuator a's at a·nwa; U: the spools.
   template <class T>
   HS_HD static void evaluate(const Params& P, const Constants& K, const Partition& part, const Kinematic<T>* q,
-                             const Kinematic<T>* qd_i, const Kinematic<T>* qdd_i, const T* p, const T* w, const T* wd,
-                             double U, Evaluation<T>& e, bool with_energy) {
+                             const Kinematic<T>* qd_i, const Kinematic<T>* qdd_i, const T* y, const T* wd,
+                             const double* U, Evaluation<T>& e, bool with_energy) {
     using Tk = Kinematic<T>;
     const auto pose = Mech::pose(P.mechanism, q);
     auto& J = e.constraint_jacobian;
@@ -248,27 +264,39 @@ struct DoubleStepTrapezoidal {
       Mech::add_joint_acceleration(pose, part.dep[r], e.qdd[part.dep[r]], acc);
     }
 
-    const auto act = Mech::actuator(P.mechanism, pose, motion);
-    e.s = act.length;
-    e.sdot = act.rate;
-    const T sdot = Widen<T>::from(act.rate);
-    e.piston_force = Circuit::piston_force(K.circuit, p);
-    e.friction_force = Friction::force(P.friction, sdot, w, wd);
-    Tk r[nq], ds_dz[nq];
+    Tk r[nq];
     Mech::dynamics_residual(P.mechanism, pose, motion, acc, r);
-    Mech::actuator_jacobian(P.mechanism, pose, act, ds_dz);
-    // R_zᵀ (r − F ∂s/∂z) = (r_i − Gᵀ r_d) − F (∂s/∂z_i − Gᵀ ∂s/∂z_d), seed 001 eq (16).
-    const T F = e.piston_force - e.friction_force;
-    for (int j = 0; j < ni; ++j) {
-      Tk rj = r[part.indep[j]], sj = ds_dz[part.indep[j]];
-      for (int k = 0; k < nc; ++k) {
-        rj -= G[k][j] * r[part.dep[k]];
-        sj -= G[k][j] * ds_dz[part.dep[k]];
+    // Per actuator: length, rate, force and ∂s_a/∂z reduced on z_i.
+    T F[na];
+    Tk s_i[na][ni];
+    for (int a = 0; a < na; ++a) {
+      const T* p = y + a * nsa;
+      const T* w = p + npa;
+      const auto act = Actuators::actuator(P.mechanism, pose, motion, a);
+      e.s[a] = act.length;
+      e.sdot[a] = act.rate;
+      const T sdot = Widen<T>::from(act.rate);
+      e.piston_force[a] = Actuator::piston_force(K.actuator[a], p);
+      e.friction_force[a] = Actuator::friction_force(P.actuator[a], sdot, w, wd + a * nwa);
+      Tk ds_dz[nq];
+      Actuators::actuator_jacobian(P.mechanism, pose, act, ds_dz, a);
+      F[a] = e.piston_force[a] - e.friction_force[a];
+      for (int j = 0; j < ni; ++j) {
+        Tk sj = ds_dz[part.indep[j]];
+        for (int k = 0; k < nc; ++k) sj -= G[k][j] * ds_dz[part.dep[k]];
+        s_i[a][j] = sj;
       }
-      e.reduced[j] = Widen<T>::from(rj) - F * Widen<T>::from(sj);
+      Actuator::state_rates(P.actuator[a], K.actuator[a], p, w, U[a], Widen<T>::from(act.length - K.actuator[a].s0),
+                            sdot, e.pressure_rate + a * npa, e.friction_rate.data() + a * nwa);
     }
-    Circuit::pressure_rates(P.circuit, K.circuit, p, U, Widen<T>::from(act.length - K.s0), sdot, e.pressure_rate);
-    Friction::state_rates(P.friction, sdot, w, e.friction_rate.data());
+    // R_zᵀ (r − Σ F_a ∂s_a/∂z) = (r_i − Gᵀ r_d) − Σ F_a (∂s_a/∂z_i − Gᵀ ∂s_a/∂z_d), seed 001 eq (16).
+    for (int j = 0; j < ni; ++j) {
+      Tk rj = r[part.indep[j]];
+      for (int k = 0; k < nc; ++k) rj -= G[k][j] * r[part.dep[k]];
+      T v = Widen<T>::from(rj) - F[0] * Widen<T>::from(s_i[0][j]);
+      for (int a = 1; a < na; ++a) v -= F[a] * Widen<T>::from(s_i[a][j]);
+      e.reduced[j] = v;
+    }
     if (with_energy) {
       e.kinetic = Mech::kinetic_energy(P.mechanism, motion);
       e.potential = Mech::potential_energy(P.mechanism, pose);
@@ -289,10 +317,12 @@ struct DoubleStepTrapezoidal {
       e.qd[k] = expand(a.qd[k], dx);
       e.qdd[k] = expand(a.qdd[k], dx);
     }
-    e.s = expand(a.s, dx);
-    e.sdot = expand(a.sdot, dx);
-    e.piston_force = expand(a.piston_force, dx);
-    e.friction_force = expand(a.friction_force, dx);
+    for (int k = 0; k < na; ++k) {
+      e.s[k] = expand(a.s[k], dx);
+      e.sdot[k] = expand(a.sdot[k], dx);
+      e.piston_force[k] = expand(a.piston_force[k], dx);
+      e.friction_force[k] = expand(a.friction_force[k], dx);
+    }
     for (int j = 0; j < ni; ++j) e.reduced[j] = expand(a.reduced[j], dx);
     for (int k = 0; k < np; ++k) e.pressure_rate[k] = expand(a.pressure_rate[k], dx);
     for (int k = 0; k < nw; ++k) e.friction_rate[k] = expand(a.friction_rate[k], dx);
@@ -307,7 +337,7 @@ struct DoubleStepTrapezoidal {
 
   struct StepContext {
     double dt;
-    double U;                  // spool at t_{k+1}
+    double U[na];              // spools at t_{k+1}
     Partition part;
     double q_guess[nq];        // full coordinates; z_d entries warm-start the closure solve
     double qd_hat[nq], qdd_hat[nq], pd_hat[np];
@@ -344,16 +374,20 @@ struct DoubleStepTrapezoidal {
       for (int j = 0; j < ni; ++j) v += dzd_dzi[r][j] * (zi[j] - value(zi[j]));
       q[ctx.part.dep[r]] = v;
     }
-    const T* p = x + ni;
-    const T* w = x + ni + np;
-    for (int k = 0; k < np; ++k) pd[k] = (2.0 / dt) * p[k] + ctx.pd_hat[k];
-    for (int k = 0; k < nw; ++k) wd[k] = (2.0 / dt) * w[k] + ctx.wd_hat[k];
+    for (int a = 0; a < na; ++a) {
+      const T* p = x + state_offset(a);
+      const T* w = p + npa;
+      for (int k = 0; k < npa; ++k) pd[a * npa + k] = (2.0 / dt) * p[k] + ctx.pd_hat[a * npa + k];
+      for (int k = 0; k < nwa; ++k) wd[a * nwa + k] = (2.0 / dt) * w[k] + ctx.wd_hat[a * nwa + k];
+    }
     Evaluation<T> local;
     Evaluation<T>& e = out ? *out : local;
-    evaluate(P, K, ctx.part, q, qd_i, qdd_i, p, w, wd.data(), ctx.U, e, out != nullptr);
+    evaluate(P, K, ctx.part, q, qd_i, qdd_i, x + ni, wd.data(), ctx.U, e, out != nullptr);
     for (int j = 0; j < ni; ++j) f[j] = e.reduced[j];
-    for (int k = 0; k < np; ++k) f[ni + k] = pd[k] - e.pressure_rate[k];
-    for (int k = 0; k < nw; ++k) f[ni + np + k] = wd[k] - e.friction_rate[k];
+    for (int a = 0; a < na; ++a) {
+      for (int k = 0; k < npa; ++k) f[state_offset(a) + k] = pd[a * npa + k] - e.pressure_rate[a * npa + k];
+      for (int k = 0; k < nwa; ++k) f[state_offset(a) + npa + k] = wd[a * nwa + k] - e.friction_rate[a * nwa + k];
+    }
     return true;
   }
 
@@ -405,10 +439,16 @@ struct DoubleStepTrapezoidal {
       if (partition_determinant(s.constraint_jacobian, s.part) < 0.5 * best_det) s.part = best;
     }
     ctx.part = s.part;
-    // Input sampled at the step midpoint: schedules switch on step
-    // boundaries, so U_ref is constant over each step and the trapezoid
-    // stays second order across the switches.
-    ctx.U = Circuit::spool_step(P.circuit, s.U, P.input(grid_time(s.t0, s.steps + 0.5, dt)), dt);
+    // The input policy's U_ref, held over the step (docs/models/integrators.md §11.3):
+    // an open-loop schedule is sampled at the step midpoint (schedules switch on
+    // step boundaries, so U_ref is constant over each step and the trapezoid
+    // stays second order across the switches); a sampled controller sees the
+    // state at t_k.
+    {
+      double U_ref[na];
+      input_for_step<Input, na>(P.input, s.input, s.t0, s.steps, dt, [&]() { return observation(s); }, U_ref);
+      for (int a = 0; a < na; ++a) ctx.U[a] = Actuator::spool_step(P.actuator[a], s.U[a], U_ref[a], dt);
+    }
     for (int k = 0; k < nq; ++k) {
       ctx.q_guess[k] = s.q[k] + dt * s.qd[k] + 0.5 * dt * dt * s.qdd[k];  // predictor, docs/models/integrators.md §3.2
       ctx.qd_hat[k] = -((2.0 / dt) * s.q[k] + s.qd[k]);
@@ -416,13 +456,17 @@ struct DoubleStepTrapezoidal {
     }
     double x[nx];
     for (int j = 0; j < ni; ++j) x[j] = ctx.q_guess[s.part.indep[j]];
-    for (int k = 0; k < np; ++k) {
-      ctx.pd_hat[k] = -((2.0 / dt) * s.p[k] + s.pd[k]);
-      x[ni + k] = s.p[k] + dt * s.pd[k];
-    }
-    for (int k = 0; k < nw; ++k) {
-      ctx.wd_hat[k] = -((2.0 / dt) * s.w[k] + s.wd[k]);
-      x[ni + np + k] = s.w[k] + dt * s.wd[k];
+    for (int a = 0; a < na; ++a) {
+      for (int k = 0; k < npa; ++k) {
+        const int i = a * npa + k;
+        ctx.pd_hat[i] = -((2.0 / dt) * s.p[i] + s.pd[i]);
+        x[state_offset(a) + k] = s.p[i] + dt * s.pd[i];
+      }
+      for (int k = 0; k < nwa; ++k) {
+        const int i = a * nwa + k;
+        ctx.wd_hat[i] = -((2.0 / dt) * s.w[i] + s.wd[i]);
+        x[state_offset(a) + npa + k] = s.w[i] + dt * s.wd[i];
+      }
     }
 
     bool converged = false;
@@ -444,8 +488,10 @@ struct DoubleStepTrapezoidal {
         if (!(fabs(dx[k]) < 1e300)) return Status::diverged;  // NaN or Inf
       double dq = 0.0, dp = 0.0, dw = 0.0;
       for (int j = 0; j < ni; ++j) { x[j] += dx[j]; dq = fabs(dx[j]) > dq ? fabs(dx[j]) : dq; }
-      for (int k = ni; k < ni + np; ++k) { x[k] += dx[k]; dp = fabs(dx[k]) > dp ? fabs(dx[k]) : dp; }
-      for (int k = ni + np; k < nx; ++k) { x[k] += dx[k]; dw = fabs(dx[k]) > dw ? fabs(dx[k]) : dw; }
+      for (int a = 0; a < na; ++a) {
+        for (int k = state_offset(a); k < state_offset(a) + npa; ++k) { x[k] += dx[k]; dp = fabs(dx[k]) > dp ? fabs(dx[k]) : dp; }
+        for (int k = state_offset(a) + npa; k < state_offset(a + 1); ++k) { x[k] += dx[k]; dw = fabs(dx[k]) > dw ? fabs(dx[k]) : dw; }
+      }
       if (dq <= S.position_tolerance && dp <= S.pressure_tolerance && dw <= S.friction_state_tolerance) {
         converged = true;
         break;
@@ -475,32 +521,51 @@ struct DoubleStepTrapezoidal {
       s.qd[k] = e.qd[k];
       s.qdd[k] = e.qdd[k];
     }
-    for (int k = 0; k < np; ++k) {
-      s.p[k] = x[ni + k];
-      s.pd[k] = (2.0 / dt) * s.p[k] + ctx.pd_hat[k];
+    for (int a = 0; a < na; ++a) {
+      for (int k = 0; k < npa; ++k) {
+        const int i = a * npa + k;
+        s.p[i] = x[state_offset(a) + k];
+        s.pd[i] = (2.0 / dt) * s.p[i] + ctx.pd_hat[i];
+      }
+      for (int k = 0; k < nwa; ++k) {
+        const int i = a * nwa + k;
+        s.w[i] = x[state_offset(a) + npa + k];
+        s.wd[i] = (2.0 / dt) * s.w[i] + ctx.wd_hat[i];
+      }
+      s.U[a] = ctx.U[a];
+      s.s_act[a] = e.s[a];
+      s.sdot_act[a] = e.sdot[a];
     }
-    for (int k = 0; k < nw; ++k) {
-      s.w[k] = x[ni + np + k];
-      s.wd[k] = (2.0 / dt) * s.w[k] + ctx.wd_hat[k];
-    }
-    s.U = ctx.U;
     ++s.steps;
     s.t = grid_time(s.t0, s.steps, dt);
     if (eval_out) *eval_out = e;
     return Status::ok;
   }
 
+  // The sampled observation of the state at t (input_policy.hpp).
+  HS_HD static typename Model::Observation observation(const State& s) {
+    typename Model::Observation o;
+    o.t = s.t;
+    o.q = s.q;
+    o.qd = s.qd;
+    o.s = s.s_act;
+    o.sdot = s.sdot_act;
+    o.p = s.p;
+    return o;
+  }
+
   // ---------------------------------------------------------------------
   // Initial state: assembled configuration at the given driving angle, at
-  // rest, valve closed, pressures in static equilibrium with p3 prescribed
-  // and no throttle flow (docs/models/hydraulics.md §9, integrators.md §5), computed from the model itself.
+  // rest, valves closed, each actuator in its static state (pressures in
+  // static equilibrium with p3 prescribed and no throttle flow,
+  // docs/models/hydraulics.md §9, integrators.md §5), computed from the model itself.
   HS_HD static Status initialize(const Params& P, const IntegratorSettings& S, State& s, Constants& K,
                                  Evaluation<double>* eval_out = nullptr) {
-    K.circuit = Circuit::constants(P.circuit);
     s.t0 = 0.0;
     s.steps = 0;
     s.t = s.t0;
-    s.U = 0.0;
+    for (int a = 0; a < na; ++a) s.U[a] = 0.0;
+    input_initialize<Input, na>(P.input, s.input);
     Mech::assembly_guess(P.mechanism, s.q);  // in the assembly mode of the guessed angles
     for (int k = 0; k < nq; ++k) { s.qd[k] = 0.0; s.qdd[k] = 0.0; }
     // Assembly: hold the mechanism's driving coordinates (the first ni joint
@@ -512,44 +577,81 @@ struct DoubleStepTrapezoidal {
     Mech::constraint_jacobian(Mech::pose(P.mechanism, s.q), s.constraint_jacobian);
     full_pivot_partition(s.constraint_jacobian, s.part);
 
-    // Static actuator force: at rest R_zᵀ(r − F ∂s/∂z) = 0 along the first
-    // independent direction (one actuator).
+    // Static actuator forces: at rest R_zᵀ(r − Σ F_a ∂s_a/∂z) = 0.
     double zero[nq] = {};
     const auto pose = Mech::pose(P.mechanism, s.q);
     const auto motion = Mech::motion(pose, zero);
     const auto acc = Mech::acceleration(pose, motion, zero);
-    const auto act = Mech::actuator(P.mechanism, pose, motion);
-    K.s0 = act.length;
-    double r[nq], ds_dz[nq];
+    double r[nq], ds_dz[na][nq];
     Mech::dynamics_residual(P.mechanism, pose, motion, acc, r);
-    Mech::actuator_jacobian(P.mechanism, pose, act, ds_dz);
+    for (int a = 0; a < na; ++a) {
+      const auto act = Actuators::actuator(P.mechanism, pose, motion, a);
+      K.actuator[a] = Actuator::constants(P.actuator[a], act.length);
+      Actuators::actuator_jacobian(P.mechanism, pose, act, ds_dz[a], a);
+    }
     // Project with R_z = ∂z/∂z_i from the split.
     double Sdep[nc][ni];
     double qv[nq];
     for (int k = 0; k < nq; ++k) qv[k] = s.q[k];
     if (!solve_dependent(P, s.part, S.constraint_tolerance, S.max_position_iterations, qv, Sdep, &res))
       return Status::invalid_parameters;
-    double reduced_r = r[s.part.indep[0]], reduced_s = ds_dz[s.part.indep[0]];
-    for (int k = 0; k < nc; ++k) {
-      reduced_r += Sdep[k][0] * r[s.part.dep[k]];
-      reduced_s += Sdep[k][0] * ds_dz[s.part.dep[k]];
+    double F0[na];
+    if constexpr (na == 1) {
+      // One actuator: along the first independent direction.
+      double reduced_r = r[s.part.indep[0]], reduced_s = ds_dz[0][s.part.indep[0]];
+      for (int k = 0; k < nc; ++k) {
+        reduced_r += Sdep[k][0] * r[s.part.dep[k]];
+        reduced_s += Sdep[k][0] * ds_dz[0][s.part.dep[k]];
+      }
+      if (reduced_s == 0.0) return Status::invalid_parameters;  // actuator cannot hold the load
+      F0[0] = reduced_r / reduced_s;
+    } else {
+      // Several actuators: B F = r̃ with B_ja = R_zᵀ ∂s_a/∂z, r̃ = R_zᵀ r, in the
+      // least-norm sense F = Bᵀ (B Bᵀ)⁻¹ r̃ (docs/models/integrators.md §11.2):
+      // the unique static forces when na = ni, equal shares for actuators in parallel.
+      double B[ni][na], rr[ni];
+      for (int j = 0; j < ni; ++j) {
+        rr[j] = r[s.part.indep[j]];
+        for (int k = 0; k < nc; ++k) rr[j] += Sdep[k][j] * r[s.part.dep[k]];
+        for (int a = 0; a < na; ++a) {
+          B[j][a] = ds_dz[a][s.part.indep[j]];
+          for (int k = 0; k < nc; ++k) B[j][a] += Sdep[k][j] * ds_dz[a][s.part.dep[k]];
+        }
+      }
+      Mat<double, ni, ni> BBt;
+      for (int i = 0; i < ni; ++i)
+        for (int j = 0; j < ni; ++j) {
+          double v = 0.0;
+          for (int a = 0; a < na; ++a) v += B[i][a] * B[j][a];
+          BBt(i, j) = v;
+        }
+      double lam[ni];
+      if (!solve_linear(BBt, rr, lam)) return Status::invalid_parameters;  // actuators cannot hold the load
+      for (int a = 0; a < na; ++a) {
+        F0[a] = 0.0;
+        for (int j = 0; j < ni; ++j) F0[a] += B[j][a] * lam[j];
+      }
     }
-    if (reduced_s == 0.0) return Status::invalid_parameters;  // actuator cannot hold the load
-    const double F0 = reduced_r / reduced_s;
-    Circuit::static_pressures(P.circuit, K.circuit, F0, s.p);
-    for (int k = 0; k < nw; ++k) s.w[k] = 0.0;
-    if (!(s.p[1] > S.pressure_min && s.p[1] < S.pressure_max)) return Status::invalid_parameters;
+    for (int a = 0; a < na; ++a) {
+      Actuator::static_state(P.actuator[a], K.actuator[a], F0[a], s.p + a * npa, s.w.data() + a * nwa);
+      if (!Actuator::static_state_admissible(s.p + a * npa, S.pressure_min, S.pressure_max))
+        return Status::invalid_parameters;
+    }
 
     // Consistent accelerations: the reduced residual is affine in z̈_i.
     using Di = Dual<ni>;
-    Di qi[nq], qd_i[ni], qdd_i[ni], p[np];
-    Vec<Di, nw> w, wd;
+    Di qi[nq], qd_i[ni], qdd_i[ni], y[na * nsa];
+    Vec<Di, nw> wd;
     for (int k = 0; k < nq; ++k) qi[k] = Di(s.q[k]);
     for (int j = 0; j < ni; ++j) { qd_i[j] = Di(0.0); qdd_i[j] = Di::variable(0.0, j); }
-    for (int k = 0; k < np; ++k) p[k] = Di(s.p[k]);
-    for (int k = 0; k < nw; ++k) { w[k] = Di(0.0); wd[k] = Di(0.0); }
+    for (int a = 0; a < na; ++a) {
+      for (int k = 0; k < npa; ++k) y[a * nsa + k] = Di(s.p[a * npa + k]);
+      for (int k = 0; k < nwa; ++k) y[a * nsa + npa + k] = Di(0.0);
+    }
+    for (int k = 0; k < nw; ++k) wd[k] = Di(0.0);
+    const double U0[na] = {};
     Evaluation<Di> ed;
-    evaluate(P, K, s.part, qi, qd_i, qdd_i, p, w.data(), wd.data(), 0.0, ed, false);
+    evaluate(P, K, s.part, qi, qd_i, qdd_i, y, wd.data(), U0, ed, false);
     Mat<double, ni, ni> A;
     double b[ni], a0[ni];
     for (int r2 = 0; r2 < ni; ++r2) {
@@ -557,12 +659,20 @@ struct DoubleStepTrapezoidal {
       for (int c = 0; c < ni; ++c) A(r2, c) = ed.reduced[r2].v[c];
     }
     if (!solve_linear(A, b, a0)) return Status::invalid_parameters;
-    double qdi[ni] = {}, wv[nw > 0 ? nw : 1] = {}, wdv[nw > 0 ? nw : 1] = {};
+    double qdi[ni] = {}, yv[na * nsa], wdv[nw > 0 ? nw : 1] = {};
+    for (int a = 0; a < na; ++a) {
+      for (int k = 0; k < npa; ++k) yv[a * nsa + k] = s.p[a * npa + k];
+      for (int k = 0; k < nwa; ++k) yv[a * nsa + npa + k] = 0.0;
+    }
     Evaluation<double> e;
-    evaluate(P, K, s.part, s.q, qdi, a0, s.p, wv, wdv, 0.0, e, true);
+    evaluate(P, K, s.part, s.q, qdi, a0, yv, wdv, U0, e, true);
     for (int k = 0; k < nq; ++k) s.qdd[k] = e.qdd[k];
     for (int k = 0; k < np; ++k) s.pd[k] = e.pressure_rate[k];
     for (int k = 0; k < nw; ++k) s.wd[k] = e.friction_rate[k];
+    for (int a = 0; a < na; ++a) {
+      s.s_act[a] = e.s[a];
+      s.sdot_act[a] = e.sdot[a];
+    }
     if (eval_out) *eval_out = e;
     return Status::ok;
   }

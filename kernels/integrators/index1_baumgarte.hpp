@@ -39,8 +39,11 @@ struct Index1Baumgarte {
   using Form = typename Stepper::Form;
   // The admissibility check (pressures, stroke) is the hydraulic model's.
   using Model = HydraulicallyActuated<DaeMechanism<Dae>, Friction>;
+  using Input = typename Model::Input;
   using Params = typename System::Params;
   using Constants = typename System::Constants;
+  static_assert(std::is_same<Constants, typename Model::Constants>::value, "");
+  static constexpr int na = System::na;  // one actuator
   static constexpr int nq = System::n;
   static constexpr int nc = System::m;
   static constexpr int np = System::r;
@@ -53,16 +56,17 @@ struct Index1Baumgarte {
     double t = 0.0;  // grid_time(t0, steps, dt)
     double q[nq], qd[nq];
     double p[np];
-    double U = 0.0;
+    double U[na] = {};
     double X[N], Fx[N];  // (x, v, p, U) and its rate at t
+    InputState<Input, na> input;  // the input policy's memory and held U_ref
     typename Stepper::Workspace work;
   };
 
   template <class T>
   struct Evaluation {
     T kinetic, potential;
-    T s, sdot;
-    T piston_force, friction_force;
+    T s[na], sdot[na];
+    T piston_force[na], friction_force[na];
   };
 
   struct StepReport {
@@ -84,9 +88,10 @@ struct Index1Baumgarte {
     const double* x = X + Form::ix;
     const double* v = X + Form::iv;
     double ds_dx[nq];
-    System::actuator(P, x, v, e.s, e.sdot, ds_dx);
-    e.piston_force = Circuit::piston_force(K.circuit, X + Form::ip);
-    e.friction_force = Friction::force(P.friction, e.sdot);
+    System::actuator(P, x, v, e.s[0], e.sdot[0], ds_dx);
+    e.piston_force[0] = System::Actuator::piston_force(K.actuator[0], X + Form::ip);
+    e.friction_force[0] = System::Actuator::friction_force(P.actuator[0], e.sdot[0], static_cast<const double*>(nullptr),
+                                                           static_cast<const double*>(nullptr));
     e.kinetic = Dae::kinetic_energy(P.mechanism, x, v);
     e.potential = Dae::potential_energy(P.mechanism, x);
   }
@@ -97,7 +102,23 @@ struct Index1Baumgarte {
       s.qd[k] = s.X[Form::iv + k];
     }
     for (int k = 0; k < np; ++k) s.p[k] = s.X[Form::ip + k];
-    s.U = s.X[Form::iu];
+    s.U[0] = s.X[Form::iu];
+  }
+
+  // The sampled observation of the state (input_policy.hpp); lengths from X.
+  struct Observed {
+    double s[na], sdot[na];
+    typename Model::Observation o;
+  };
+  HS_HD static void observe(const Params& P, const State& st, Observed& ob) {
+    double ds_dx[nq];
+    System::actuator(P, st.X + Form::ix, st.X + Form::iv, ob.s[0], ob.sdot[0], ds_dx);
+    ob.o.t = st.t;
+    ob.o.q = st.q;
+    ob.o.qd = st.qd;
+    ob.o.s = ob.s;
+    ob.o.sdot = ob.sdot;
+    ob.o.p = st.p;
   }
 
   HS_HD static typename Stepper::Settings stepper_settings(const IntegratorSettings& S, const State& s) {
@@ -118,13 +139,16 @@ struct Index1Baumgarte {
                                  Evaluation<double>* eval_out = nullptr) {
     Equilibrium<System> eq;
     if (solve_equilibrium<System>(P, eq) != Status::ok) return Status::invalid_parameters;
-    if (!(eq.p[1] > S.pressure_min && eq.p[1] < S.pressure_max)) return Status::invalid_parameters;
+    if (!System::Actuator::static_state_admissible(eq.p, S.pressure_min, S.pressure_max)) return Status::invalid_parameters;
     K = eq.K;
     s.t0 = 0.0;
     s.steps = 0;
     s.t = s.t0;
     Form::state_of(eq, s.X);  // at rest, U = 0
-    if (!Form::rates(P, K, s.X, forcing(P.input(s.t0)), s.Fx)) return Status::invalid_parameters;
+    input_initialize<Input, na>(P.input, s.input);
+    // The spool component of Fx is replaced at each step by the rate under
+    // that step's U_ref, so the initial forcing's U_ref does not matter.
+    if (!Form::rates(P, K, s.X, forcing(0.0), s.Fx)) return Status::invalid_parameters;
     s.work.valid = false;
     copy_out(s);
     if (eval_out) evaluate(P, K, s.X, *eval_out);
@@ -134,12 +158,18 @@ struct Index1Baumgarte {
   HS_HD static Status step(const Params& P, const Constants& K, const IntegratorSettings& S, State& s,
                            StepReport& report, Evaluation<double>* eval_out = nullptr) {
     const double dt = S.dt;
-    const double U_ref = P.input(grid_time(s.t0, s.steps + 0.5, dt));
+    double U_refs[na];
+    Observed ob;
+    input_for_step<Input, na>(P.input, s.input, s.t0, s.steps, dt, [&]() {
+      observe(P, s, ob);
+      return ob.o;
+    }, U_refs);
+    const double U_ref = U_refs[0];
     const typename Form::Forcing f = forcing(U_ref);
     // The spool rate at t_k under this step's reference (the only component
     // of F that depends on U_ref).
     const double Fu = s.Fx[Form::iu];
-    s.Fx[Form::iu] = Circuit::spool_rate(P.circuit, s.X[Form::iu], U_ref);
+    s.Fx[Form::iu] = Circuit::spool_rate(P.actuator[0].circuit, s.X[Form::iu], U_ref);
     const Status st = Stepper::step(P, K, stepper_settings(S, s), s.work, s.steps, s.X, s.Fx,
                                     [&](double, typename Form::Forcing& out) { out = f; }, &report.newton_iterations);
     if (st != Status::ok) {

@@ -7,29 +7,31 @@
 
 namespace hs {
 
-// One recorded sample of a trajectory (stride set by the caller).
-template <int nq, int np>
+// One recorded sample of a trajectory (stride set by the caller). Per
+// actuator a: its spool, length, rate and forces at [a], its pressures at
+// p[a·np/na ...] (docs/models/integrators.md §11).
+template <int nq, int np, int na = 1>
 struct Sample {
   double t;
   double q[nq];
   double p[np];
-  double U;
-  double s, sdot;              // actuator length and rate
-  double piston_force, friction_force;
+  double U[na];
+  double s[na], sdot[na];      // actuator lengths and rates
+  double piston_force[na], friction_force[na];
   double energy_drift;         // see RunSummary::peak_energy_drift
 };
 
-template <int nq, int np>
+template <int nq, int np, int na = 1>
 struct RunSummary {
   Status status = Status::ok;
   double t_end = 0.0;           // time reached (the failure time if status != ok)
   long steps = 0;
   double q[nq] = {}, qd[nq] = {}, p[np] = {};
-  double U = 0.0, s = 0.0;
+  double U[na] = {}, s[na] = {};  // per actuator
   double p_min[np], p_max[np];
-  // Energy balance (ambiguity A18):
+  // Energy balance (ambiguity A18), summed over the actuators a:
   //   drift(t) = [T + V](t) − [T + V](0) − W_cyl(t) − W_fr(t)
-  //   W_cyl = ∫ (A2 p2 − A3 p3) ṡ dt,  W_fr = −∫ F_μ ṡ dt  (trapezoidal quadrature)
+  //   W_cyl = ∫ Σ_a (A2 p2 − A3 p3)_a ṡ_a dt,  W_fr = −∫ Σ_a F_μ,a ṡ_a dt  (trapezoidal quadrature)
   double cylinder_work = 0.0, friction_work = 0.0;
   double max_cylinder_work = 0.0;   // max_t |W_cyl(t)|
   double peak_energy_drift = 0.0;   // max_t |drift(t)|
@@ -59,15 +61,15 @@ struct RunOptions {
 // by the host or by the integrator's initialization, or it was not run): no
 // time passed and no step was taken; there is no state to describe, so every
 // other real-valued output is NaN rather than a zero that reads like data.
-template <int nq, int np>
-HS_HD RunSummary<nq, np> unstarted_summary(Status status) {
+template <int nq, int np, int na = 1>
+HS_HD RunSummary<nq, np, na> unstarted_summary(Status status) {
   const double nan = __builtin_nan("");
-  RunSummary<nq, np> out;
+  RunSummary<nq, np, na> out;
   out.status = status;
   out.t_end = 0.0;
   for (int k = 0; k < nq; ++k) out.q[k] = out.qd[k] = nan;
   for (int k = 0; k < np; ++k) out.p[k] = out.p_min[k] = out.p_max[k] = nan;
-  out.U = out.s = nan;
+  for (int a = 0; a < na; ++a) out.U[a] = out.s[a] = nan;
   out.cylinder_work = out.friction_work = out.max_cylinder_work = nan;
   out.peak_energy_drift = out.final_energy_drift = nan;
   out.max_constraint_violation = out.settling_time = out.tracking_rms = nan;
@@ -77,31 +79,45 @@ HS_HD RunSummary<nq, np> unstarted_summary(Status status) {
 // Integrate until settings.duration; every `stride` steps (and at t = 0)
 // record(index, sample) is called if stride > 0.
 template <class Integrator, class Recorder>
-HS_HD RunSummary<Integrator::nq, Integrator::np> run_instance(const typename Integrator::Params& P,
-                                                              const IntegratorSettings& S, const RunOptions& opt,
-                                                              Recorder&& record) {
+HS_HD RunSummary<Integrator::nq, Integrator::np, Integrator::na> run_instance(const typename Integrator::Params& P,
+                                                                              const IntegratorSettings& S,
+                                                                              const RunOptions& opt, Recorder&& record) {
   const int stride = opt.stride;
-  constexpr int nq = Integrator::nq, np = Integrator::np;
+  constexpr int nq = Integrator::nq, np = Integrator::np, na = Integrator::na;
   using Model = typename Integrator::Model;
-  RunSummary<nq, np> out;
+  using Actuator = typename Model::Actuator;
+  RunSummary<nq, np, na> out;
   typename Integrator::State st;
   typename Integrator::Constants K;
   typename Integrator::template Evaluation<double> e;
   const Status init = Integrator::initialize(P, S, st, K, &e);
-  if (init != Status::ok) return unstarted_summary<nq, np>(init);  // st.p may never have been set
+  if (init != Status::ok) return unstarted_summary<nq, np, na>(init);  // st.p may never have been set
   out.status = init;
   for (int k = 0; k < np; ++k) { out.p_min[k] = st.p[k]; out.p_max[k] = st.p[k]; }
 
   const double E0 = e.kinetic + e.potential;
-  double power_cyl = e.piston_force * e.sdot, power_fr = -e.friction_force * e.sdot;
+  // Powers summed over the actuators (A18).
+  auto cylinder_power = [&]() {
+    double pw = Actuator::cylinder_power(e.piston_force[0], e.sdot[0]);
+    for (int a = 1; a < na; ++a) pw += Actuator::cylinder_power(e.piston_force[a], e.sdot[a]);
+    return pw;
+  };
+  auto friction_power = [&]() {
+    double pw = Actuator::friction_power(e.friction_force[0], e.sdot[0]);
+    for (int a = 1; a < na; ++a) pw += Actuator::friction_power(e.friction_force[a], e.sdot[a]);
+    return pw;
+  };
+  double power_cyl = cylinder_power(), power_fr = friction_power();
   auto sample = [&](double drift) {
-    Sample<nq, np> smp;
+    Sample<nq, np, na> smp;
     smp.t = st.t;
     for (int k = 0; k < nq; ++k) smp.q[k] = st.q[k];
     for (int k = 0; k < np; ++k) smp.p[k] = st.p[k];
-    smp.U = st.U;
-    smp.s = e.s; smp.sdot = e.sdot;
-    smp.piston_force = e.piston_force; smp.friction_force = e.friction_force;
+    for (int a = 0; a < na; ++a) {
+      smp.U[a] = st.U[a];
+      smp.s[a] = e.s[a]; smp.sdot[a] = e.sdot[a];
+      smp.piston_force[a] = e.piston_force[a]; smp.friction_force[a] = e.friction_force[a];
+    }
     smp.energy_drift = drift;
     return smp;
   };
@@ -110,9 +126,7 @@ HS_HD RunSummary<Integrator::nq, Integrator::np> run_instance(const typename Int
 
   const long n_steps = static_cast<long>(S.duration / S.dt + 0.5);
   // Last switch of U_ref within the run; the settling clock starts there.
-  double t_switch = 0.0;
-  for (int k = 0; k < P.input.count; ++k)
-    if (P.input.start[k] <= S.duration) t_switch = P.input.start[k];
+  const double t_switch = Model::Input::last_switch(P.input, S.duration);
   double t_last_moving = -1.0, tracking_sq = 0.0;
   bool moving = false;
   typename Integrator::StepReport rep;
@@ -134,7 +148,7 @@ HS_HD RunSummary<Integrator::nq, Integrator::np> run_instance(const typename Int
       tracking_sq += d * d;
     }
 
-    const double pc = e.piston_force * e.sdot, pf = -e.friction_force * e.sdot;
+    const double pc = cylinder_power(), pf = friction_power();
     out.cylinder_work += 0.5 * S.dt * (power_cyl + pc);
     out.friction_work += 0.5 * S.dt * (power_fr + pf);
     power_cyl = pc;
@@ -144,7 +158,7 @@ HS_HD RunSummary<Integrator::nq, Integrator::np> run_instance(const typename Int
     if (fabs(drift) > out.peak_energy_drift) out.peak_energy_drift = fabs(drift);
     out.final_energy_drift = drift;
 
-    Status check = Model::check(P, K, st.p, e.s, S.pressure_min, S.pressure_max);
+    Status check = Model::check(P, K, st.p, e.s, S.pressure_min, S.pressure_max);  // actuator by actuator
     for (int k = 0; k < np; ++k) {
       if (st.p[k] < out.p_min[k]) out.p_min[k] = st.p[k];
       if (st.p[k] > out.p_max[k]) out.p_max[k] = st.p[k];
@@ -161,13 +175,15 @@ HS_HD RunSummary<Integrator::nq, Integrator::np> run_instance(const typename Int
   out.tracking_rms = opt.reference && out.steps > 0 ? sqrt(tracking_sq / out.steps) : nan;
   for (int k = 0; k < nq; ++k) { out.q[k] = st.q[k]; out.qd[k] = st.qd[k]; }
   for (int k = 0; k < np; ++k) out.p[k] = st.p[k];
-  out.U = st.U;
-  out.s = e.s;
+  for (int a = 0; a < na; ++a) {
+    out.U[a] = st.U[a];
+    out.s[a] = e.s[a];
+  }
   return out;
 }
 
 template <class Integrator, class Recorder>
-HS_HD RunSummary<Integrator::nq, Integrator::np> run_instance(const typename Integrator::Params& P,
+HS_HD RunSummary<Integrator::nq, Integrator::np, Integrator::na> run_instance(const typename Integrator::Params& P,
                                                               const IntegratorSettings& S, int stride,
                                                               Recorder&& record) {
   RunOptions opt;

@@ -24,6 +24,7 @@
 #include "../core/dual.hpp"
 #include "../friction/friction.hpp"
 #include "../hydraulics/three_volume_circuit.hpp"
+#include "../models/dae_mechanism.hpp"
 #include "../models/hydraulically_actuated.hpp"
 
 namespace hs {
@@ -33,21 +34,25 @@ struct ActuatedSystem {
   using Mechanism = MechanismT;
   using Friction = FrictionT;
   using Circuit = ThreeVolumeCircuit;
+  // Written on the actuator component (kernels/actuators/hydraulic_cylinder.hpp);
+  // the linearization and the index-1 form take one actuator (na = 1) for now.
+  using Actuator = HydraulicCylinder<Circuit, Friction>;
+  static constexpr int na = 1;
+  static_assert(DaeActuatorCount<Mechanism>::value == 1, "ActuatedSystem: one actuator (na > 1 not implemented)");
   static constexpr int n = Mechanism::n;
   static constexpr int m = Mechanism::m;
   static constexpr int ni = Mechanism::ni;
   static constexpr int r = Circuit::np;
   static constexpr int u = 1;
   static_assert(Friction::n_states == 0, "linearization of dynamic friction states is not implemented");
-  using Params = ActuatedParams<typename Mechanism::Params>;
+  using Params = ActuatedParams<typename Mechanism::Params, typename Actuator::Params, na, InputSchedule>;
 
-  using Constants = ActuatedConstants;
+  using Constants = ActuatedConstants<typename Actuator::Constants, na>;
   // s0 at the configuration x0 (the equilibrium or the initial state), as
   // the integrators take it at t = 0.
   HS_HD static Constants constants(const Params& P, const double* x0) {
     Constants K;
-    K.circuit = Circuit::constants(P.circuit);
-    K.s0 = Mechanism::actuator_length(P.mechanism, x0);
+    K.actuator[0] = Actuator::constants(P.actuator[0], dae_actuator_length<Mechanism>(P.mechanism, x0, 0));
     return K;
   }
 
@@ -64,7 +69,7 @@ struct ActuatedSystem {
       for (int j = 0; j < nd; ++j) xj[k].v[j] = T(dir(k, j));
       xj[k].v[nd] = xd[k];
     }
-    const Jx sj = Mechanism::actuator_length(P.mechanism, xj);
+    const Jx sj = dae_actuator_length<Mechanism>(P.mechanism, xj, 0);
     s = sj.a;
     sdot = sj.v[nd];
     for (int j = 0; j < nd; ++j) ds_dir[j] = sj.v[j];
@@ -94,10 +99,11 @@ struct ActuatedSystem {
     T s, sdot, ds_dir[Dir::nd];
     actuator_along(P, dir, x, xd, s, sdot, ds_dir);
     if (e_dir) {
-      const T F = Circuit::piston_force(K.circuit, p) - Friction::force(P.friction, sdot);
+      const T F = Actuator::piston_force(K.actuator[0], p) -
+                  Actuator::friction_force(P.actuator[0], sdot, static_cast<const T*>(nullptr), static_cast<const T*>(nullptr));
       for (int j = 0; j < Dir::nd; ++j) e_dir[j] -= F * ds_dir[j];
     }
-    if (pdot) Circuit::pressure_rates(P.circuit, K.circuit, p, U, s - K.s0, sdot, pdot);
+    if (pdot) Circuit::pressure_rates(P.actuator[0].circuit, K.actuator[0].circuit, p, U, s - K.actuator[0].s0, sdot, pdot);
   }
   // e itself (unit directions) and H.
   template <class T, class TU>
@@ -118,9 +124,9 @@ struct ActuatedSystem {
 
   // W(U, U_ref) = (U_ref − U)/τ, eq (4); ∂W/∂U = −1/τ.
   HS_HD static double spool_rate(const Params& P, double U, double U_ref) {
-    return Circuit::spool_rate(P.circuit, U, U_ref);
+    return Circuit::spool_rate(P.actuator[0].circuit, U, U_ref);
   }
-  HS_HD static double spool_rate_derivative(const Params& P) { return -1.0 / P.circuit.valve_time_constant; }
+  HS_HD static double spool_rate_derivative(const Params& P) { return -1.0 / P.actuator[0].circuit.valve_time_constant; }
 };
 
 }  // namespace hs

@@ -129,7 +129,7 @@ HS_HD Status solve_equilibrium(const typename System::Params& P, Equilibrium<Sys
   if (!(fabs(b) > 1e-12)) return Status::invalid_parameters;  // actuator at a dead point: cannot hold the load
   eq.actuator_force = a / b;
   double p[System::r];
-  System::Circuit::static_pressures(P.circuit, eq.K.circuit, eq.actuator_force, p);
+  System::Circuit::static_pressures(P.actuator[0].circuit, eq.K.actuator[0].circuit, eq.actuator_force, p);
   for (int k = 0; k < System::r; ++k) eq.p[k] = p[k];
   eq.U = 0.0;
   if (!(eq.p[1] > 0.0 && eq.p[1] < 1e10)) return Status::invalid_parameters;

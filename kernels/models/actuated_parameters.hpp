@@ -3,6 +3,7 @@
 // tables (kernels/models/*_descriptor.hpp). Host-only.
 #pragma once
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "../integrators/run_columns.hpp"
@@ -11,37 +12,118 @@
 
 namespace hs {
 
-// circuit.* (docs/models/hydraulics.md §11), friction.* (docs/models/friction.md §2), input.gain.
+// Where actuator a's parameters live in the table: "" with one actuator
+// (circuit.*, friction.*, the names every one-cylinder model has), else
+// "actuator<a+1>." (actuator2.circuit.piston_diameter, ...).
+inline std::string actuator_prefix(int a, int na) {
+  return na == 1 ? std::string() : "actuator" + std::to_string(a + 1) + ".";
+}
+
+namespace actuated_parameters_detail {
+
+// Adds `pre + key` for the double member `m` of the component that
+// get(Params&) returns; `what` gets " (actuator k)" with several actuators.
+template <class Params, class Get>
+struct ComponentTable {
+  ParameterTableBuilder<Params>& t;
+  std::string pre, suffix;
+  Get get;
+  template <class Component>
+  void operator()(const char* key, const char* unit, double lo, double hi, bool lo_open, const char* what,
+                  double Component::*m) const {
+    const Get g = get;
+    t.add(pre + key, unit, lo, hi, lo_open, what + suffix, [g, m](Params& p) -> double& { return g(p).*m; });
+  }
+};
+
+// What every circuit with a pump, a tank, lumped volumes with elastic walls
+// and a double-acting cylinder behind a 4/3 valve has (C: its Params).
+template <class C, class Table>
+void supply_and_walls(const Table& add) {
+  add("supply_pressure", "Pa", 0, 1e9, true, "pump pressure pP", &C::supply_pressure);
+  add("tank_pressure", "Pa", 0, 1e9, false, "tank pressure pT", &C::tank_pressure);
+  add("oil_bulk_modulus", "Pa", 0, 1e12, true, "oil bulk modulus B_oil", &C::oil_bulk_modulus);
+  add("hose_bulk_modulus", "Pa", 0, 1e12, true, "hose wall bulk modulus B_h", &C::hose_bulk_modulus);
+  add("cylinder_bulk_modulus", "Pa", 0, 1e12, true, "cylinder wall bulk modulus B_c", &C::cylinder_bulk_modulus);
+}
+template <class C, class Table>
+void cylinder_and_valve(const Table& add) {
+  add("piston_diameter", "m", 0, 10, true, "piston diameter", &C::piston_diameter);
+  add("rod_diameter", "m", 0, 10, true, "rod diameter (< piston diameter)", &C::rod_diameter);
+  add("cylinder_length", "m", 0, 100, true, "chamber length l = l2 + l3", &C::cylinder_length);
+  add("piston_chamber_length0", "m", 0, 100, true, "piston-side chamber length l2 at t = 0 (< cylinder_length)",
+      &C::piston_chamber_length0);
+  add("dcv_flow_coefficient", "m^3/(s V Pa^0.5)", 0, 1, false, "DCV flow coefficient C_vd", &C::dcv_flow_coefficient);
+}
+
+// The three-volume circuit (docs/models/hydraulics.md §11).
+template <class Table>
+void circuit_parameters(const Table& add, const CircuitParams*) {
+  using C = CircuitParams;
+  supply_and_walls<C>(add);
+  add("hose_volume_1", "m^3", 0, 1, true, "hose volume DCV -> throttle", &C::hose_volume_1);
+  add("hose_volume_2", "m^3", 0, 1, true, "hose volume throttle -> piston side", &C::hose_volume_2);
+  add("hose_volume_3", "m^3", 0, 1, true, "hose volume rod side -> DCV", &C::hose_volume_3);
+  cylinder_and_valve<C>(add);
+  add("valve_time_constant", "s", 0, 10, true, "spool time constant tau", &C::valve_time_constant);
+  add("throttle_discharge_coefficient", "-", 0, 1, true, "throttle discharge coefficient C_d",
+      &C::throttle_discharge_coefficient);
+  add("throttle_diameter", "m", 0, 1, true, "throttle orifice diameter", &C::throttle_diameter);
+  add("oil_density", "kg/m^3", 0, 1e5, true, "oil density rho", &C::oil_density);
+  add("laminar_limit", "Pa", 0, 1e8, true, "laminar/turbulent switch pressure dp_lim", &C::laminar_limit);
+  add("rod_side_initial_pressure", "Pa", 0, 1e9, true, "p3 at t = 0", &C::rod_side_initial_pressure);
+}
+
+// The two-volume circuit (docs/models/hydraulics.md §14).
+template <class Table>
+void circuit_parameters(const Table& add, const TwoVolumeCircuitParams*) {
+  using C = TwoVolumeCircuitParams;
+  supply_and_walls<C>(add);
+  add("hose_volume_A", "m^3", 0, 1, true, "hose volume DCV port A -> piston side", &C::hose_volume_A);
+  add("hose_volume_B", "m^3", 0, 1, true, "hose volume rod side -> DCV port B", &C::hose_volume_B);
+  cylinder_and_valve<C>(add);
+  add("laminar_limit", "Pa", 0, 1e8, true, "laminar/turbulent switch pressure dp_lim", &C::laminar_limit);
+  add("rod_side_initial_pressure", "Pa", 0, 1e9, true, "p_B at t = 0", &C::rod_side_initial_pressure);
+}
+
+// Seal friction (docs/models/friction.md §2).
+template <class Table>
+void friction_parameters(const Table& add) {
+  using F = FrictionParams;
+  add("coulomb_force", "N", 0, 1e8, false, "Coulomb force F_c", &F::coulomb_force);
+  add("static_force", "N", 0, 1e8, false, "static (breakaway) force F_s", &F::static_force);
+  add("stribeck_velocity", "m/s", 0, 100, true, "Stribeck velocity v_s", &F::stribeck_velocity);
+  add("viscous_coefficient", "N s/m", 0, 1e9, false, "viscous coefficient sigma2", &F::viscous_coefficient);
+  add("bengisu_akay_decay", "s/m", 0, 1e9, false, "Bengisu-Akay sliding decay xi", &F::bengisu_akay_decay);
+}
+
+template <class Params, class Get>
+ComponentTable<Params, Get> component_table(ParameterTableBuilder<Params>& t, std::string pre, std::string suffix,
+                                            Get get) {
+  return ComponentTable<Params, Get>{t, std::move(pre), std::move(suffix), get};
+}
+
+}  // namespace actuated_parameters_detail
+
+// Every actuator's circuit.* and friction.* (prefixed per actuator_prefix),
+// then input.gain when the input is the open-loop schedule.
 template <class Params>
 void actuator_and_input_parameters(ParameterTableBuilder<Params>& t) {
-  // Circuit (docs/models/hydraulics.md §11).
-  t.add("circuit.supply_pressure", "Pa", 0, 1e9, true, "pump pressure pP", [](Params& p) -> double& { return p.circuit.supply_pressure; });
-  t.add("circuit.tank_pressure", "Pa", 0, 1e9, false, "tank pressure pT", [](Params& p) -> double& { return p.circuit.tank_pressure; });
-  t.add("circuit.oil_bulk_modulus", "Pa", 0, 1e12, true, "oil bulk modulus B_oil", [](Params& p) -> double& { return p.circuit.oil_bulk_modulus; });
-  t.add("circuit.hose_bulk_modulus", "Pa", 0, 1e12, true, "hose wall bulk modulus B_h", [](Params& p) -> double& { return p.circuit.hose_bulk_modulus; });
-  t.add("circuit.cylinder_bulk_modulus", "Pa", 0, 1e12, true, "cylinder wall bulk modulus B_c", [](Params& p) -> double& { return p.circuit.cylinder_bulk_modulus; });
-  t.add("circuit.hose_volume_1", "m^3", 0, 1, true, "hose volume DCV -> throttle", [](Params& p) -> double& { return p.circuit.hose_volume_1; });
-  t.add("circuit.hose_volume_2", "m^3", 0, 1, true, "hose volume throttle -> piston side", [](Params& p) -> double& { return p.circuit.hose_volume_2; });
-  t.add("circuit.hose_volume_3", "m^3", 0, 1, true, "hose volume rod side -> DCV", [](Params& p) -> double& { return p.circuit.hose_volume_3; });
-  t.add("circuit.piston_diameter", "m", 0, 10, true, "piston diameter", [](Params& p) -> double& { return p.circuit.piston_diameter; });
-  t.add("circuit.rod_diameter", "m", 0, 10, true, "rod diameter (< piston diameter)", [](Params& p) -> double& { return p.circuit.rod_diameter; });
-  t.add("circuit.cylinder_length", "m", 0, 100, true, "chamber length l = l2 + l3", [](Params& p) -> double& { return p.circuit.cylinder_length; });
-  t.add("circuit.piston_chamber_length0", "m", 0, 100, true, "piston-side chamber length l2 at t = 0 (< cylinder_length)", [](Params& p) -> double& { return p.circuit.piston_chamber_length0; });
-  t.add("circuit.dcv_flow_coefficient", "m^3/(s V Pa^0.5)", 0, 1, false, "DCV flow coefficient C_vd", [](Params& p) -> double& { return p.circuit.dcv_flow_coefficient; });
-  t.add("circuit.valve_time_constant", "s", 0, 10, true, "spool time constant tau", [](Params& p) -> double& { return p.circuit.valve_time_constant; });
-  t.add("circuit.throttle_discharge_coefficient", "-", 0, 1, true, "throttle discharge coefficient C_d", [](Params& p) -> double& { return p.circuit.throttle_discharge_coefficient; });
-  t.add("circuit.throttle_diameter", "m", 0, 1, true, "throttle orifice diameter", [](Params& p) -> double& { return p.circuit.throttle_diameter; });
-  t.add("circuit.oil_density", "kg/m^3", 0, 1e5, true, "oil density rho", [](Params& p) -> double& { return p.circuit.oil_density; });
-  t.add("circuit.laminar_limit", "Pa", 0, 1e8, true, "laminar/turbulent switch pressure dp_lim", [](Params& p) -> double& { return p.circuit.laminar_limit; });
-  t.add("circuit.rod_side_initial_pressure", "Pa", 0, 1e9, true, "p3 at t = 0", [](Params& p) -> double& { return p.circuit.rod_side_initial_pressure; });
-  // Friction (docs/models/friction.md §2).
-  t.add("friction.coulomb_force", "N", 0, 1e8, false, "Coulomb force F_c", [](Params& p) -> double& { return p.friction.coulomb_force; });
-  t.add("friction.static_force", "N", 0, 1e8, false, "static (breakaway) force F_s", [](Params& p) -> double& { return p.friction.static_force; });
-  t.add("friction.stribeck_velocity", "m/s", 0, 100, true, "Stribeck velocity v_s", [](Params& p) -> double& { return p.friction.stribeck_velocity; });
-  t.add("friction.viscous_coefficient", "N s/m", 0, 1e9, false, "viscous coefficient sigma2", [](Params& p) -> double& { return p.friction.viscous_coefficient; });
-  t.add("friction.bengisu_akay_decay", "s/m", 0, 1e9, false, "Bengisu-Akay sliding decay xi", [](Params& p) -> double& { return p.friction.bengisu_akay_decay; });
-  // Input.
-  t.add("input.gain", "-", -1e3, 1e3, false, "multiplies every U_ref value of the schedule", [](Params& p) -> double& { return p.input.gain; });
+  using namespace actuated_parameters_detail;
+  constexpr int na = static_cast<int>(std::extent<decltype(Params::actuator)>::value);
+  using CircuitParamsT = decltype(Params::actuator[0].circuit);
+  for (int a = 0; a < na; ++a) {
+    const std::string pre = actuator_prefix(a, na);
+    const std::string suffix = na == 1 ? std::string() : " (actuator " + std::to_string(a + 1) + ")";
+    circuit_parameters(component_table(t, pre + "circuit.", suffix,
+                                       [a](Params& p) -> CircuitParamsT& { return p.actuator[a].circuit; }),
+                       static_cast<const CircuitParamsT*>(nullptr));
+    friction_parameters(component_table(t, pre + "friction.", suffix,
+                                        [a](Params& p) -> FrictionParams& { return p.actuator[a].friction; }));
+  }
+  if constexpr (std::is_same<decltype(Params::input), InputSchedule>::value)
+    t.add("input.gain", "-", -1e3, 1e3, false, "multiplies every U_ref value of the schedule",
+          [](Params& p) -> double& { return p.input.gain; });
 }
 
 // The valve schedule's segments (input.segments, input.timeK, input.valueK):
@@ -61,13 +143,16 @@ void valve_schedule_parameters(ParameterTableBuilder<Params>& t) {
   }
 }
 
-// Order rules of the three-volume circuit.
-inline std::vector<OrderRule> circuit_rules() {
-  return {
-      {"circuit.rod_diameter", "circuit.piston_diameter", "the rod must be thinner than the piston"},
-      {"circuit.piston_chamber_length0", "circuit.cylinder_length", "the piston must start inside the cylinder"},
-      {"circuit.tank_pressure", "circuit.supply_pressure", "the pump must deliver more than tank pressure"},
-  };
+// Order rules of every actuator's circuit (three- and two-volume alike).
+inline std::vector<OrderRule> circuit_rules(int na = 1) {
+  std::vector<OrderRule> rules;
+  for (int a = 0; a < na; ++a) {
+    const std::string c = actuator_prefix(a, na) + "circuit.";
+    rules.push_back({c + "rod_diameter", c + "piston_diameter", "the rod must be thinner than the piston"});
+    rules.push_back({c + "piston_chamber_length0", c + "cylinder_length", "the piston must start inside the cylinder"});
+    rules.push_back({c + "tank_pressure", c + "supply_pressure", "the pump must deliver more than tank pressure"});
+  }
+  return rules;
 }
 
 // The pressures of the three-volume circuit (docs/models/hydraulics.md §2).

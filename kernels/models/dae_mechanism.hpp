@@ -26,9 +26,31 @@
 // DaeMechanism<PlanarChainDae<3>> runs the same physics through this adapter
 // (tests/test_dae_integration.cpp compares the two).
 #pragma once
+#include <type_traits>
+
 #include "../core/dual.hpp"
 
 namespace hs {
+
+// The DAE contract's actuators (docs/models/integrators.md §11): a mechanism
+// with several declares `static constexpr int na` and takes the actuator
+// index, actuator_length(P, x, a); without `na` it has one,
+// actuator_length(P, x).
+template <class Dae, class = void>
+struct DaeActuatorCount {
+  static constexpr int value = 1;
+  static constexpr bool indexed = false;
+};
+template <class Dae>
+struct DaeActuatorCount<Dae, std::void_t<decltype(Dae::na)>> {
+  static constexpr int value = Dae::na;
+  static constexpr bool indexed = true;
+};
+template <class Dae, class S>
+HS_HD S dae_actuator_length(const typename Dae::Params& P, const S* x, int a) {
+  if constexpr (DaeActuatorCount<Dae>::indexed) return Dae::actuator_length(P, x, a);
+  else { (void)a; return Dae::actuator_length(P, x); }
+}
 
 template <class DaeT>
 struct DaeMechanism {
@@ -37,6 +59,7 @@ struct DaeMechanism {
   static constexpr int nq = Dae::n;  // coordinates x
   static constexpr int nc = Dae::m;  // holonomic constraints
   static constexpr int ni = nq - nc;
+  static constexpr int na = DaeActuatorCount<Dae>::value;  // actuators
 
   // Positions: x, and the constraints with their Jacobian at x. Keeps the
   // parameters (by address) for the bias of constraint_acceleration.
@@ -141,11 +164,11 @@ struct DaeMechanism {
   }
 
   template <class T>
-  HS_HD static Actuator<T> actuator(const Params& P, const Pose<T>& p, const Motion<T>& m) {
+  HS_HD static Actuator<T> actuator(const Params& P, const Pose<T>& p, const Motion<T>& m, int a = 0) {
     using Jx = Dual<nq, T>;
     Jx xj[nq];
     for (int k = 0; k < nq; ++k) xj[k] = Jx::variable(p.x[k], k);
-    const Jx s = Dae::actuator_length(P, xj);
+    const Jx s = dae_actuator_length<Dae>(P, xj, a);
     Actuator<T> act;
     act.length = s.a;
     T rate(0.0);
@@ -157,7 +180,7 @@ struct DaeMechanism {
     return act;
   }
   template <class T>
-  HS_HD static void actuator_jacobian(const Params&, const Pose<T>&, const Actuator<T>& act, T* ds_dx) {
+  HS_HD static void actuator_jacobian(const Params&, const Pose<T>&, const Actuator<T>& act, T* ds_dx, int = 0) {
     for (int k = 0; k < nq; ++k) ds_dx[k] = act.ds_dx[k];
   }
 

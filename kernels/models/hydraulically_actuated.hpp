@@ -1,26 +1,27 @@
-// A mechanism driven by one double-acting cylinder of the three-volume
-// circuit, with a pluggable seal-friction law: the "model" the integrators
-// see. It adds nothing mechanism-specific: any Mechanism exposing the
-// PlanarLoopChain interface (pose, motion, acceleration, constraints,
-// actuator, dynamics_residual, energies) works unchanged.
+// A model: a mechanism, a fixed number na of actuators and an input policy
+// (docs/models/integrators.md §11). This is what the integrators see. It adds
+// nothing mechanism-specific: any Mechanism exposing the PlanarLoopChain
+// interface (pose, motion, acceleration, constraints, actuator,
+// dynamics_residual, energies) works unchanged; a mechanism with several
+// actuators declares `static constexpr int na` and takes the actuator index
+// in actuator(P, pose, motion, a) and actuator_jacobian(P, pose, act, ds_dz, a)
+// (MechanismActuators below; without `na` it has one actuator).
+//
+// Every actuator is of the same type (e.g. HydraulicCylinder<ThreeVolumeCircuit,
+// Friction>, kernels/actuators/hydraulic_cylinder.hpp) with its own parameters
+// and constants; actuator a owns the states y_a = [p | w] (pressures, friction
+// states), which the double step's Newton unknowns hold at the compile-time
+// offset ni + a·n_states.
 #pragma once
+#include <type_traits>
+
+#include "../actuators/hydraulic_cylinder.hpp"
 #include "../friction/friction.hpp"
 #include "../hydraulics/three_volume_circuit.hpp"
+#include "input_policy.hpp"
 #include "input_schedule.hpp"
 
 namespace hs {
-
-// Why an instance stopped. Every instance can fail alone (docs/models/README.md §5.3).
-enum class Status : int {
-  ok = 0,
-  diverged = 1,              // NaN or Inf in the state
-  newton_failure = 2,        // trapezoidal Newton did not converge
-  pressure_out_of_range = 3, // a pressure left [pressure_min, pressure_max]
-  constraint_failure = 4,    // loop closure could not be solved (singular position)
-  stroke_out_of_range = 5,   // piston reached a cylinder end (l2 ∉ (0, l))
-  invalid_parameters = 6,    // assembly or static initial state impossible
-  not_run = 7,               // skipped: the batch was cancelled before it started
-};
 
 inline const char* status_name(Status s) {
   switch (s) {
@@ -36,48 +37,91 @@ inline const char* status_name(Status s) {
   return "unknown";
 }
 
-// Parameters of one instance: the same struct whatever the friction law,
-// so one study table serves every law.
-template <class MechanismParams>
+// Parameters of one instance: the mechanism's, each actuator's and the input
+// policy's. The same struct whatever the friction law, so one study table
+// serves every law. The defaults are the one-cylinder, three-volume,
+// open-loop models of the catalog.
+template <class MechanismParams, class ActuatorParams = CylinderParams<CircuitParams>, int NA = 1,
+          class InputParams = InputSchedule>
 struct ActuatedParams {
   MechanismParams mechanism;
-  CircuitParams circuit;
-  FrictionParams friction;
-  InputSchedule input;
+  ActuatorParams actuator[NA];
+  InputParams input;
 };
 
-// Per-instance constants derived once from the parameters and the
-// reference configuration (the integrators' initial state, the
-// linearization's equilibrium).
+// Per-instance constants derived once from the parameters and the reference
+// configuration (the integrators' initial state, the linearization's
+// equilibrium): each actuator's (circuit constants, s0).
+template <class ActuatorConstants = CylinderConstants<CircuitConstants>, int NA = 1>
 struct ActuatedConstants {
-  CircuitConstants circuit;
-  double s0;  // actuator length where the chamber lengths are l2_0, l − l2_0 [m]
+  ActuatorConstants actuator[NA];
 };
 
-template <class MechanismT, class FrictionT>
-struct HydraulicallyActuated {
+// How many actuators a mechanism drives (`na`, default one), and its
+// actuator functions with an index whatever it declares.
+template <class Mech, class = void>
+struct MechanismActuatorCount {
+  static constexpr int value = 1;
+  static constexpr bool indexed = false;
+};
+template <class Mech>
+struct MechanismActuatorCount<Mech, std::void_t<decltype(Mech::na)>> {
+  static constexpr int value = Mech::na;
+  static constexpr bool indexed = true;
+};
+
+template <class Mech>
+struct MechanismActuators {
+  static constexpr int na = MechanismActuatorCount<Mech>::value;
+  template <class Pose, class Motion>
+  HS_HD static auto actuator(const typename Mech::Params& P, const Pose& pose, const Motion& motion, int a) {
+    if constexpr (MechanismActuatorCount<Mech>::indexed) return Mech::actuator(P, pose, motion, a);
+    else { (void)a; return Mech::actuator(P, pose, motion); }
+  }
+  template <class Pose, class Act, class T>
+  HS_HD static void actuator_jacobian(const typename Mech::Params& P, const Pose& pose, const Act& act, T* ds_dz,
+                                      int a) {
+    if constexpr (MechanismActuatorCount<Mech>::indexed) Mech::actuator_jacobian(P, pose, act, ds_dz, a);
+    else { (void)a; Mech::actuator_jacobian(P, pose, act, ds_dz); }
+  }
+};
+
+template <class MechanismT, class ActuatorT, int NA = 1, class InputT = OpenLoopSchedule>
+struct ActuatedModel {
   using Mechanism = MechanismT;
-  using Friction = FrictionT;
-  using Circuit = ThreeVolumeCircuit;
+  using Actuator = ActuatorT;
+  using Input = InputT;
+  using Friction = typename Actuator::Friction;
+  using Circuit = typename Actuator::Circuit;
+  using Actuators = MechanismActuators<Mechanism>;
+  static constexpr int na = NA;
+  static_assert(Actuators::na == NA, "the mechanism gives as many actuator lengths as the model has actuators");
   static constexpr int nq = Mechanism::nq;
   static constexpr int nc = Mechanism::nc;
-  static constexpr int np = Circuit::np;
-  static constexpr int nw = Friction::n_states;
+  static constexpr int npa = Actuator::np;        // pressures per actuator
+  static constexpr int nwa = Actuator::nw;        // friction states per actuator
+  static constexpr int nsa = Actuator::n_states;  // states per actuator
+  static constexpr int np = na * npa;             // all pressures, actuator a at a·npa
+  static constexpr int nw = na * nwa;             // all friction states, actuator a at a·nwa
 
-  using Params = ActuatedParams<typename Mechanism::Params>;
-  using Constants = ActuatedConstants;  // s0: actuator length in the initial configuration
+  using Params = ActuatedParams<typename Mechanism::Params, typename Actuator::Params, NA, typename Input::Params>;
+  using Constants = ActuatedConstants<typename Actuator::Constants, NA>;
+  using Observation = hs::Observation<nq, na, npa>;
 
-  // Admissibility of a state after a step: NaN, pressure range, stroke.
-  HS_HD static Status check(const Params& P, const Constants& K, const double* p, double s, double p_min,
+  // Admissibility of a state after a step, actuator by actuator: NaN,
+  // pressure range, stroke. p: all pressures; s: the actuator lengths.
+  HS_HD static Status check(const Params& P, const Constants& K, const double* p, const double* s, double p_min,
                             double p_max) {
-    for (int k = 0; k < np; ++k) {
-      if (!(p[k] == p[k]) || !(fabs(p[k]) < 1e300)) return Status::diverged;
-      if (p[k] < p_min || p[k] > p_max) return Status::pressure_out_of_range;
+    for (int a = 0; a < na; ++a) {
+      const Status st = Actuator::check(P.actuator[a], K.actuator[a], p + a * npa, s[a], p_min, p_max);
+      if (st != Status::ok) return st;
     }
-    const double l2 = Circuit::piston_chamber_length(P.circuit, s - K.s0);
-    if (!(l2 > 0.0 && l2 < P.circuit.cylinder_length)) return Status::stroke_out_of_range;
     return Status::ok;
   }
 };
+
+// The one-cylinder, three-volume, open-loop model of seeds 000–002.
+template <class MechanismT, class FrictionT>
+using HydraulicallyActuated = ActuatedModel<MechanismT, HydraulicCylinder<ThreeVolumeCircuit, FrictionT>, 1, OpenLoopSchedule>;
 
 }  // namespace hs

@@ -379,7 +379,7 @@ inline QuickReturnModelParams seed001_quick_return() {
   m.actuator_local_x = 0.5; m.actuator_local_y = 0.0;
   const double z0[5] = {76.22, 96.89, 6.89, 30.59, 45.63};
   for (int j = 0; j < 5; ++j) m.initial_angle[j] = z0[j] * deg;
-  P.circuit = CircuitParams{};  // p3(0) = rod_side_initial_pressure = 3.5 MPa
+  P.actuator[0].circuit = CircuitParams{};  // p3(0) = rod_side_initial_pressure = 3.5 MPa
   P.input = seed001_quick_return_cycle();
   return P;
 }

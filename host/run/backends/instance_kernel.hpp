@@ -78,10 +78,10 @@ std::vector<Params> params_of_rows(const ModelDescriptor& m, const double* rows,
 // Rows in, typed values out and back, for one integrator.
 template <class Integrator>
 struct TypedBatch {
-  static constexpr int nq = Integrator::nq, np = Integrator::np;
+  static constexpr int nq = Integrator::nq, np = Integrator::np, na = Integrator::na;
   using Params = typename Integrator::Params;
-  using Summary = RunSummary<nq, np>;
-  using SampleT = Sample<nq, np>;
+  using Summary = RunSummary<nq, np, na>;
+  using SampleT = Sample<nq, np, na>;
 
   static Params base(const ModelDescriptor& m) { return default_params<Params>(m); }
   // Params of instances [first, first + count).
@@ -91,7 +91,9 @@ struct TypedBatch {
   static SampleT blank_sample() {
     const double nan = std::numeric_limits<double>::quiet_NaN();
     SampleT blank;
-    blank.t = blank.U = blank.s = blank.sdot = blank.piston_force = blank.friction_force = blank.energy_drift = nan;
+    blank.t = blank.energy_drift = nan;
+    for (int a = 0; a < na; ++a)
+      blank.U[a] = blank.s[a] = blank.sdot[a] = blank.piston_force[a] = blank.friction_force[a] = nan;
     for (double& q : blank.q) q = nan;
     for (double& p : blank.p) p = nan;
     return blank;
@@ -105,18 +107,18 @@ struct TypedBatch {
   }
   // A result with every instance marked not_run and blank trajectories.
   static BatchResult blank_result(const BatchSpec& spec) {
-    static_assert(run_columns::summary_width<nq, np>() > 0, "");
+    static_assert(run_columns::summary_width<nq, np, na>() > 0, "");
     BatchResult out;
     const long n = spec.instance_count();
-    out.summary_width = run_columns::summary_width<nq, np>();
-    out.sample_width = run_columns::sample_width<nq, np>();
+    out.summary_width = run_columns::summary_width<nq, np, na>();
+    out.sample_width = run_columns::sample_width<nq, np, na>();
     if (static_cast<size_t>(out.summary_width) != spec.model->summary_columns.size() ||
         static_cast<size_t>(out.sample_width) != spec.model->trajectory_channels.size())
       throw std::logic_error("model " + spec.model->name + ": its output columns do not match the kernel's");
     out.status.assign(static_cast<size_t>(n), Status::not_run);
     out.summaries.resize(static_cast<size_t>(n * out.summary_width));
     out.unstarted_row.resize(static_cast<size_t>(out.summary_width));
-    run_columns::flatten(unstarted_summary<nq, np>(Status::not_run), out.unstarted_row.data());
+    run_columns::flatten(unstarted_summary<nq, np, na>(Status::not_run), out.unstarted_row.data());
     for (long i = 0; i < n; ++i)
       std::copy(out.unstarted_row.begin(), out.unstarted_row.end(), out.summaries.begin() + i * out.summary_width);
     out.samples_per_instance = sample_count(spec.settings, spec.trajectory_stride);

@@ -1,0 +1,116 @@
+// A double-acting hydraulic cylinder as a component of a model
+// (docs/models/integrators.md §11.2): cylinder geometry and its hydraulic
+// circuit (kernels/hydraulics/) with a seal-friction law (kernels/friction/).
+// It owns its states, the circuit pressures followed by the friction states,
+//   y = [p_1 .. p_np | w_1 .. w_nw],   n_states = np + nw,
+// and gives, from the actuator length s (elongation s − s0) and rate ṡ,
+//   force          F = A2 p2 − A3 p3 − F_μ(ṡ, w)      (A1, seed 002 eq 20)
+//   state rates    ṗ = h(p, s − s0, ṡ, U),  ẇ = u(w, ṡ)
+//   static state   pressures holding a force F0 with the valve closed (§9)
+//   admissibility  pressures in range, piston inside the cylinder (Status)
+//   power terms    cylinder power F_p ṡ and friction power −F_μ ṡ (A18)
+// The spool U is not one of its states: it is integrated in closed form
+// outside Newton (A9, spool_step).
+#pragma once
+#include "../core/dual.hpp"
+#include "../friction/friction.hpp"
+#include "../hydraulics/three_volume_circuit.hpp"
+#include "../hydraulics/two_volume_circuit.hpp"
+
+namespace hs {
+
+// Why an instance stopped. Every instance can fail alone (docs/models/README.md §5.3).
+enum class Status : int {
+  ok = 0,
+  diverged = 1,              // NaN or Inf in the state
+  newton_failure = 2,        // trapezoidal Newton did not converge
+  pressure_out_of_range = 3, // a pressure left [pressure_min, pressure_max]
+  constraint_failure = 4,    // loop closure could not be solved (singular position)
+  stroke_out_of_range = 5,   // piston reached a cylinder end (l2 ∉ (0, l))
+  invalid_parameters = 6,    // assembly or static initial state impossible
+  not_run = 7,               // skipped: the batch was cancelled before it started
+};
+
+// Parameters of one cylinder: the same struct whatever the friction law, so
+// one study table serves every law.
+template <class CircuitParamsT>
+struct CylinderParams {
+  CircuitParamsT circuit;
+  FrictionParams friction;
+};
+
+// Per-instance constants of one cylinder, derived once from its parameters
+// and the reference configuration.
+template <class CircuitConstantsT>
+struct CylinderConstants {
+  CircuitConstantsT circuit;
+  double s0;  // actuator length where the chamber lengths are l2_0, l − l2_0 [m]
+};
+
+template <class CircuitT, class FrictionT>
+struct HydraulicCylinder {
+  using Circuit = CircuitT;
+  using Friction = FrictionT;
+  using Params = CylinderParams<typename Circuit::Params>;
+  using Constants = CylinderConstants<typename Circuit::Constants>;
+  static constexpr int np = Circuit::np;         // pressures
+  static constexpr int nw = Friction::n_states;  // friction states
+  static constexpr int n_states = np + nw;
+
+  HS_HD static Constants constants(const Params& P, double s0) {
+    Constants K;
+    K.circuit = Circuit::constants(P.circuit);
+    K.s0 = s0;
+    return K;
+  }
+
+  // Pressure force on the piston in the extension direction [N].
+  template <class T>
+  HS_HD static T piston_force(const Constants& K, const T* p) { return Circuit::piston_force(K.circuit, p); }
+  // Seal friction F_μ(ṡ) opposing the motion [N].
+  template <class T>
+  HS_HD static T friction_force(const Params& P, const T& sdot, const T* w, const T* wd) {
+    return Friction::force(P.friction, sdot, w, wd);
+  }
+
+  // ṗ and ẇ at pressures p, friction states w, s − s0 = ds, ṡ, spool U.
+  template <class T, class TU = double>
+  HS_HD static void state_rates(const Params& P, const Constants& K, const T* p, const T* w, const TU& U, const T& ds,
+                                const T& sdot, T* pdot, T* wdot) {
+    Circuit::pressure_rates(P.circuit, K.circuit, p, U, ds, sdot, pdot);
+    Friction::state_rates(P.friction, sdot, w, wdot);
+  }
+
+  // Spool opening after a step of dt with U_ref held (A9).
+  HS_HD static double spool_step(const Params& P, double U, double U_ref, double dt) {
+    return Circuit::spool_step(P.circuit, U, U_ref, dt);
+  }
+
+  // Static state holding the force F0 at rest, valve closed (docs/models/hydraulics.md §9):
+  // the circuit's static pressures, friction states zero.
+  HS_HD static void static_state(const Params& P, const Constants& K, double F0, double* p, double* w) {
+    Circuit::static_pressures(P.circuit, K.circuit, F0, p);
+    for (int k = 0; k < nw; ++k) w[k] = 0.0;
+  }
+  // The static piston-side pressure inside (p_min, p_max) (initial-state check).
+  HS_HD static bool static_state_admissible(const double* p, double p_min, double p_max) {
+    return p[Circuit::piston_side] > p_min && p[Circuit::piston_side] < p_max;
+  }
+
+  // Admissibility after a step: NaN, pressure range, stroke.
+  HS_HD static Status check(const Params& P, const Constants& K, const double* p, double s, double p_min,
+                            double p_max) {
+    for (int k = 0; k < np; ++k) {
+      if (!(p[k] == p[k]) || !(fabs(p[k]) < 1e300)) return Status::diverged;
+      if (p[k] < p_min || p[k] > p_max) return Status::pressure_out_of_range;
+    }
+    if (!Circuit::stroke_admissible(P.circuit, s - K.s0)) return Status::stroke_out_of_range;
+    return Status::ok;
+  }
+
+  // Power of the pressures on the mechanism and of the seal friction (A18).
+  HS_HD static double cylinder_power(double piston_force, double sdot) { return piston_force * sdot; }
+  HS_HD static double friction_power(double friction_force, double sdot) { return -friction_force * sdot; }
+};
+
+}  // namespace hs
