@@ -310,7 +310,7 @@ KernelResults run_each_instance(const hs::Study& study) {
   hs::RunOptions opt;
   opt.stride = study.trajectory_stride;
   opt.settling_rate = study.analysis.settling_rate;
-  const std::vector<double> reference = study.analysis.reference_run ? hs::reference_trajectory(study) : std::vector<double>{};
+  const std::vector<double> reference = study.analysis.reference_run ? hs::reference_trajectory(study.record(), study.design()) : std::vector<double>{};
   if (!reference.empty()) opt.reference = reference.data();
   KernelResults out;
   const long n = study.instance_count();

@@ -133,7 +133,7 @@ trajectory_stride = 1
   const auto free_run = hydrosweep("run " + study.string() + " --out " + (tmp.path / "free").string() + " -q -j 2", tmp.path);
   ASSERT_EQ(free_run.code, 0) << free_run.err;
   const hs::Study s = hs::load_study(study.string());
-  const double one = hs::run_chunk_bytes(s, 1);  // ~2 x 1001 samples
+  const double one = hs::run_chunk_bytes(s.record(), s.design(), 1);  // ~2 x 1001 samples
   const double budget = 6.0 * one * 4.0;         // a quarter of it holds 6 instances
   MemoryLimit m(std::to_string(static_cast<long>(budget)).c_str());
   const auto small = hydrosweep("run " + study.string() + " --out " + (tmp.path / "small").string() + " -q -j 2", tmp.path);

@@ -159,7 +159,7 @@ TEST(RegressionShippedStudies, RunStudiesGiveTheirRecordedSummaries) {
     const hs::Study study = hs::load_study(path.string());
     hs::BatchSpec spec = study.batch_spec(0, 0, 0);
     spec.trajectory_stride = 0;
-    if (study.analysis.reference_run) spec.reference = hs::reference_trajectory(study);
+    if (study.analysis.reference_run) spec.reference = hs::reference_trajectory(study.record(), study.design());
     const std::vector<long> picked = spread(study.instance_count());
     for (long i : picked) {
       const std::vector<double> row = study.instance(i);
@@ -191,7 +191,7 @@ TEST(RegressionShippedStudies, StabilityStudiesGiveTheirRecordedPoints) {
   ASSERT_GE(studies.size(), 2u);
   for (const auto& path : studies) {
     const hs::Study study = hs::load_study(path.string());
-    const std::vector<hs::StabilityPoint> points = hs::run_stability_cpu(study, 0);
+    const std::vector<hs::StabilityPoint> points = hs::run_stability_cpu(study.record(), study.design(), 0);
     Table t;
     t.columns = {"instance", "status", "structural_zeros", "overdamped", "max_real", "damping_ratio", "frequency",
                  "crank_angle", "p1", "p2", "p3"};

@@ -93,7 +93,7 @@ TEST(StabilityCpu, EveryFrictionLawAndBothFormulations) {
       const hs::Study s = hs::parse_study(std::string("[study]\nmodel = \"") + (spatial ? "four-bar-3d" : "four-bar") +
                                               "\"\nfriction = \"" + friction + "\"\n",
                                           "x.toml");
-      const auto pts = hs::run_stability_cpu(s, 1);
+      const auto pts = hs::run_stability_cpu(s.record(), s.design(), 1);
       ASSERT_EQ(pts.size(), 1u);
       EXPECT_EQ(pts[0].status, 0) << friction;
       EXPECT_EQ(pts[0].structural_zeros, 2) << friction;
@@ -115,7 +115,7 @@ values = [1.0471975511965976, 1.6]
 "circuit.rod_diameter" = "circuit.piston_diameter * (mechanism.initial_angle1 - 0.5)"
 )toml",
                                       "x.toml");
-  const auto pts = hs::run_stability_cpu(d, 2);
+  const auto pts = hs::run_stability_cpu(d.record(), d.design(), 2);
   ASSERT_EQ(pts.size(), 2u);
   EXPECT_EQ(pts[0].status, 0);
   EXPECT_EQ(pts[1].status, static_cast<int>(hs::Status::invalid_parameters));

@@ -60,12 +60,7 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-std::string fmt(double v) {
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
-}
+std::string fmt(double v) { return hs::round_trip_text(v); }
 
 std::string plural(long n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
 
@@ -126,7 +121,7 @@ int run(const std::string& study_path, const std::string& out_dir, const RunFlag
   std::signal(SIGINT, on_interrupt);
   hs::StudyRunReport rep;
   try {
-    rep = hs::run_study(study, out_dir, opt);
+    rep = hs::run_study(study.record(), study.design(), out_dir, opt);
   } catch (const hs::ResumeError& e) {
     throw UsageError(e.what());
   }
@@ -252,7 +247,7 @@ int stability(const std::string& study_path, const std::string& out_dir, const S
   if (!note.empty() && !flags.quiet) std::fprintf(stderr, "hydrosweep: note: %s\n", note.c_str());
 
   const auto t0 = std::chrono::steady_clock::now();
-  const std::vector<hs::StabilityPoint> points = hs::run_stability(study, backend, flags.threads);
+  const std::vector<hs::StabilityPoint> points = hs::run_stability(study.record(), study.design(), backend, flags.threads);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   hs::RunRecord rec;
@@ -260,7 +255,7 @@ int stability(const std::string& study_path, const std::string& out_dir, const S
   rec.device = hs::backend_device(backend);
   rec.threads = backend == hs::Backend::cpu ? hs::stability_threads(flags.threads) : 0;
   rec.wall_seconds = wall;
-  const hs::StabilityOutputPaths paths = hs::write_stability_outputs(out_dir, study, points, rec);
+  const hs::StabilityOutputPaths paths = hs::write_stability_outputs(out_dir, study.record(), study.design(), points, rec);
   const std::string png = plot_stability_map(out_dir, "", true);  // the summary below names the PNG
   if (flags.quiet) return 0;
 

@@ -241,30 +241,30 @@ struct VariedInputs {
   std::vector<std::string> names, units;
   std::vector<std::vector<double>> columns;
 };
-VariedInputs varied_inputs(const Study& study, long n) {
-  VariedInputs v{study.varied_names(), study.varied_units(), {}};
+VariedInputs varied_inputs(const StudyRecord& record, const Design& design, long n) {
+  VariedInputs v{design.varied_names(), design.varied_units(), {}};
   v.columns.assign(v.names.size(), std::vector<double>(static_cast<size_t>(n)));
   if (v.names.empty()) return v;
   for (long i = 0; i < n; ++i) {
-    const std::vector<double> row = study.varied_values(i);
+    const std::vector<double> row = design.varied_values(i);
     for (size_t k = 0; k < v.names.size(); ++k) v.columns[k][i] = row[k];
   }
   return v;
 }
 
 // What every /metadata group holds about the study, whichever command wrote it.
-void study_metadata(hid_t g, const Study& study) {
-  attribute(g, "study_text", study.text);
-  attribute(g, "study_path", study.path);
-  attribute(g, "study_name", study.name);
-  attribute(g, "study_description", study.description);
+void study_metadata(hid_t g, const StudyRecord& record, const Design& design) {
+  attribute(g, "study_text", record.text);
+  attribute(g, "study_path", record.path);
+  attribute(g, "study_name", record.name);
+  attribute(g, "study_description", record.description);
   attribute(g, "hydrosweep_version", std::string(hydrosweep_version()));
-  attribute(g, "model", study.model);
-  attribute(g, "friction", study.friction);
-  attribute(g, "sample_method", std::string(sample_method_name(study.method)));
-  attribute(g, "sample_count", study.sample_count);
-  attribute(g, "seed", static_cast<long>(study.seed));
-  attribute(g, "scramble", static_cast<long>(study.scramble ? 1 : 0));
+  attribute(g, "model", record.model);
+  attribute(g, "friction", record.friction);
+  attribute(g, "sample_method", std::string(sample_method_name(design.method)));
+  attribute(g, "sample_count", design.sample_count);
+  attribute(g, "seed", static_cast<long>(design.seed));
+  attribute(g, "scramble", static_cast<long>(design.scramble ? 1 : 0));
 }
 
 void attribute(hid_t obj, const std::string& name, const std::vector<double>& values) {
@@ -285,49 +285,26 @@ std::vector<std::string> distribution_parameter_names(DistributionKind kind) {
   return {};
 }
 
-const char* sampler_description(const Study& study) {
-  switch (study.method) {
-    case SampleMethod::grid:
-      return "full factorial product of the factors' values, the first factor varying slowest";
-    case SampleMethod::lhs:
-      return "Latin hypercube: per dimension a random permutation of the n strata (stream seed/lhs_permutation/dimension), "
-             "a uniform jitter inside the stratum (stream seed/lhs_jitter/row); xoshiro256** seeded by splitmix64 "
-             "(host/design/sampling.hpp)";
-    case SampleMethod::sobol:
-      return "Sobol' sequence, Joe-Kuo direction numbers; scramble = 1: Owen's nested uniform scrambling in base 2, node "
-             "bits hashed from (seed, dimension, node); scramble = 0: the unscrambled sequence from index 1 (the origin "
-             "is skipped) (host/design/sampling.hpp)";
-    case SampleMethod::monte_carlo:
-      return "independent uniform draws, row i from stream (seed, monte_carlo, i); xoshiro256** seeded by splitmix64 "
-             "(host/design/sampling.hpp)";
-    case SampleMethod::saltelli:
-      return "Saltelli 2010 design: base point r of a Sobol' sequence of dimension 2d (scrambled as for sobol) gives A = its "
-             "first d coordinates, B = its last d, and A_B^j = A with column j from B; rows in blocks of d + 2 "
-             "(A, B, A_B^0 ... A_B^(d-1)), see saltelli_role";
-  }
-  return "";
-}
-
 // /metadata/design: what regenerates the design without the source code. The
 // unit-cube points (sampled methods) mapped through each factor's law by its
 // inverse CDF give the factor values; a grid is the product of the axes.
-void design_metadata(hid_t metadata, const Study& study, hsize_t n) {
+void design_metadata(hid_t metadata, const StudyRecord& record, const Design& design, hsize_t n) {
   Handle g = group(metadata, "design");
-  attribute(g, "method", std::string(sample_method_name(study.method)));
-  attribute(g, "sampler", std::string(sampler_description(study)));
-  attribute(g, "seed", static_cast<long>(study.seed));
-  attribute(g, "scramble", static_cast<long>(study.scramble ? 1 : 0));
+  attribute(g, "method", std::string(sample_method_name(design.method)));
+  attribute(g, "sampler", std::string(design.sampler_description()));
+  attribute(g, "seed", static_cast<long>(design.seed));
+  attribute(g, "scramble", static_cast<long>(design.scramble ? 1 : 0));
   std::vector<std::string> names;
-  for (const auto& f : study.grid) names.push_back(f.name);
+  for (const auto& f : design.grid) names.push_back(f.name);
   attribute(g, "factors", names);
   std::vector<std::string> derived;
-  for (const auto& d : study.derived) derived.push_back(d.target->name + " = " + d.expression->text());
+  for (const auto& d : design.derived) derived.push_back(d.target->name + " = " + d.expression->text());
   attribute(g, "derived", derived);
-  const bool grid = study.method == SampleMethod::grid;
+  const bool grid = design.method == SampleMethod::grid;
   {
     Handle fg = group(g, "factors");
-    for (size_t k = 0; k < study.grid.size(); ++k) {
-      const Factor& f = study.grid[k];
+    for (size_t k = 0; k < design.grid.size(); ++k) {
+      const Factor& f = design.grid[k];
       Handle h = group(fg, f.name);
       attribute(h, "index", static_cast<long>(k));
       attribute(h, "unit", f.unit);
@@ -348,16 +325,16 @@ void design_metadata(hid_t metadata, const Study& study, hsize_t n) {
       attribute(h, "law", f.distribution.describe());
     }
   }
-  if (grid || study.grid.empty()) return;
-  const size_t d = study.grid.size();
+  if (grid || design.grid.empty()) return;
+  const size_t d = design.grid.size();
   matrix_dataset(
-      g, "unit_points", n, d, [&](hsize_t i, double* row) { study.unit_point(static_cast<long>(i), row); }, false,
+      g, "unit_points", n, d, [&](hsize_t i, double* row) { design.unit_point(static_cast<long>(i), row); }, false,
       [&](hid_t ds) {
         attribute(ds, "columns", names);
         attribute(ds, "description",
                   std::string("unit-cube point of every instance; factor k's value is its law's inverse CDF at column k"));
       });
-  if (study.method != SampleMethod::saltelli) return;
+  if (design.method != SampleMethod::saltelli) return;
   const size_t block = saltelli_block_size(d);
   std::vector<int32_t> role(n);
   for (hsize_t i = 0; i < n; ++i) role[i] = static_cast<int32_t>(i % block);
@@ -370,24 +347,25 @@ void design_metadata(hid_t metadata, const Study& study, hsize_t n) {
 }
 
 // The analysis settings that regenerate /analysis from /outputs.
-void analysis_metadata(hid_t metadata, const Study& study) {
-  attribute(metadata, "confidence", study.analysis.confidence);
-  attribute(metadata, "bootstrap_resamples", study.analysis.bootstrap);
-  attribute(metadata, "bootstrap_seed", static_cast<long>(study_bootstrap_seed(study.seed)));
-  attribute(metadata, "quantile_levels", study.analysis.quantile_levels);
+void analysis_metadata(hid_t metadata, const StudyRecord& record, const Design& design) {
+  attribute(metadata, "confidence", record.analysis.confidence);
+  attribute(metadata, "bootstrap_resamples", record.analysis.bootstrap);
+  attribute(metadata, "bootstrap_seed", static_cast<long>(study_bootstrap_seed(design.seed)));
+  attribute(metadata, "quantile_levels", record.analysis.quantile_levels);
 }
 
 // /inputs: the values each instance ran with, regenerated from the study
 // (deterministic), one instance at a time so memory stays bounded.
-void inputs_group(hid_t file, const Study& study, const VariedInputs& varied, hsize_t n) {
+void inputs_group(hid_t file, const StudyRecord& record,
+                  const Design& design, const VariedInputs& varied, hsize_t n) {
   {
     Handle g = group(file, "inputs");
-    const auto& params = study.descriptor->parameters;
+    const auto& params = design.descriptor->parameters;
     attribute(g, "varied", varied.names);
     for (size_t k = 0; k < varied.names.size(); ++k) {
       Handle d = vector_dataset(g, varied.names[k], H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, varied.columns[k].data(), n);
       attribute(d, "unit", varied.units[k]);
-      const ParameterInfo* p = study.descriptor->find_parameter(varied.names[k]);
+      const ParameterInfo* p = design.descriptor->find_parameter(varied.names[k]);
       attribute(d, "description", p ? p->description : "scale factor of " + varied.names[k]);
     }
     std::vector<std::string> names, punits;
@@ -395,17 +373,18 @@ void inputs_group(hid_t file, const Study& study, const VariedInputs& varied, hs
     matrix_dataset(
         g, "all", n, params.size(),
         [&](hsize_t i, double* row) {
-          const std::vector<double> inst = study.instance(static_cast<long>(i));
+          const std::vector<double> inst = design.instance(static_cast<long>(i));
           std::copy(inst.begin(), inst.end(), row);
         },
         false, [&](hid_t d) { attribute(d, "columns", names); attribute(d, "units", punits); });
   }
 }
 
-void write_h5(const std::string& path, const Study& study, const StudyResults& res, const VariedInputs& varied) {
+void write_h5(const std::string& path, const StudyRecord& record,
+              const Design& design, const StudyResults& res, const VariedInputs& varied) {
   const hsize_t n = res.status.size();
   Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "creating " + path);
-  inputs_group(file, study, varied, n);
+  inputs_group(file, record, design, varied, n);
 
   // /outputs
   long failed = 0;
@@ -419,7 +398,7 @@ void write_h5(const std::string& path, const Study& study, const StudyResults& r
     Handle d = vector_dataset(g, "status", H5T_STD_I32LE, H5T_NATIVE_INT32, status.data(), n);
     attribute(d, "status_names", status_names());
     attribute(d, "description", "why the instance stopped: status_names[status]; 0 = ok (ran to the end)");
-    const auto& columns = study.descriptor->summary_columns;
+    const auto& columns = design.descriptor->summary_columns;
     for (size_t ci = 0; ci < columns.size(); ++ci) {
       const OutputInfo& c = columns[ci];
       Handle col = [&] {
@@ -439,15 +418,15 @@ void write_h5(const std::string& path, const Study& study, const StudyResults& r
 
   // /trajectories, a block of instances at a time.
   const long m = res.samples_per_instance;
-  if (study.trajectory_stride > 0 && m > 0 && res.trajectories) {
+  if (record.trajectory_stride > 0 && m > 0 && res.trajectories) {
     Handle g = group(file, "trajectories");
-    attribute(g, "stride", static_cast<long>(study.trajectory_stride));
+    attribute(g, "stride", static_cast<long>(record.trajectory_stride));
     attribute(g, "description", "every stride-th step and t = 0; samples never recorded (after a failure) are NaN in every channel");
     const long W = res.sample_width;
     const long block = std::max<long>(1, (1L << 20) / (m * W));
     std::vector<double> buf;
     long buf_first = -1;
-    const auto& channels = study.descriptor->trajectory_channels;
+    const auto& channels = design.descriptor->trajectory_channels;
     for (size_t ci = 0; ci < channels.size(); ++ci) {
       const OutputInfo& ch = channels[ci];
       matrix_dataset(
@@ -471,9 +450,9 @@ void write_h5(const std::string& path, const Study& study, const StudyResults& r
 
   // /metadata
   Handle g = group(file, "metadata");
-  study_metadata(g, study);
-  attribute(g, "formulation", study.formulation);
-  attribute(g, "driving_coordinate", study.descriptor->driving_coordinate);
+  study_metadata(g, record, design);
+  attribute(g, "formulation", record.formulation);
+  attribute(g, "driving_coordinate", design.descriptor->driving_coordinate);
   attribute(g, "backend", res.run.backend);
   attribute(g, "device", res.run.device);
   attribute(g, "threads", static_cast<long>(res.run.threads));
@@ -484,19 +463,20 @@ void write_h5(const std::string& path, const Study& study, const StudyResults& r
   attribute(g, "created", utc_now_iso8601());
   attribute(g, "instance_count", static_cast<long>(n));
   attribute(g, "failed_count", failed);
-  attribute(g, "dt", study.settings.dt);
-  attribute(g, "duration", study.settings.duration);
-  attribute(g, "trajectory_stride", static_cast<long>(study.trajectory_stride));
+  attribute(g, "dt", record.settings.dt);
+  attribute(g, "duration", record.settings.duration);
+  attribute(g, "trajectory_stride", static_cast<long>(record.trajectory_stride));
   attribute(g, "samples_per_instance", m);
-  analysis_metadata(g, study);
-  design_metadata(g, study, n);
+  analysis_metadata(g, record, design);
+  design_metadata(g, record, design, n);
   check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flushing " + path);
 }
 
 // ---- CSV -------------------------------------------------------------------
 
-void write_csv(const std::string& path, const Study& study, const StudyResults& res, const VariedInputs& varied) {
-  const auto& columns = study.descriptor->summary_columns;
+void write_csv(const std::string& path, const StudyRecord& record,
+               const Design& design, const StudyResults& res, const VariedInputs& varied) {
+  const auto& columns = design.descriptor->summary_columns;
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (!f) throw OutputError("cannot create " + path + ": " + std::strerror(errno));
   std::fputs("index,status", f);
@@ -555,18 +535,19 @@ void check_output_dir(const std::string& dir) {
     throw OutputError("cannot write to output directory " + dir + ": " + p.string() + ": " + std::strerror(errno));
 }
 
-OutputPaths write_outputs(const std::string& dir, const Study& study, const StudyResults& result) {
-  if (static_cast<long>(result.status.size()) != study.instance_count() ||
-      result.summary_width != static_cast<long>(study.descriptor->summary_columns.size()) ||
+OutputPaths write_outputs(const std::string& dir, const StudyRecord& record,
+                          const Design& design, const StudyResults& result) {
+  if (static_cast<long>(result.status.size()) != design.instance_count() ||
+      result.summary_width != static_cast<long>(design.descriptor->summary_columns.size()) ||
       result.summaries.size() != result.status.size() * result.summary_width)
     throw OutputError("internal: " + std::to_string(result.status.size()) + " summaries for " +
-                      std::to_string(study.instance_count()) + " instances");
+                      std::to_string(design.instance_count()) + " instances");
   prepare_hdf5();
   check_output_dir(dir);
 
-  const VariedInputs varied = varied_inputs(study, static_cast<long>(result.status.size()));
-  const auto paths = write_atomically(dir, {{"results.h5", [&](const std::string& tmp) { write_h5(tmp, study, result, varied); }},
-                                            {"summary.csv", [&](const std::string& tmp) { write_csv(tmp, study, result, varied); }}});
+  const VariedInputs varied = varied_inputs(record, design, static_cast<long>(result.status.size()));
+  const auto paths = write_atomically(dir, {{"results.h5", [&](const std::string& tmp) { write_h5(tmp, record, design, result, varied); }},
+                                            {"summary.csv", [&](const std::string& tmp) { write_csv(tmp, record, design, result, varied); }}});
   return {paths[0], paths[1]};
 }
 
@@ -631,11 +612,12 @@ const char* const kEquilibriumText =
     "static equilibrium at crank angle = mechanism.initial_angle1, p3 = circuit.rod_side_initial_pressure, "
     "valve closed (U = 0), p1 = p2 from the statics";
 
-void write_stability_h5(const std::string& path, const Study& study, const std::vector<StabilityResult<6>>& pts,
+void write_stability_h5(const std::string& path, const StudyRecord& record,
+                        const Design& design, const std::vector<StabilityResult<6>>& pts,
                         const RunRecord& run, const VariedInputs& varied) {
   const hsize_t n = pts.size();
   Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "creating " + path);
-  inputs_group(file, study, varied, n);
+  inputs_group(file, record, design, varied, n);
 
   long failed = 0;
   {
@@ -688,13 +670,13 @@ void write_stability_h5(const std::string& path, const Study& study, const std::
 
   Handle g = group(file, "metadata");
   attribute(g, "kind", std::string("stability"));
-  study_metadata(g, study);
+  study_metadata(g, record, design);
   std::vector<std::string> factors;
-  for (const auto& a : study.grid) factors.push_back(a.name);
+  for (const auto& a : design.grid) factors.push_back(a.name);
   attribute(g, "factors", factors);  // the design's axes/factors (the other varied inputs are derived)
   attribute(g, "equilibrium", std::string(kEquilibriumText));
-  attribute(g, "zero_tolerance", study.stability.zero_tolerance);
-  attribute(g, "oscillatory_tolerance", study.stability.oscillatory_tolerance);
+  attribute(g, "zero_tolerance", record.stability.zero_tolerance);
+  attribute(g, "oscillatory_tolerance", record.stability.oscillatory_tolerance);
   attribute(g, "backend", run.backend);
   attribute(g, "device", run.device);
   attribute(g, "threads", static_cast<long>(run.threads));
@@ -703,11 +685,12 @@ void write_stability_h5(const std::string& path, const Study& study, const std::
   attribute(g, "created", utc_now_iso8601());
   attribute(g, "instance_count", static_cast<long>(n));
   attribute(g, "failed_count", failed);
-  design_metadata(g, study, n);
+  design_metadata(g, record, design, n);
   check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flushing " + path);
 }
 
-void write_stability_csv(const std::string& path, const Study& study, const std::vector<StabilityResult<6>>& pts,
+void write_stability_csv(const std::string& path, const StudyRecord& record,
+                         const Design& design, const std::vector<StabilityResult<6>>& pts,
                          const VariedInputs& varied) {
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (!f) throw OutputError("cannot create " + path + ": " + std::strerror(errno));
@@ -715,7 +698,7 @@ void write_stability_csv(const std::string& path, const Study& study, const std:
                "# hydrosweep stability map of %s (model %s): one row per point; max_real and lambda<k>_re/_im in 1/s "
                "(eigenvalues by decreasing real part); frequency_hz = frequency/(2*pi) in Hz, the damped frequency of the "
                "dominant pair; damping_ratio and frequency_hz are nan when overdamped; max_real excludes the structural zeros\n",
-               study.name.c_str(), study.model.c_str());
+               record.name.c_str(), record.model.c_str());
   std::fputs("index", f);
   for (const auto& name : varied.names) std::fprintf(f, ",%s", name.c_str());
   std::fputs(",status,max_real,damping_ratio,frequency_hz,overdamped,structural_zeros", f);
@@ -738,17 +721,17 @@ void write_stability_csv(const std::string& path, const Study& study, const std:
 
 }  // namespace
 
-StabilityOutputPaths write_stability_outputs(const std::string& dir, const Study& study,
+StabilityOutputPaths write_stability_outputs(const std::string& dir, const StudyRecord& record, const Design& design,
                                              const std::vector<StabilityResult<6>>& points, const RunRecord& run) {
-  if (static_cast<long>(points.size()) != study.instance_count())
+  if (static_cast<long>(points.size()) != design.instance_count())
     throw OutputError("internal: " + std::to_string(points.size()) + " stability points for " +
-                      std::to_string(study.instance_count()) + " instances");
+                      std::to_string(design.instance_count()) + " instances");
   prepare_hdf5();
   check_output_dir(dir);
-  const VariedInputs varied = varied_inputs(study, static_cast<long>(points.size()));
+  const VariedInputs varied = varied_inputs(record, design, static_cast<long>(points.size()));
   const auto paths =
-      write_atomically(dir, {{"stability.h5", [&](const std::string& tmp) { write_stability_h5(tmp, study, points, run, varied); }},
-                             {"stability.csv", [&](const std::string& tmp) { write_stability_csv(tmp, study, points, varied); }}});
+      write_atomically(dir, {{"stability.h5", [&](const std::string& tmp) { write_stability_h5(tmp, record, design, points, run, varied); }},
+                             {"stability.csv", [&](const std::string& tmp) { write_stability_csv(tmp, record, design, points, varied); }}});
   return {paths[0], paths[1]};
 }
 

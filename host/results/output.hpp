@@ -136,7 +136,8 @@ struct StudyResults {
 
 // Create DIR if needed and write both files; throws OutputError. On failure
 // the temporaries are removed, and DIR too if this call created it.
-OutputPaths write_outputs(const std::string& dir, const Study& study, const StudyResults& results);
+OutputPaths write_outputs(const std::string& dir, const StudyRecord& record,
+                          const Design& design, const StudyResults& results);
 
 // ---- stability maps (`hydrosweep stability`, host/run/stability.hpp) ----------------
 //
@@ -174,7 +175,7 @@ struct StabilityResult;
 struct StabilityOutputPaths {
   std::string stability_h5, stability_csv;
 };
-StabilityOutputPaths write_stability_outputs(const std::string& dir, const Study& study,
+StabilityOutputPaths write_stability_outputs(const std::string& dir, const StudyRecord& record, const Design& design,
                                              const std::vector<StabilityResult<6>>& points, const RunRecord& run);
 
 // PROJECT_VERSION of the build.

@@ -45,9 +45,9 @@ double parse_size(const std::string& text) {
   return std::isfinite(v) && v > 0 ? v : NAN;
 }
 
-std::string instances_key(const Study& study) {
-  if (study.method == SampleMethod::grid) return "the grid's size ([[grid]] values/count)";
-  return study.method == SampleMethod::saltelli ? "sample.count (x factors + 2)" : "sample.count";
+std::string instances_key(const StudyRecord& record, const Design& design) {
+  if (design.method == SampleMethod::grid) return "the grid's size ([[grid]] values/count)";
+  return design.method == SampleMethod::saltelli ? "sample.count (x factors + 2)" : "sample.count";
 }
 
 }  // namespace
@@ -83,17 +83,18 @@ std::string format_bytes(double bytes) {
   return buf;
 }
 
-void require_memory(const Study& study, double bytes, const std::string& key, const std::string& what,
+void require_memory(const StudyRecord& record,
+                    const Design& design, double bytes, const std::string& key, const std::string& what,
                     const std::string& advice) {
   const MemoryBudget b = memory_budget();
   if (bytes <= b.bytes) return;
-  throw StudyError(study.path + ": " + key + " needs " + format_bytes(bytes) + " for " + what +
+  throw StudyError(record.path + ": " + key + " needs " + format_bytes(bytes) + " for " + what +
                    ", more than the memory budget of " + format_bytes(b.bytes) + " (" + b.source + "); " + advice);
 }
 
-double run_chunk_bytes(const Study& study, long chunk) {
-  const double samples = static_cast<double>(sample_count(study.settings, study.trajectory_stride));
-  const auto& m = *study.descriptor;
+double run_chunk_bytes(const StudyRecord& record, const Design& design, long chunk) {
+  const double samples = static_cast<double>(sample_count(record.settings, record.trajectory_stride));
+  const auto& m = *design.descriptor;
   const double per_instance = sizeof(double) * (m.parameters.size() + m.summary_columns.size() + 1 +
                                                 samples * m.trajectory_channels.size());
   // A device backend stages the chunk in host and device buffers, and the
@@ -101,25 +102,25 @@ double run_chunk_bytes(const Study& study, long chunk) {
   return 2.0 * static_cast<double>(chunk) * per_instance;
 }
 
-long plan_run_memory(const Study& study, long requested, int threads) {
-  const double n = static_cast<double>(study.instance_count());
-  const double varied = static_cast<double>(study.varied_names().size());
-  const double summary_row = sizeof(double) * (study.descriptor->summary_columns.size() + 1);
-  require_memory(study, n * (summary_row + (varied + 4) * sizeof(double)), instances_key(study),
-                 "the per-instance results of " + std::to_string(study.instance_count()) + " instances",
+long plan_run_memory(const StudyRecord& record, const Design& design, long requested, int threads) {
+  const double n = static_cast<double>(design.instance_count());
+  const double varied = static_cast<double>(design.varied_names().size());
+  const double summary_row = sizeof(double) * (design.descriptor->summary_columns.size() + 1);
+  require_memory(record, design, n * (summary_row + (varied + 4) * sizeof(double)), instances_key(record, design),
+                 "the per-instance results of " + std::to_string(design.instance_count()) + " instances",
                  "split the study into several smaller ones");
-  if (study.analysis.reference_run) {
-    const double steps = std::round(study.settings.duration / study.settings.dt);
-    require_memory(study, (steps + 1) * sizeof(double) * (study.descriptor->trajectory_channels.size() + 1),
+  if (record.analysis.reference_run) {
+    const double steps = std::round(record.settings.duration / record.settings.dt);
+    require_memory(record, design, (steps + 1) * sizeof(double) * (design.descriptor->trajectory_channels.size() + 1),
                    "analysis.reference_run (integrator.duration / integrator.dt = " + std::to_string(static_cast<long>(steps)) +
                        " steps)",
                    "the nominal run's trajectory (the tracking_rms reference)",
                    "set [analysis] reference_run = false, or use a larger integrator.dt");
   }
-  const long instances = std::max<long>(study.instance_count(), 1);
+  const long instances = std::max<long>(design.instance_count(), 1);
   if (requested > 0) {
     const long chunk = std::min(requested, instances);
-    require_memory(study, run_chunk_bytes(study, chunk),
+    require_memory(record, design, run_chunk_bytes(record, design, chunk),
                    "the chunk size " + std::to_string(requested) + " (--chunk-size or execution.chunk_size)",
                    "one chunk's parameters, summaries and trajectories", "use a smaller chunk size or a larger output.trajectory_stride");
     return chunk;
@@ -127,20 +128,20 @@ long plan_run_memory(const Study& study, long requested, int threads) {
   const double quarter = memory_budget().bytes / 4.0;
   long chunk = std::clamp<long>(instances / 20, 8L * std::max(threads, 1), 65536);  // >= 20 chunks: progress and resume granularity
   chunk = std::min(chunk, instances);
-  while (chunk > 1 && run_chunk_bytes(study, chunk) > quarter) chunk = std::max<long>(1, chunk / 2);
-  require_memory(study, run_chunk_bytes(study, chunk),
-                 "output.trajectory_stride = " + std::to_string(study.trajectory_stride),
+  while (chunk > 1 && run_chunk_bytes(record, design, chunk) > quarter) chunk = std::max<long>(1, chunk / 2);
+  require_memory(record, design, run_chunk_bytes(record, design, chunk),
+                 "output.trajectory_stride = " + std::to_string(record.trajectory_stride),
                  "the trajectories of one instance", "raise the stride or shorten the run");
   return chunk;
 }
 
-void plan_stability_memory(const Study& study) {
-  const double n = static_cast<double>(study.instance_count());
-  const double varied = static_cast<double>(study.varied_names().size());
+void plan_stability_memory(const StudyRecord& record, const Design& design) {
+  const double n = static_cast<double>(design.instance_count());
+  const double varied = static_cast<double>(design.varied_names().size());
   // Rows and the kernel's typed copy of them, and one result per point.
-  const double params = 2.0 * sizeof(double) * study.descriptor->parameters.size();
-  require_memory(study, n * (params + sizeof(StabilityPoint) + (varied + 2) * sizeof(double)),
-                 instances_key(study), "the parameters and results of " + std::to_string(study.instance_count()) + " points",
+  const double params = 2.0 * sizeof(double) * design.descriptor->parameters.size();
+  require_memory(record, design, n * (params + sizeof(StabilityPoint) + (varied + 2) * sizeof(double)),
+                 instances_key(record, design), "the parameters and results of " + std::to_string(design.instance_count()) + " points",
                  "split the study into several smaller ones");
 }
 

@@ -40,20 +40,21 @@ std::string format_bytes(double bytes);
 // Refuses (StudyError) when `bytes` exceed the budget: "<study path>: <key>
 // needs <bytes> for <what>, more than the memory budget of <budget> (<source>);
 // <advice>".
-void require_memory(const Study& study, double bytes, const std::string& key, const std::string& what,
+void require_memory(const StudyRecord& record,
+                    const Design& design, double bytes, const std::string& key, const std::string& what,
                     const std::string& advice);
 
 // Bytes of one chunk of `chunk` instances of `hydrosweep run`.
-double run_chunk_bytes(const Study& study, long chunk);
+double run_chunk_bytes(const StudyRecord& record, const Design& design, long chunk);
 
 // Checks everything `hydrosweep run` allocates that the study sizes (see the
 // file comment) and returns the chunk size to use: `requested` (> 0: the
 // command line's or the study's, checked) or, when 0, the automatic size
 // (about 20 chunks, at least 8 instances per thread, at most 65536) lowered
 // until a chunk fits in a quarter of the budget.
-long plan_run_memory(const Study& study, long requested, int threads);
+long plan_run_memory(const StudyRecord& record, const Design& design, long requested, int threads);
 
 // Checks everything `hydrosweep stability` allocates that the study sizes.
-void plan_stability_memory(const Study& study);
+void plan_stability_memory(const StudyRecord& record, const Design& design);
 
 }  // namespace hs

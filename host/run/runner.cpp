@@ -187,16 +187,16 @@ std::string join_names(const std::vector<OutputInfo>& columns) {
   return s;
 }
 
-std::vector<ManifestLine> manifest_lines(const Study& study, long n, long samples) {
+std::vector<ManifestLine> manifest_lines(const StudyRecord& record, const Design& design, long n, long samples) {
   using S = ManifestSource;
   return {{"hydrosweep", "partial run 2", S::build, "the manifest format"},
           {"version", hydrosweep_version(), S::build, "the hydrosweep version"},
-          {"model", study.model, S::study, "the model"},
-          {"summary_columns", join_names(study.descriptor->summary_columns), S::build,
+          {"model", record.model, S::study, "the model"},
+          {"summary_columns", join_names(design.descriptor->summary_columns), S::build,
            "the columns of the per-instance summary rows in the chunk files"},
-          {"trajectory_channels", join_names(study.descriptor->trajectory_channels), S::build,
+          {"trajectory_channels", join_names(design.descriptor->trajectory_channels), S::build,
            "the channels of the trajectory-sample rows in the chunk files"},
-          {"study_hash", hex(fnv1a(study.text.data(), study.text.size())), S::study, "the study text"},
+          {"study_hash", hex(fnv1a(record.text.data(), record.text.size())), S::study, "the study text"},
           {"instances", std::to_string(n), S::study, "the instance count"},
           {"samples_per_instance", std::to_string(samples), S::study, "the trajectory samples per instance"}};
 }
@@ -434,37 +434,38 @@ class Progress {
 
 }  // namespace
 
-std::vector<double> reference_trajectory(const Study& study) {
-  BatchSpec one = study.batch_spec(1, 0, 0);
-  one.parameters = study.base;
+std::vector<double> reference_trajectory(const StudyRecord& record, const Design& design) {
+  BatchSpec one = batch_spec(record, design, 1, 0, 0);
+  one.parameters = design.base;
   one.trajectory_stride = 1;
   const BatchResult r = run_batch_cpu(one);
   if (r.status[0] != Status::ok) return {};
   // The driving coordinate's channel (docs/models/README.md §5.4).
   long channel = -1;
-  for (size_t c = 0; c < study.descriptor->trajectory_channels.size(); ++c)
-    if (study.descriptor->trajectory_channels[c].name == study.descriptor->driving_coordinate) channel = static_cast<long>(c);
+  for (size_t c = 0; c < design.descriptor->trajectory_channels.size(); ++c)
+    if (design.descriptor->trajectory_channels[c].name == design.descriptor->driving_coordinate) channel = static_cast<long>(c);
   if (channel < 0) return {};
   std::vector<double> ref(static_cast<size_t>(r.samples_per_instance));
   for (long k = 0; k < r.samples_per_instance; ++k) ref[k] = r.sample(0, k)[channel];
   return ref;
 }
 
-StudyAnalysis analyse(const Study& study, const std::vector<Status>& status, const std::vector<double>& summaries) {
+StudyAnalysis analyse(const StudyRecord& record,
+                      const Design& design, const std::vector<Status>& status, const std::vector<double>& summaries) {
   StudyAnalysis a;
-  const AnalysisSpec& spec = study.analysis;
+  const AnalysisSpec& spec = record.analysis;
   a.confidence = spec.confidence;
   a.quantile_levels = spec.quantile_levels;
   BootstrapOptions boot;
   boot.resamples = static_cast<size_t>(spec.bootstrap);
   boot.level = spec.confidence;
-  boot.seed = study_bootstrap_seed(study.seed);
-  const long width = static_cast<long>(study.descriptor->summary_columns.size());
+  boot.seed = study_bootstrap_seed(design.seed);
+  const long width = static_cast<long>(design.descriptor->summary_columns.size());
   const size_t n = status.size();
   // A failed instance's outputs are NaN for the statistics, whatever it left
   // in its summary (they describe a truncated run).
   auto column = [&](const std::string& name) {
-    const long col = study.descriptor->summary_column(name);
+    const long col = design.descriptor->summary_column(name);
     std::vector<double> v(n);
     for (size_t i = 0; i < n; ++i)
       v[i] = status[i] == Status::ok ? summaries[i * width + col] : std::numeric_limits<double>::quiet_NaN();
@@ -473,18 +474,18 @@ StudyAnalysis analyse(const Study& study, const std::vector<Status>& status, con
   // A Saltelli design's A_B^(i) rows are not independent draws: its
   // statistics and failure probability use the A and B rows only, its Sobol'
   // indices every row (host/results/analysis.hpp saltelli_independent_rows).
-  const bool saltelli = study.method == SampleMethod::saltelli;
+  const bool saltelli = design.method == SampleMethod::saltelli;
   auto independent_draws = [&](std::vector<double> v) {
-    return saltelli ? saltelli_independent_rows(v, study.grid.size()) : v;
+    return saltelli ? saltelli_independent_rows(v, design.grid.size()) : v;
   };
   std::vector<double> failed(n);
   for (size_t i = 0; i < n; ++i) failed[i] = status[i] != Status::ok;
   for (double f : independent_draws(failed)) a.failed_instances += f != 0.0;
-  for (const auto& f : study.grid) a.sobol_factors.push_back(f.name);
+  for (const auto& f : design.grid) a.sobol_factors.push_back(f.name);
   for (const auto& q : spec.quantities) {
     const std::vector<double> v = column(q);
     a.statistics.emplace_back(q, summarize_monte_carlo(independent_draws(v), spec.quantile_levels, boot));
-    if (saltelli) a.sobol.emplace_back(q, sobol_indices(v, study.grid.size(), boot));
+    if (saltelli) a.sobol.emplace_back(q, sobol_indices(v, design.grid.size(), boot));
   }
   if (spec.has_limit) {
     a.has_failure = true;
@@ -497,27 +498,28 @@ StudyAnalysis analyse(const Study& study, const std::vector<Status>& status, con
   return a;
 }
 
-StudyRunReport run_study(const Study& study, const std::string& out_dir, const StudyRunOptions& opt) {
+StudyRunReport run_study(const StudyRecord& record,
+                         const Design& design, const std::string& out_dir, const StudyRunOptions& opt) {
   // The CLI refuses first (exit 2); this guards library callers.
-  if (!study.descriptor->supports_command("run"))
-    throw std::invalid_argument(study.path + ": model " + study.model + " cannot be run (" +
-                                model_support_text(*study.descriptor) + ")");
+  if (!design.descriptor->supports_command("run"))
+    throw std::invalid_argument(record.path + ": model " + record.model + " cannot be run (" +
+                                model_support_text(*design.descriptor) + ")");
   StudyRunReport rep;
-  const Backend requested = opt.backend != Backend::automatic ? opt.backend : study.backend;
+  const Backend requested = opt.backend != Backend::automatic ? opt.backend : record.backend;
   Backend backend = resolve_backend(requested);
   std::string why;
   if (!backend_available(backend, &why)) throw ResumeError("backend " + backend_name(backend) + ": " + why);
   // A formulation the CUDA backend is not built for (the CPU reference
   // integrator): `auto` runs it on the CPU, an explicit `cuda` is refused.
-  if (backend == Backend::cuda && !ModelDescriptor::contains(study.descriptor->device_formulations, study.formulation)) {
+  if (backend == Backend::cuda && !ModelDescriptor::contains(design.descriptor->device_formulations, record.formulation)) {
     if (requested != Backend::automatic)
-      throw ResumeError("backend cuda: formulation " + study.formulation + " of model " + study.model +
+      throw ResumeError("backend cuda: formulation " + record.formulation + " of model " + record.model +
                         " is not built for the CUDA backend (the CPU reference integrator); use --backend cpu or kokkos");
     backend = Backend::cpu;
   }
   rep.backend = backend_name(backend);
-  const long n = study.instance_count();
-  const long samples = sample_count(study.settings, study.trajectory_stride);
+  const long n = design.instance_count();
+  const long samples = sample_count(record.settings, record.trajectory_stride);
   rep.instances = n;
 #ifdef _OPENMP
   rep.threads = opt.threads > 0 ? opt.threads : omp_get_max_threads();
@@ -529,18 +531,18 @@ StudyRunReport run_study(const Study& study, const std::string& out_dir, const S
 
   // Every study-sized buffer is checked against the memory budget before
   // anything is allocated; the automatic chunk size fits it (host/run/memory_budget.hpp).
-  long chunk = plan_run_memory(study, opt.chunk_size > 0 ? opt.chunk_size : study.chunk_size, rep.threads);
+  long chunk = plan_run_memory(record, design, opt.chunk_size > 0 ? opt.chunk_size : record.chunk_size, rep.threads);
 
   std::error_code ec;
   const bool have_partial = fs::exists(manifest_path, ec);
-  const std::vector<ManifestLine> manifest = manifest_lines(study, n, samples);
+  const std::vector<ManifestLine> manifest = manifest_lines(record, design, n, samples);
   PartialDirGuard partial_guard(partial);
   if (have_partial) {
     if (!opt.resume)
       throw ResumeError(out_dir + " holds an interrupted run (" + (partial).string() + "); continue it with --resume, "
                         "or delete that directory to start over");
     chunk = check_manifest(manifest_path, out_dir, manifest, n);  // the chunking of the run being continued
-    require_memory(study, run_chunk_bytes(study, chunk), "the interrupted run's chunk size " + std::to_string(chunk),
+    require_memory(record, design, run_chunk_bytes(record, design, chunk), "the interrupted run's chunk size " + std::to_string(chunk),
                    "one chunk's parameters, summaries and trajectories", "run it on a machine with more memory, or start over");
   } else {
     if (opt.resume) throw nothing_to_resume(out_dir, out);
@@ -562,8 +564,8 @@ StudyRunReport run_study(const Study& study, const std::string& out_dir, const S
   // Which chunks are done? A damaged one stops the resume before anything
   // runs; leftover *.tmp files of a killed run are not chunks and are ignored
   // (rewritten when their chunk runs, removed with the directory at the end).
-  const long C = static_cast<long>(study.descriptor->summary_columns.size());
-  const long W = static_cast<long>(study.descriptor->trajectory_channels.size());
+  const long C = static_cast<long>(design.descriptor->summary_columns.size());
+  const long W = static_cast<long>(design.descriptor->trajectory_channels.size());
   auto layout = [&](long count) { return ChunkLayout{count, samples, C, W}; };
   std::vector<Status> status(static_cast<size_t>(n), Status::not_run);
   std::vector<double> summaries(static_cast<size_t>(n * C));
@@ -584,8 +586,8 @@ StudyRunReport run_study(const Study& study, const std::string& out_dir, const S
   }
   if (!damaged.empty()) refuse_damaged_chunks(out_dir, damaged);
 
-  BatchSpec base = study.batch_spec(opt.threads, 0, 0);
-  if (study.analysis.reference_run) base.reference = reference_trajectory(study);
+  BatchSpec base = batch_spec(record, design, opt.threads, 0, 0);
+  if (record.analysis.reference_run) base.reference = reference_trajectory(record, design);
   base.cancel = opt.cancel;
 
   // An output failure (disk full, file-size limit) keeps the finished chunks
@@ -603,13 +605,13 @@ StudyRunReport run_study(const Study& study, const std::string& out_dir, const S
     if (done[c]) continue;
     if (opt.cancel && opt.cancel->load()) { rep.interrupted = true; break; }
     const long first = c * chunk, count = std::min(chunk, n - first);
-    BatchSpec spec = study.batch_spec(opt.threads, first, count);
+    BatchSpec spec = batch_spec(record, design, opt.threads, first, count);
     spec.reference = base.reference;
     spec.cancel = base.cancel;
     spec.progress = base.progress;
     std::vector<long> inadmissible;
     for (long k = 0; k < count; ++k)
-      if (!study.instance_problem(spec.row(k)).empty()) inadmissible.push_back(k);
+      if (!design.instance_problem(spec.row(k)).empty()) inadmissible.push_back(k);
     BatchResult r = run_batch(spec, backend);
     if (r.cancelled) { rep.interrupted = true; break; }  // discard the unfinished chunk
     // Parameters the model may not see (derived out of range, rod thicker
@@ -625,7 +627,7 @@ StudyRunReport run_study(const Study& study, const std::string& out_dir, const S
     std::copy(r.summaries.begin(), r.summaries.end(), summaries.begin() + first * C);
     rep.ran += count;
     rep.wall_seconds += r.wall_seconds;
-    const long steps_column = study.descriptor->summary_column("steps");
+    const long steps_column = design.descriptor->summary_column("steps");
     for (long k = 0; k < count; ++k) rep.steps += static_cast<long>(r.summary(k, steps_column));
   }
   progress.stop();
@@ -633,7 +635,7 @@ StudyRunReport run_study(const Study& study, const std::string& out_dir, const S
     if (s != Status::ok) { ++rep.failed; ++rep.failures[status_name(s)]; }
   if (rep.interrupted) return rep;
 
-  const StudyAnalysis analysis = analyse(study, status, summaries);
+  const StudyAnalysis analysis = analyse(record, design, status, summaries);
   StudyResults res;
   res.status = std::move(status);
   res.summaries = std::move(summaries);
@@ -661,7 +663,7 @@ StudyRunReport run_study(const Study& study, const std::string& out_dir, const S
   res.run.resumed_instances = rep.resumed;
   res.analysis = &analysis;
   try {
-    rep.paths = write_outputs(out_dir, study, res);
+    rep.paths = write_outputs(out_dir, record, design, res);
   } catch (const OutputError& e) {
     throw keeping_finished_chunks(e);  // write_outputs leaves nothing behind; the chunks stay
   }

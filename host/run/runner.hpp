@@ -63,17 +63,19 @@ class ResumeError : public std::runtime_error {
 };
 
 // Throws StudyError-free errors only: ResumeError, OutputError, std::exception.
-StudyRunReport run_study(const Study& study, const std::string& out_dir, const StudyRunOptions& options);
+StudyRunReport run_study(const StudyRecord& record,
+                         const Design& design, const std::string& out_dir, const StudyRunOptions& options);
 
 // The driving coordinate of the nominal instance (the study's base parameters) at every step,
 // the reference of tracking_rms (BatchSpec::reference). Empty if that run fails.
-std::vector<double> reference_trajectory(const Study& study);
+std::vector<double> reference_trajectory(const StudyRecord& record, const Design& design);
 
 // The analysis of finished results (Monte Carlo statistics, failure
 // probability, Sobol indices), as run_study writes it.
 // status: one per instance; summaries: instance-major rows of the model's
 // summary columns.
-StudyAnalysis analyse(const Study& study, const std::vector<Status>& status, const std::vector<double>& summaries);
+StudyAnalysis analyse(const StudyRecord& record,
+                      const Design& design, const std::vector<Status>& status, const std::vector<double>& summaries);
 
 // Name of the partial-results directory inside an output directory.
 constexpr const char* kPartialDirName = ".hydrosweep-partial";

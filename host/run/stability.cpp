@@ -53,10 +53,10 @@ void run_points(const StabilityBatch& batch, const std::vector<char>& skip, std:
 }
 
 // The study's inadmissible instances.
-std::vector<char> inadmissible(const Study& study, const StabilityBatch& batch) {
+std::vector<char> inadmissible(const StudyRecord& record, const Design& design, const StabilityBatch& batch) {
   const long n = batch.point_count();
   std::vector<char> skip(static_cast<size_t>(n), 0);
-  for (long i = 0; i < n; ++i) skip[i] = !study.instance_problem(batch.parameters.data() + i * study.parameter_count()).empty();
+  for (long i = 0; i < n; ++i) skip[i] = !design.instance_problem(batch.parameters.data() + i * design.parameter_count()).empty();
   return skip;
 }
 void flag_invalid(const std::vector<char>& skip, std::vector<StabilityPoint>& out) {
@@ -74,22 +74,22 @@ std::vector<StabilityPoint> run_cpu(const StabilityBatch& batch, const std::vect
 
 }  // namespace
 
-StabilityBatch stability_batch(const Study& study, int threads) {
-  plan_stability_memory(study);  // before any study-sized allocation (host/run/memory_budget.hpp)
+StabilityBatch stability_batch(const StudyRecord& record, const Design& design, int threads) {
+  plan_stability_memory(record, design);  // before any study-sized allocation (host/run/memory_budget.hpp)
   StabilityBatch b;
-  b.model = study.descriptor;
-  b.friction = study.friction;
-  b.parameters = study.instances();
-  b.settings = stability_settings(study.stability);
+  b.model = design.descriptor;
+  b.friction = record.friction;
+  b.parameters = design.instances();
+  b.settings = stability_settings(record.stability);
   b.threads = threads;
   return b;
 }
 
 std::vector<StabilityPoint> run_stability_cpu(const StabilityBatch& batch) { return run_cpu(batch, {}); }
 
-std::vector<StabilityPoint> run_stability_cpu(const Study& study, int threads) {
-  const StabilityBatch batch = stability_batch(study, threads);
-  const std::vector<char> skip = inadmissible(study, batch);
+std::vector<StabilityPoint> run_stability_cpu(const StudyRecord& record, const Design& design, int threads) {
+  const StabilityBatch batch = stability_batch(record, design, threads);
+  const std::vector<char> skip = inadmissible(record, design, batch);
   std::vector<StabilityPoint> out = run_cpu(batch, skip);
   flag_invalid(skip, out);
   return out;
@@ -125,10 +125,11 @@ Backend stability_backend(Backend requested, std::string* note) {
   return Backend::cpu;
 }
 
-std::vector<StabilityPoint> run_stability(const Study& study, Backend backend, int threads) {
-  if (backend == Backend::cpu) return run_stability_cpu(study, threads);
-  const StabilityBatch batch = stability_batch(study, threads);
-  const std::vector<char> skip = inadmissible(study, batch);
+std::vector<StabilityPoint> run_stability(const StudyRecord& record,
+                                          const Design& design, Backend backend, int threads) {
+  if (backend == Backend::cpu) return run_stability_cpu(record, design, threads);
+  const StabilityBatch batch = stability_batch(record, design, threads);
+  const std::vector<char> skip = inadmissible(record, design, batch);
   std::vector<StabilityPoint> out;
   if (backend == Backend::kokkos) {
     out = run_stability_kokkos(batch);

@@ -50,7 +50,7 @@ void with_batch_combination(const StabilityBatch& batch, F&& f) {
 }
 
 // The batch of every instance of a study (rows generated from the design).
-StabilityBatch stability_batch(const Study& study, int threads);
+StabilityBatch stability_batch(const StudyRecord& record, const Design& design, int threads);
 
 // CPU: OpenMP parallel for (schedule dynamic) over the points.
 std::vector<StabilityPoint> run_stability_cpu(const StabilityBatch& batch);
@@ -58,7 +58,7 @@ std::vector<StabilityPoint> run_stability_cpu(const StabilityBatch& batch);
 std::vector<StabilityPoint> run_stability_kokkos(const StabilityBatch& batch);
 // A study: its instances are generated first; an inadmissible one
 // (Study::instance_problem) is flagged invalid_parameters and skipped.
-std::vector<StabilityPoint> run_stability_cpu(const Study& study, int threads);
+std::vector<StabilityPoint> run_stability_cpu(const StudyRecord& record, const Design& design, int threads);
 
 // Where `hydrosweep stability` runs: the requested backend (the command
 // line's, else the study's [execution] backend) resolved to cpu, kokkos or
@@ -69,7 +69,8 @@ Backend stability_backend(Backend requested, std::string* note = nullptr);
 // Every instance of the study on `backend` (from stability_backend);
 // threads: CPU threads (0: all cores). Inadmissible instances are flagged
 // invalid_parameters on every backend.
-std::vector<StabilityPoint> run_stability(const Study& study, Backend backend, int threads);
+std::vector<StabilityPoint> run_stability(const StudyRecord& record,
+                                          const Design& design, Backend backend, int threads);
 // OpenMP threads a CPU run with `threads` uses.
 int stability_threads(int threads);
 

@@ -25,13 +25,7 @@ namespace hs {
 namespace {
 
 // Shortest text that reads back to the same double ("0.001", "1e+12").
-std::string fmt(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
-}
+std::string fmt(double v) { return round_trip_text(v); }
 
 std::string join(const std::vector<std::string>& items, const std::string& sep, const std::string& quote = "") {
   std::string out;
@@ -935,160 +929,23 @@ std::vector<std::string> Parser::summary_columns_names() const {
 
 }  // namespace
 
-const char* sample_method_name(SampleMethod m) {
-  switch (m) {
-    case SampleMethod::grid: return "grid";
-    case SampleMethod::lhs: return "lhs";
-    case SampleMethod::sobol: return "sobol";
-    case SampleMethod::monte_carlo: return "monte-carlo";
-    case SampleMethod::saltelli: return "saltelli";
-  }
-  return "?";
-}
-
-long Study::instance_count() const {
-  switch (method) {
-    case SampleMethod::grid: {
-      long n = 1;
-      for (const auto& a : grid) n *= static_cast<long>(a.values.size());
-      return n;
-    }
-    case SampleMethod::saltelli: return sample_count * static_cast<long>(grid.size() + 2);
-    default: return sample_count;
-  }
-}
-
-std::vector<std::string> Study::varied_names() const {
-  std::vector<std::string> names;
-  for (const auto& a : grid) names.push_back(a.name);
-  for (const auto& d : derived) names.push_back(d.target->name);
-  return names;
-}
-
-std::vector<std::string> Study::varied_units() const {
-  std::vector<std::string> units;
-  for (const auto& a : grid) units.push_back(a.unit);
-  for (const auto& d : derived) units.push_back(d.target->unit);
-  return units;
-}
-
-void Study::unit_point(long i, double* u) const {
-  const size_t d = grid.size();
-  switch (method) {
-    case SampleMethod::lhs: latin_hypercube->point(static_cast<size_t>(i), u); break;
-    // The unscrambled sequence starts at the origin, which an unbounded law
-    // maps to -inf: skip it (scrambled points are never exactly 0).
-    case SampleMethod::sobol: sobol->point(static_cast<uint64_t>(i) + (scramble ? 0 : 1), u); break;
-    case SampleMethod::monte_carlo: monte_carlo_unit_point(seed, static_cast<uint64_t>(i), d, u); break;
-    case SampleMethod::saltelli: {
-      const long block = static_cast<long>(saltelli_block_size(d));
-      std::vector<double> base(2 * d);
-      sobol->point(static_cast<uint64_t>(i / block) + (scramble ? 0 : 1), base.data());
-      saltelli_point(base.data(), d, static_cast<size_t>(i % block), u);
-      break;
-    }
-    case SampleMethod::grid: break;
-  }
-}
-
-namespace {
-// Factor values of instance i, in factor order.
-std::vector<double> factor_values(const Study& s, long i) {
-  std::vector<double> v(s.grid.size());
-  if (s.method == SampleMethod::grid) {
-    for (size_t k = s.grid.size(); k-- > 0;) {  // last axis varies fastest
-      const long n = static_cast<long>(s.grid[k].values.size());
-      v[k] = s.grid[k].values[i % n];
-      i /= n;
-    }
-    return v;
-  }
-  std::vector<double> u(s.grid.size());
-  s.unit_point(i, u.data());
-  for (size_t k = 0; k < s.grid.size(); ++k) v[k] = s.grid[k].distribution.quantile(u[k]);
-  return v;
-}
-
-// Apply factors then derived parameters (file order, so a derived parameter
-// may use an earlier one). Returns the varied values in varied_names() order.
-std::vector<double> apply(const Study& s, long i, double* p) {
-  std::vector<double> v = factor_values(s, i);
-  for (size_t k = 0; k < s.grid.size(); ++k) {
-    const Factor& f = s.grid[k];
-    if (f.info) p[f.info->index] = v[k];
-    for (const ParameterInfo* q : f.scaled) p[q->index] = s.base[q->index] * v[k];
-  }
-  std::vector<double> inputs;
-  for (const auto& d : s.derived) {
-    inputs.resize(d.inputs.size());  // every name the expression reads, in names() order
-    for (size_t k = 0; k < inputs.size(); ++k) inputs[k] = p[d.inputs[k]->index];
-    const double x = d.expression->evaluate(inputs.data());
-    p[d.target->index] = x;
-    v.push_back(x);
-  }
-  return v;
-}
-}  // namespace
-
-std::vector<double> Study::varied_values(long i) const {
-  std::vector<double> p = base;
-  return apply(*this, i, p.data());
-}
-
-std::vector<double> Study::instance(long i) const {
-  std::vector<double> p = base;
-  apply(*this, i, p.data());
-  return p;
-}
-
-std::string Study::instance_problem(long i) const { return instance_problem(instance(i)); }
-
-std::string Study::instance_problem(const double* p) const {
-  for (const auto& d : derived) {
-    const double x = p[d.target->index];
-    if (!d.target->admits(x))
-      return "derived." + d.target->name + " = " + fmt(x) + " is out of range " + d.target->range_text() +
-             (d.target->unit == "-" ? "" : " " + d.target->unit);
-  }
-  for (const auto& f : grid)
-    for (const ParameterInfo* q : f.scaled)
-      if (!q->admits(p[q->index]))
-        return f.name + " scales " + q->name + " to " + fmt(p[q->index]) + ", out of range " + q->range_text();
-  for (const auto& rule : descriptor->rules) {
-    const double a = p[descriptor->find_parameter(rule.a)->index], b = p[descriptor->find_parameter(rule.b)->index];
-    if (!(a < b)) return rule.a + " = " + fmt(a) + " must be < " + rule.b + " = " + fmt(b) + ": " + rule.why;
-  }
-  return "";
-}
-
-std::vector<double> Study::instances() const {
-  const long n = instance_count(), P = parameter_count();
-  std::vector<double> out(static_cast<size_t>(n * P));
-  for (long i = 0; i < n; ++i) {
-    std::copy(base.begin(), base.end(), out.begin() + i * P);
-    apply(*this, i, out.data() + i * P);
-  }
-  return out;
+BatchSpec batch_spec(const StudyRecord& record, const Design& design, int threads, long first, long count) {
+  BatchSpec spec;
+  const long n = design.instance_count();
+  if (count < 0 || first + count > n) count = n - first;
+  spec.model = design.descriptor;
+  spec.parameters = design.rows(first, count);
+  spec.settings = record.settings;
+  spec.friction = record.friction;
+  spec.formulation = record.formulation;
+  spec.trajectory_stride = record.trajectory_stride;
+  spec.threads = threads;
+  spec.settling_rate = record.analysis.settling_rate;
+  return spec;
 }
 
 BatchSpec Study::batch_spec(int threads, long first, long count) const {
-  BatchSpec spec;
-  const long n = instance_count();
-  if (count < 0 || first + count > n) count = n - first;
-  const long P = parameter_count();
-  spec.model = descriptor;
-  spec.parameters.resize(static_cast<size_t>(count * P));
-  for (long i = 0; i < count; ++i) {
-    std::copy(base.begin(), base.end(), spec.parameters.begin() + i * P);
-    apply(*this, first + i, spec.parameters.data() + i * P);
-  }
-  spec.settings = settings;
-  spec.friction = friction;
-  spec.formulation = formulation;
-  spec.trajectory_stride = trajectory_stride;
-  spec.threads = threads;
-  spec.settling_rate = analysis.settling_rate;
-  return spec;
+  return hs::batch_spec(*this, *this, threads, first, count);
 }
 
 Study parse_study(const std::string& text, const std::string& path) { return parse_study(text, path, models()); }

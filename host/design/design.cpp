@@ -1,0 +1,183 @@
+// The design stage (design.hpp): rows of parameters per instance, generated
+// on demand from the factors, their laws and the seed.
+#include "host/design/design.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+namespace hs {
+
+std::string round_trip_text(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+namespace {
+std::string fmt(double v) { return round_trip_text(v); }
+}  // namespace
+
+const char* sample_method_name(SampleMethod m) {
+  switch (m) {
+    case SampleMethod::grid: return "grid";
+    case SampleMethod::lhs: return "lhs";
+    case SampleMethod::sobol: return "sobol";
+    case SampleMethod::monte_carlo: return "monte-carlo";
+    case SampleMethod::saltelli: return "saltelli";
+  }
+  return "?";
+}
+
+long Design::instance_count() const {
+  switch (method) {
+    case SampleMethod::grid: {
+      long n = 1;
+      for (const auto& a : grid) n *= static_cast<long>(a.values.size());
+      return n;
+    }
+    case SampleMethod::saltelli: return sample_count * static_cast<long>(grid.size() + 2);
+    default: return sample_count;
+  }
+}
+
+std::vector<std::string> Design::varied_names() const {
+  std::vector<std::string> names;
+  for (const auto& a : grid) names.push_back(a.name);
+  for (const auto& d : derived) names.push_back(d.target->name);
+  return names;
+}
+
+std::vector<std::string> Design::varied_units() const {
+  std::vector<std::string> units;
+  for (const auto& a : grid) units.push_back(a.unit);
+  for (const auto& d : derived) units.push_back(d.target->unit);
+  return units;
+}
+
+void Design::unit_point(long i, double* u) const {
+  const size_t d = grid.size();
+  switch (method) {
+    case SampleMethod::lhs: latin_hypercube->point(static_cast<size_t>(i), u); break;
+    // The unscrambled sequence starts at the origin, which an unbounded law
+    // maps to -inf: skip it (scrambled points are never exactly 0).
+    case SampleMethod::sobol: sobol->point(static_cast<uint64_t>(i) + (scramble ? 0 : 1), u); break;
+    case SampleMethod::monte_carlo: monte_carlo_unit_point(seed, static_cast<uint64_t>(i), d, u); break;
+    case SampleMethod::saltelli: {
+      const long block = static_cast<long>(saltelli_block_size(d));
+      std::vector<double> base(2 * d);
+      sobol->point(static_cast<uint64_t>(i / block) + (scramble ? 0 : 1), base.data());
+      saltelli_point(base.data(), d, static_cast<size_t>(i % block), u);
+      break;
+    }
+    case SampleMethod::grid: break;
+  }
+}
+
+namespace {
+// Factor values of instance i, in factor order.
+std::vector<double> factor_values(const Design& s, long i) {
+  std::vector<double> v(s.grid.size());
+  if (s.method == SampleMethod::grid) {
+    for (size_t k = s.grid.size(); k-- > 0;) {  // last axis varies fastest
+      const long n = static_cast<long>(s.grid[k].values.size());
+      v[k] = s.grid[k].values[i % n];
+      i /= n;
+    }
+    return v;
+  }
+  std::vector<double> u(s.grid.size());
+  s.unit_point(i, u.data());
+  for (size_t k = 0; k < s.grid.size(); ++k) v[k] = s.grid[k].distribution.quantile(u[k]);
+  return v;
+}
+
+// Apply factors then derived parameters (file order, so a derived parameter
+// may use an earlier one). Returns the varied values in varied_names() order.
+std::vector<double> apply(const Design& s, long i, double* p) {
+  std::vector<double> v = factor_values(s, i);
+  for (size_t k = 0; k < s.grid.size(); ++k) {
+    const Factor& f = s.grid[k];
+    if (f.info) p[f.info->index] = v[k];
+    for (const ParameterInfo* q : f.scaled) p[q->index] = s.base[q->index] * v[k];
+  }
+  std::vector<double> inputs;
+  for (const auto& d : s.derived) {
+    inputs.resize(d.inputs.size());  // every name the expression reads, in names() order
+    for (size_t k = 0; k < inputs.size(); ++k) inputs[k] = p[d.inputs[k]->index];
+    const double x = d.expression->evaluate(inputs.data());
+    p[d.target->index] = x;
+    v.push_back(x);
+  }
+  return v;
+}
+}  // namespace
+
+std::vector<double> Design::varied_values(long i) const {
+  std::vector<double> p = base;
+  return apply(*this, i, p.data());
+}
+
+std::vector<double> Design::instance(long i) const {
+  std::vector<double> p = base;
+  apply(*this, i, p.data());
+  return p;
+}
+
+std::string Design::instance_problem(long i) const { return instance_problem(instance(i)); }
+
+std::string Design::instance_problem(const double* p) const {
+  for (const auto& d : derived) {
+    const double x = p[d.target->index];
+    if (!d.target->admits(x))
+      return "derived." + d.target->name + " = " + fmt(x) + " is out of range " + d.target->range_text() +
+             (d.target->unit == "-" ? "" : " " + d.target->unit);
+  }
+  for (const auto& f : grid)
+    for (const ParameterInfo* q : f.scaled)
+      if (!q->admits(p[q->index]))
+        return f.name + " scales " + q->name + " to " + fmt(p[q->index]) + ", out of range " + q->range_text();
+  for (const auto& rule : descriptor->rules) {
+    const double a = p[descriptor->find_parameter(rule.a)->index], b = p[descriptor->find_parameter(rule.b)->index];
+    if (!(a < b)) return rule.a + " = " + fmt(a) + " must be < " + rule.b + " = " + fmt(b) + ": " + rule.why;
+  }
+  return "";
+}
+
+std::vector<double> Design::rows(long first, long count) const {
+  const long P = parameter_count();
+  std::vector<double> out(static_cast<size_t>(count * P));
+  for (long i = 0; i < count; ++i) {
+    std::copy(base.begin(), base.end(), out.begin() + i * P);
+    apply(*this, first + i, out.data() + i * P);
+  }
+  return out;
+}
+
+
+const char* Design::sampler_description() const {
+  switch (method) {
+    case SampleMethod::grid:
+      return "full factorial product of the factors' values, the first factor varying slowest";
+    case SampleMethod::lhs:
+      return "Latin hypercube: per dimension a random permutation of the n strata (stream seed/lhs_permutation/dimension), "
+             "a uniform jitter inside the stratum (stream seed/lhs_jitter/row); xoshiro256** seeded by splitmix64 "
+             "(host/design/sampling.hpp)";
+    case SampleMethod::sobol:
+      return "Sobol' sequence, Joe-Kuo direction numbers; scramble = 1: Owen's nested uniform scrambling in base 2, node "
+             "bits hashed from (seed, dimension, node); scramble = 0: the unscrambled sequence from index 1 (the origin "
+             "is skipped) (host/design/sampling.hpp)";
+    case SampleMethod::monte_carlo:
+      return "independent uniform draws, row i from stream (seed, monte_carlo, i); xoshiro256** seeded by splitmix64 "
+             "(host/design/sampling.hpp)";
+    case SampleMethod::saltelli:
+      return "Saltelli 2010 design: base point r of a Sobol' sequence of dimension 2d (scrambled as for sobol) gives A = its "
+             "first d coordinates, B = its last d, and A_B^j = A with column j from B; rows in blocks of d + 2 "
+             "(A, B, A_B^0 ... A_B^(d-1)), see saltelli_role";
+  }
+  return "";
+}
+
+}  // namespace hs
