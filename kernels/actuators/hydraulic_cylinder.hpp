@@ -57,7 +57,7 @@ struct HydraulicCylinder {
   static constexpr int nw = Friction::n_states;  // friction states
   static constexpr int n_states = np + nw;
 
-  HS_HD static Constants constants(const Params& P, double s0) {
+  HS_HD HS_FORCEINLINE static Constants constants(const Params& P, double s0) {
     Constants K;
     K.circuit = Circuit::constants(P.circuit);
     K.s0 = s0;
@@ -66,39 +66,39 @@ struct HydraulicCylinder {
 
   // Pressure force on the piston in the extension direction [N].
   template <class T>
-  HS_HD static T piston_force(const Constants& K, const T* p) { return Circuit::piston_force(K.circuit, p); }
+  HS_HD HS_FORCEINLINE static T piston_force(const Constants& K, const T* p) { return Circuit::piston_force(K.circuit, p); }
   // Seal friction F_μ(ṡ) opposing the motion [N].
   template <class T>
-  HS_HD static T friction_force(const Params& P, const T& sdot, const T* w, const T* wd) {
+  HS_HD HS_FORCEINLINE static T friction_force(const Params& P, const T& sdot, const T* w, const T* wd) {
     return Friction::force(P.friction, sdot, w, wd);
   }
 
   // ṗ and ẇ at pressures p, friction states w, s − s0 = ds, ṡ, spool U.
   template <class T, class TU = double>
-  HS_HD static void state_rates(const Params& P, const Constants& K, const T* p, const T* w, const TU& U, const T& ds,
+  HS_HD HS_FORCEINLINE static void state_rates(const Params& P, const Constants& K, const T* p, const T* w, const TU& U, const T& ds,
                                 const T& sdot, T* pdot, T* wdot) {
     Circuit::pressure_rates(P.circuit, K.circuit, p, U, ds, sdot, pdot);
     Friction::state_rates(P.friction, sdot, w, wdot);
   }
 
   // Spool opening after a step of dt with U_ref held (A9).
-  HS_HD static double spool_step(const Params& P, double U, double U_ref, double dt) {
+  HS_HD HS_FORCEINLINE static double spool_step(const Params& P, double U, double U_ref, double dt) {
     return Circuit::spool_step(P.circuit, U, U_ref, dt);
   }
 
   // Static state holding the force F0 at rest, valve closed (docs/models/hydraulics.md §9):
   // the circuit's static pressures, friction states zero.
-  HS_HD static void static_state(const Params& P, const Constants& K, double F0, double* p, double* w) {
+  HS_HD HS_FORCEINLINE static void static_state(const Params& P, const Constants& K, double F0, double* p, double* w) {
     Circuit::static_pressures(P.circuit, K.circuit, F0, p);
     for (int k = 0; k < nw; ++k) w[k] = 0.0;
   }
   // The static piston-side pressure inside (p_min, p_max) (initial-state check).
-  HS_HD static bool static_state_admissible(const double* p, double p_min, double p_max) {
+  HS_HD HS_FORCEINLINE static bool static_state_admissible(const double* p, double p_min, double p_max) {
     return p[Circuit::piston_side] > p_min && p[Circuit::piston_side] < p_max;
   }
 
   // Admissibility after a step: NaN, pressure range, stroke.
-  HS_HD static Status check(const Params& P, const Constants& K, const double* p, double s, double p_min,
+  HS_HD HS_FORCEINLINE static Status check(const Params& P, const Constants& K, const double* p, double s, double p_min,
                             double p_max) {
     for (int k = 0; k < np; ++k) {
       if (!(p[k] == p[k]) || !(fabs(p[k]) < 1e300)) return Status::diverged;
@@ -109,8 +109,8 @@ struct HydraulicCylinder {
   }
 
   // Power of the pressures on the mechanism and of the seal friction (A18).
-  HS_HD static double cylinder_power(double piston_force, double sdot) { return piston_force * sdot; }
-  HS_HD static double friction_power(double friction_force, double sdot) { return -friction_force * sdot; }
+  HS_HD HS_FORCEINLINE static double cylinder_power(double piston_force, double sdot) { return piston_force * sdot; }
+  HS_HD HS_FORCEINLINE static double friction_power(double friction_force, double sdot) { return -friction_force * sdot; }
 };
 
 }  // namespace hs

@@ -45,7 +45,7 @@ struct BrownMcPhee {
   static constexpr const char* name = "brown-mcphee";  // as written in study files
   static constexpr int n_states = 0;
   template <class T>
-  HS_HD static T force(const FrictionParams& f, const T& v, const T* = nullptr, const T* = nullptr) {
+  HS_HD HS_FORCEINLINE static T force(const FrictionParams& f, const T& v, const T* = nullptr, const T* = nullptr) {
     const T x = v * (1.0 / f.stribeck_velocity);
     const T den = 0.25 * x * x + 0.75;
     return f.coulomb_force * math::tanh(4.0 * x) + (f.static_force - f.coulomb_force) * x / (den * den) +
@@ -67,7 +67,7 @@ struct BengisuAkay {
   static constexpr const char* name = "bengisu-akay";  // as written in study files
   static constexpr int n_states = 0;
   template <class T>
-  HS_HD static T force(const FrictionParams& f, const T& v, const T* = nullptr, const T* = nullptr) {
+  HS_HD HS_FORCEINLINE static T force(const FrictionParams& f, const T& v, const T* = nullptr, const T* = nullptr) {
     const T speed = math::abs(v);
     const double vs = f.stribeck_velocity;
     if (speed < vs) {

@@ -15,7 +15,7 @@ namespace hs {
 // γ2: turbulent coefficient [m³/(s·√Pa)], already multiplied by the spool
 // opening for the directional valve. dp: pressure drop in flow direction.
 template <class T, class G>
-HS_HD T orifice_flow(const G& gamma2, const T& dp, double dp_lim) {
+HS_HD HS_FORCEINLINE T orifice_flow(const G& gamma2, const T& dp, double dp_lim) {
   if (math::abs(dp) <= dp_lim) return gamma2 * dp * (1.0 / ::sqrt(dp_lim));
   return gamma2 * math::sign(dp) * math::sqrt(math::abs(dp));
 }
