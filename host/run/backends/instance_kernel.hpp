@@ -23,8 +23,8 @@ template <class IntegratorT>
 struct InstanceKernel {
   using Integrator = IntegratorT;
   using Params = typename Integrator::Params;
-  using Summary = RunSummary<Integrator::nq, Integrator::np>;
-  using SampleT = Sample<Integrator::nq, Integrator::np>;
+  using Summary = RunSummary<Integrator::nq, Integrator::np, Integrator::na>;
+  using SampleT = Sample<Integrator::nq, Integrator::np, Integrator::na>;
   const Params* params;     // n instances
   Summary* summaries;       // n
   SampleT* trajectories;    // n x samples (null when samples == 0)
