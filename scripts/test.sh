@@ -2,11 +2,12 @@
 # Install what is missing, build, and run the whole test suite in two build
 # flavours (what CI runs, via .ci/run; the `gpu` label skips itself without a
 # device):
-#   build/           Release, -march=native (FMA contraction where the CPU has
-#                    FMA), every backend the machine has (CUDA when nvcc is found);
+#   build/           Release, -march=native, every backend the machine has (CUDA
+#                    when nvcc is found);
 #   build-sanitize/  AddressSanitizer + UndefinedBehaviorSanitizer at -O1, for the
-#                    x86-64 baseline (no -march=native, hence no FMA contraction),
-#                    CPU backends only. Any memory error, leak or UB fails the test
+#                    x86-64 baseline (no -march=native), CPU backends only.
+#                    Neither contracts a*b + c into FMAs (CMakeLists.txt), so
+#                    both compute the same bits. Any memory error, leak or UB fails the test
 #                    that triggers it, also in the hydrosweep processes the CLI
 #                    tests start.
 # Skip the second flavour with HYDROSWEEP_SKIP_SANITIZE=1 (quick local runs).

@@ -52,8 +52,8 @@ void run_points(const StabilityBatch& batch, const std::vector<char>& skip, std:
     if (skip.empty() || !skip[i]) out[i] = stability_point<System>(params[i], batch.settings);
 }
 
-// The study's inadmissible instances.
-std::vector<char> inadmissible(const StudyRecord& record, const Design& design, const StabilityBatch& batch) {
+// The design's inadmissible instances.
+std::vector<char> inadmissible(const Design& design, const StabilityBatch& batch) {
   const long n = batch.point_count();
   std::vector<char> skip(static_cast<size_t>(n), 0);
   for (long i = 0; i < n; ++i) skip[i] = !design.instance_problem(batch.parameters.data() + i * design.parameter_count()).empty();
@@ -89,7 +89,7 @@ std::vector<StabilityPoint> run_stability_cpu(const StabilityBatch& batch) { ret
 
 std::vector<StabilityPoint> run_stability_cpu(const StudyRecord& record, const Design& design, int threads) {
   const StabilityBatch batch = stability_batch(record, design, threads);
-  const std::vector<char> skip = inadmissible(record, design, batch);
+  const std::vector<char> skip = inadmissible(design, batch);
   std::vector<StabilityPoint> out = run_cpu(batch, skip);
   flag_invalid(skip, out);
   return out;
@@ -129,7 +129,7 @@ std::vector<StabilityPoint> run_stability(const StudyRecord& record,
                                           const Design& design, Backend backend, int threads) {
   if (backend == Backend::cpu) return run_stability_cpu(record, design, threads);
   const StabilityBatch batch = stability_batch(record, design, threads);
-  const std::vector<char> skip = inadmissible(record, design, batch);
+  const std::vector<char> skip = inadmissible(design, batch);
   std::vector<StabilityPoint> out;
   if (backend == Backend::kokkos) {
     out = run_stability_kokkos(batch);
