@@ -241,7 +241,7 @@ struct VariedInputs {
   std::vector<std::string> names, units;
   std::vector<std::vector<double>> columns;
 };
-VariedInputs varied_inputs(const StudyRecord& record, const Design& design, long n) {
+VariedInputs varied_inputs(const Design& design, long n) {
   VariedInputs v{design.varied_names(), design.varied_units(), {}};
   v.columns.assign(v.names.size(), std::vector<double>(static_cast<size_t>(n)));
   if (v.names.empty()) return v;
@@ -288,7 +288,7 @@ std::vector<std::string> distribution_parameter_names(DistributionKind kind) {
 // /metadata/design: what regenerates the design without the source code. The
 // unit-cube points (sampled methods) mapped through each factor's law by its
 // inverse CDF give the factor values; a grid is the product of the axes.
-void design_metadata(hid_t metadata, const StudyRecord& record, const Design& design, hsize_t n) {
+void design_metadata(hid_t metadata, const Design& design, hsize_t n) {
   Handle g = group(metadata, "design");
   attribute(g, "method", std::string(sample_method_name(design.method)));
   attribute(g, "sampler", std::string(design.sampler_description()));
@@ -356,8 +356,7 @@ void analysis_metadata(hid_t metadata, const StudyRecord& record, const Design& 
 
 // /inputs: the values each instance ran with, regenerated from the study
 // (deterministic), one instance at a time so memory stays bounded.
-void inputs_group(hid_t file, const StudyRecord& record,
-                  const Design& design, const VariedInputs& varied, hsize_t n) {
+void inputs_group(hid_t file, const Design& design, const VariedInputs& varied, hsize_t n) {
   {
     Handle g = group(file, "inputs");
     const auto& params = design.descriptor->parameters;
@@ -384,7 +383,7 @@ void write_h5(const std::string& path, const StudyRecord& record,
               const Design& design, const StudyResults& res, const VariedInputs& varied) {
   const hsize_t n = res.status.size();
   Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "creating " + path);
-  inputs_group(file, record, design, varied, n);
+  inputs_group(file, design, varied, n);
 
   // /outputs
   long failed = 0;
@@ -468,14 +467,13 @@ void write_h5(const std::string& path, const StudyRecord& record,
   attribute(g, "trajectory_stride", static_cast<long>(record.trajectory_stride));
   attribute(g, "samples_per_instance", m);
   analysis_metadata(g, record, design);
-  design_metadata(g, record, design, n);
+  design_metadata(g, design, n);
   check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flushing " + path);
 }
 
 // ---- CSV -------------------------------------------------------------------
 
-void write_csv(const std::string& path, const StudyRecord& record,
-               const Design& design, const StudyResults& res, const VariedInputs& varied) {
+void write_csv(const std::string& path, const Design& design, const StudyResults& res, const VariedInputs& varied) {
   const auto& columns = design.descriptor->summary_columns;
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (!f) throw OutputError("cannot create " + path + ": " + std::strerror(errno));
@@ -545,9 +543,9 @@ OutputPaths write_outputs(const std::string& dir, const StudyRecord& record,
   prepare_hdf5();
   check_output_dir(dir);
 
-  const VariedInputs varied = varied_inputs(record, design, static_cast<long>(result.status.size()));
+  const VariedInputs varied = varied_inputs(design, static_cast<long>(result.status.size()));
   const auto paths = write_atomically(dir, {{"results.h5", [&](const std::string& tmp) { write_h5(tmp, record, design, result, varied); }},
-                                            {"summary.csv", [&](const std::string& tmp) { write_csv(tmp, record, design, result, varied); }}});
+                                            {"summary.csv", [&](const std::string& tmp) { write_csv(tmp, design, result, varied); }}});
   return {paths[0], paths[1]};
 }
 
@@ -617,7 +615,7 @@ void write_stability_h5(const std::string& path, const StudyRecord& record,
                         const RunRecord& run, const VariedInputs& varied) {
   const hsize_t n = pts.size();
   Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "creating " + path);
-  inputs_group(file, record, design, varied, n);
+  inputs_group(file, design, varied, n);
 
   long failed = 0;
   {
@@ -685,12 +683,11 @@ void write_stability_h5(const std::string& path, const StudyRecord& record,
   attribute(g, "created", utc_now_iso8601());
   attribute(g, "instance_count", static_cast<long>(n));
   attribute(g, "failed_count", failed);
-  design_metadata(g, record, design, n);
+  design_metadata(g, design, n);
   check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flushing " + path);
 }
 
-void write_stability_csv(const std::string& path, const StudyRecord& record,
-                         const Design& design, const std::vector<StabilityResult<6>>& pts,
+void write_stability_csv(const std::string& path, const StudyRecord& record, const std::vector<StabilityResult<6>>& pts,
                          const VariedInputs& varied) {
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (!f) throw OutputError("cannot create " + path + ": " + std::strerror(errno));
@@ -728,10 +725,10 @@ StabilityOutputPaths write_stability_outputs(const std::string& dir, const Study
                       std::to_string(design.instance_count()) + " instances");
   prepare_hdf5();
   check_output_dir(dir);
-  const VariedInputs varied = varied_inputs(record, design, static_cast<long>(points.size()));
+  const VariedInputs varied = varied_inputs(design, static_cast<long>(points.size()));
   const auto paths =
       write_atomically(dir, {{"stability.h5", [&](const std::string& tmp) { write_stability_h5(tmp, record, design, points, run, varied); }},
-                             {"stability.csv", [&](const std::string& tmp) { write_stability_csv(tmp, record, design, points, varied); }}});
+                             {"stability.csv", [&](const std::string& tmp) { write_stability_csv(tmp, record, points, varied); }}});
   return {paths[0], paths[1]};
 }
 

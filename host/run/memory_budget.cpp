@@ -45,7 +45,7 @@ double parse_size(const std::string& text) {
   return std::isfinite(v) && v > 0 ? v : NAN;
 }
 
-std::string instances_key(const StudyRecord& record, const Design& design) {
+std::string instances_key(const Design& design) {
   if (design.method == SampleMethod::grid) return "the grid's size ([[grid]] values/count)";
   return design.method == SampleMethod::saltelli ? "sample.count (x factors + 2)" : "sample.count";
 }
@@ -83,8 +83,7 @@ std::string format_bytes(double bytes) {
   return buf;
 }
 
-void require_memory(const StudyRecord& record,
-                    const Design& design, double bytes, const std::string& key, const std::string& what,
+void require_memory(const StudyRecord& record, double bytes, const std::string& key, const std::string& what,
                     const std::string& advice) {
   const MemoryBudget b = memory_budget();
   if (bytes <= b.bytes) return;
@@ -106,12 +105,12 @@ long plan_run_memory(const StudyRecord& record, const Design& design, long reque
   const double n = static_cast<double>(design.instance_count());
   const double varied = static_cast<double>(design.varied_names().size());
   const double summary_row = sizeof(double) * (design.descriptor->summary_columns.size() + 1);
-  require_memory(record, design, n * (summary_row + (varied + 4) * sizeof(double)), instances_key(record, design),
+  require_memory(record, n * (summary_row + (varied + 4) * sizeof(double)), instances_key(design),
                  "the per-instance results of " + std::to_string(design.instance_count()) + " instances",
                  "split the study into several smaller ones");
   if (record.analysis.reference_run) {
     const double steps = std::round(record.settings.duration / record.settings.dt);
-    require_memory(record, design, (steps + 1) * sizeof(double) * (design.descriptor->trajectory_channels.size() + 1),
+    require_memory(record, (steps + 1) * sizeof(double) * (design.descriptor->trajectory_channels.size() + 1),
                    "analysis.reference_run (integrator.duration / integrator.dt = " + std::to_string(static_cast<long>(steps)) +
                        " steps)",
                    "the nominal run's trajectory (the tracking_rms reference)",
@@ -120,7 +119,7 @@ long plan_run_memory(const StudyRecord& record, const Design& design, long reque
   const long instances = std::max<long>(design.instance_count(), 1);
   if (requested > 0) {
     const long chunk = std::min(requested, instances);
-    require_memory(record, design, run_chunk_bytes(record, design, chunk),
+    require_memory(record, run_chunk_bytes(record, design, chunk),
                    "the chunk size " + std::to_string(requested) + " (--chunk-size or execution.chunk_size)",
                    "one chunk's parameters, summaries and trajectories", "use a smaller chunk size or a larger output.trajectory_stride");
     return chunk;
@@ -129,7 +128,7 @@ long plan_run_memory(const StudyRecord& record, const Design& design, long reque
   long chunk = std::clamp<long>(instances / 20, 8L * std::max(threads, 1), 65536);  // >= 20 chunks: progress and resume granularity
   chunk = std::min(chunk, instances);
   while (chunk > 1 && run_chunk_bytes(record, design, chunk) > quarter) chunk = std::max<long>(1, chunk / 2);
-  require_memory(record, design, run_chunk_bytes(record, design, chunk),
+  require_memory(record, run_chunk_bytes(record, design, chunk),
                  "output.trajectory_stride = " + std::to_string(record.trajectory_stride),
                  "the trajectories of one instance", "raise the stride or shorten the run");
   return chunk;
@@ -140,8 +139,8 @@ void plan_stability_memory(const StudyRecord& record, const Design& design) {
   const double varied = static_cast<double>(design.varied_names().size());
   // Rows and the kernel's typed copy of them, and one result per point.
   const double params = 2.0 * sizeof(double) * design.descriptor->parameters.size();
-  require_memory(record, design, n * (params + sizeof(StabilityPoint) + (varied + 2) * sizeof(double)),
-                 instances_key(record, design), "the parameters and results of " + std::to_string(design.instance_count()) + " points",
+  require_memory(record, n * (params + sizeof(StabilityPoint) + (varied + 2) * sizeof(double)),
+                 instances_key(design), "the parameters and results of " + std::to_string(design.instance_count()) + " points",
                  "split the study into several smaller ones");
 }
 

@@ -40,8 +40,7 @@ std::string format_bytes(double bytes);
 // Refuses (StudyError) when `bytes` exceed the budget: "<study path>: <key>
 // needs <bytes> for <what>, more than the memory budget of <budget> (<source>);
 // <advice>".
-void require_memory(const StudyRecord& record,
-                    const Design& design, double bytes, const std::string& key, const std::string& what,
+void require_memory(const StudyRecord& record, double bytes, const std::string& key, const std::string& what,
                     const std::string& advice);
 
 // Bytes of one chunk of `chunk` instances of `hydrosweep run`.

@@ -542,7 +542,7 @@ StudyRunReport run_study(const StudyRecord& record,
       throw ResumeError(out_dir + " holds an interrupted run (" + (partial).string() + "); continue it with --resume, "
                         "or delete that directory to start over");
     chunk = check_manifest(manifest_path, out_dir, manifest, n);  // the chunking of the run being continued
-    require_memory(record, design, run_chunk_bytes(record, design, chunk), "the interrupted run's chunk size " + std::to_string(chunk),
+    require_memory(record, run_chunk_bytes(record, design, chunk), "the interrupted run's chunk size " + std::to_string(chunk),
                    "one chunk's parameters, summaries and trajectories", "run it on a machine with more memory, or start over");
   } else {
     if (opt.resume) throw nothing_to_resume(out_dir, out);
