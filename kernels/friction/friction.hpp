@@ -25,6 +25,15 @@ struct FrictionParams {
   // texts; 1/v_s = 200 s/m makes the Stribeck drop decay over one Stribeck
   // velocity, the scale the other laws use (project choice).
   double bengisu_akay_decay = 200.0;
+  // LuGre and modified LuGre (docs/models/friction.md §7–§8; seed 002
+  // Table 2 is lost, so these are literature-typical project choices [P]).
+  double lugre_stiffness = 1e6;       // σ0 [N/m]: F_s/σ0 = 0.83 mm of pre-sliding at breakaway
+  double lugre_damping = 1e3;         // σ1 [N·s/m]: ~√σ0 per unit mass
+  double stribeck_exponent = 2.0;     // n [-] (≥ 1): Gaussian Stribeck curve
+  double film_time_acceleration = 0.05;  // τ_hp [s]
+  double film_time_deceleration = 0.5;   // τ_hn [s]
+  double film_time_dwell = 20.0;         // τ_h0 [s]
+  double film_velocity = 0.05;           // v_b [m/s]: 10 v_s
 };
 
 // Seed 000's friction scenarios (×1, ×1/10, ×1/100, §4.4) scale the
