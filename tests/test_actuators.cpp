@@ -369,7 +369,7 @@ TEST(TwoActuators, ParameterTableNamesEveryActuator) {
   actuator_and_input_parameters(t);
   std::vector<std::string> names;
   for (const auto& p : t.table()) names.push_back(p.name);
-  EXPECT_EQ(names.size(), 2u * (19 + 5) + 1);  // two (circuit + friction), input.gain
+  EXPECT_EQ(names.size(), 2u * (19 + 12) + 1);  // two (circuit + friction), input.gain
   for (const char* want : {"actuator1.circuit.piston_diameter", "actuator2.circuit.piston_diameter",
                            "actuator2.friction.coulomb_force", "input.gain"})
     EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;

@@ -52,12 +52,26 @@ TEST(Catalog, EverySupportedCombinationIsCompiledAndMatchesItsDescription) {
                 EXPECT_EQ(std::memcmp(&base, &unpacked, sizeof(Params)), 0);
               },
               m.physics, friction, formulation);
-          EXPECT_TRUE(found);
+          // Compiled exactly when the description says the formulation integrates the law.
+          EXPECT_EQ(found, m.supports_run(friction, formulation));
         }
+      // The double step integrates every law; the index-1 form only the static ones.
+      EXPECT_EQ(m.friction_laws_of("double-step"), m.friction_laws);
+      if (m.supports_formulation("index1-baumgarte")) {
+        EXPECT_TRUE(m.supports_run("brown-mcphee", "index1-baumgarte"));
+        EXPECT_FALSE(m.supports_run("lugre", "index1-baumgarte"));
+        EXPECT_FALSE(m.supports_run("modified-lugre", "index1-baumgarte"));
+      }
     }
-    if (m.supports_command("stability"))
-      for (const auto& friction : m.friction_laws)
-        EXPECT_TRUE(with_stability_combination([](auto) {}, m.physics, friction)) << friction;
+    if (m.supports_command("stability")) {
+      for (const auto& friction : m.friction_laws) {
+        EXPECT_EQ(with_stability_combination([](auto) {}, m.physics, friction),
+                  ModelDescriptor::contains(m.stability_friction_laws, friction))
+            << friction;
+      }
+    }
+    EXPECT_TRUE(ModelDescriptor::contains(m.stability_friction_laws, "bengisu-akay"));
+    EXPECT_FALSE(ModelDescriptor::contains(m.stability_friction_laws, "lugre"));
   }
 }
 

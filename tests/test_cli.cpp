@@ -263,7 +263,8 @@ TEST(Cli, HelpAndParameterTable) {
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("Model four-bar: ", 0), 0u) << r.out;
   EXPECT_NE(r.out.find("Supports: model four-bar supports commands run, stability; formulations double-step, index1-baumgarte; friction laws "
-                       "brown-mcphee, bengisu-akay, none"),
+                       "brown-mcphee, bengisu-akay, lugre, modified-lugre, none; index1-baumgarte integrates brown-mcphee, "
+                       "bengisu-akay, none; stability linearizes brown-mcphee, bengisu-akay, none"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("\n| Parameter | Unit | Range | Default (four-bar) | Description |\n"), std::string::npos) << r.out;

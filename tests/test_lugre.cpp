@@ -79,7 +79,9 @@ TEST(ModifiedLuGre, SteadyStateHasTheFilmInTheStribeckCurve) {
       const double F = ModifiedLuGre::force(f, vel, y, static_cast<const double*>(nullptr));
       const double want = stribeck_closed_form(f, vel, h_ss);
       worst = std::fmax(worst, std::fabs(F - want) / std::fabs(want));
-      if (v > f.film_velocity) EXPECT_NEAR(std::fabs(F - f.viscous_coefficient * vel), f.coulomb_force, 1e-6);
+      if (v > f.film_velocity) {
+        EXPECT_NEAR(std::fabs(F - f.viscous_coefficient * vel), f.coulomb_force, 1e-6);
+      }
     }
   }
   std::printf("modified LuGre steady state: worst relative error %.2e\n", worst);

@@ -445,8 +445,8 @@ TEST(Study, FormulationAndFrictionTheModelDoesNotSupportAreRefused) {
     EXPECT_EQ(s.descriptor, find_model(m.name));
     EXPECT_EQ(s.friction, m.friction_laws.front());
     EXPECT_EQ(s.formulation, m.formulations.empty() ? "" : m.formulations.front());
-    const std::string unknown = error_of([&] { parse("[study]\nmodel = \"" + m.name + "\"\nfriction = \"lugre\"\n"); });
-    EXPECT_NE(unknown.find("no model has the friction law \"lugre\"; model " + m.name + " supports"), std::string::npos)
+    const std::string unknown = error_of([&] { parse("[study]\nmodel = \"" + m.name + "\"\nfriction = \"dahl\"\n"); });
+    EXPECT_NE(unknown.find("no model has the friction law \"dahl\"; model " + m.name + " supports"), std::string::npos)
         << unknown;
   }
   std::vector<ModelDescriptor> registry = models();

@@ -31,8 +31,14 @@ std::string join(const std::vector<std::string>& v) {
 }  // namespace
 
 std::string model_support_text(const ModelDescriptor& m) {
-  return "model " + m.name + " supports commands " + join(m.commands) + "; formulations " + join(m.formulations) +
-         "; friction laws " + join(m.friction_laws);
+  std::string text = "model " + m.name + " supports commands " + join(m.commands) + "; formulations " +
+                     join(m.formulations) + "; friction laws " + join(m.friction_laws);
+  // Where a formulation or the stability map takes fewer laws, say which.
+  for (const auto& e : m.formulation_friction_laws)
+    if (e.friction_laws != m.friction_laws) text += "; " + e.formulation + " integrates " + join(e.friction_laws);
+  if (m.supports_command("stability") && m.stability_friction_laws != m.friction_laws)
+    text += "; stability linearizes " + join(m.stability_friction_laws);
+  return text;
 }
 
 }  // namespace hs

@@ -955,9 +955,28 @@ Study parse_study(const std::string& text, const std::string& path, const std::v
 }
 
 void require_command(const Study& study, const std::string& command) {
-  if (study.descriptor->supports_command(command)) return;
-  throw StudyError(study.path + ": model " + study.model + " does not support `hydrosweep " + command + "`; " +
-                   model_support_text(*study.descriptor));
+  const ModelDescriptor& m = *study.descriptor;
+  if (!m.supports_command(command))
+    throw StudyError(study.path + ": model " + study.model + " does not support `hydrosweep " + command + "`; " +
+                     model_support_text(m));
+  auto quoted = [](const std::vector<std::string>& v) { return v.empty() ? std::string("none") : join(v, ", ", "\""); };
+  // Each law is on the model's list, but not every formulation integrates
+  // every law, and the stability map linearizes static laws only
+  // (docs/models/friction.md §8).
+  if (command == "run" && !m.supports_run(study.friction, study.formulation)) {
+    std::vector<std::string> formulations_for_law;
+    for (const auto& e : m.formulation_friction_laws)
+      if (ModelDescriptor::contains(e.friction_laws, study.friction)) formulations_for_law.push_back(e.formulation);
+    throw StudyError(study.path + ": study.friction = \"" + study.friction + "\" with study.formulation = \"" +
+                     study.formulation + "\": formulation " + study.formulation + " integrates the friction laws " +
+                     quoted(m.friction_laws_of(study.formulation)) + "; \"" + study.friction +
+                     "\" runs with the formulations " + quoted(formulations_for_law));
+  }
+  if (command == "stability" && !ModelDescriptor::contains(m.stability_friction_laws, study.friction))
+    throw StudyError(study.path + ": study.friction = \"" + study.friction +
+                     "\": `hydrosweep stability` linearizes the static friction laws " +
+                     quoted(m.stability_friction_laws) +
+                     " only (a law with states has no tangent at the equilibrium's zero velocity)");
 }
 
 Study load_study(const std::string& path) {

@@ -151,7 +151,9 @@ BatchSpec batch_spec(const StudyRecord& record, const Design& design, int thread
 
 // Throws StudyError ("FILE: model M does not support `hydrosweep C`; model M
 // supports commands ...") unless the study's model supports the command
-// ("run", "stability").
+// ("run", "stability"), and unless the study's friction law is one the
+// command takes: "run" with its formulation (ModelDescriptor::supports_run),
+// "stability" a linearizable law.
 void require_command(const Study& study, const std::string& command);
 
 // Read and validate a study file; throws StudyError.

@@ -1,10 +1,11 @@
 // The time-integration formulations a model can name in `[study]
-// formulation`: each maps a physics of the catalog (kernels/models/
+// formulation`: each says which friction laws it `integrates` and maps a physics of the catalog (kernels/models/
 // catalog.hpp) and a friction law to the integrator that run_instance
 // (run.hpp) drives through the initialize / step contract
 // (docs/models/integrators.md §11).
 #pragma once
 #include "double_step_trapezoidal.hpp"
+#include "../linearize/actuated_system.hpp"
 #include "index1_baumgarte.hpp"
 
 namespace hs {
@@ -15,6 +16,9 @@ namespace hs {
 struct DoubleStepFormulation {
   static constexpr const char* name = "double-step";
   static constexpr bool on_device = true;  // built for the CUDA backend
+  // Every friction law: its states are Newton unknowns (seed 002 "first approach").
+  template <class Friction>
+  static constexpr bool integrates = true;
   template <class Physics, class Friction>
   using Integrator = DoubleStepTrapezoidal<typename Physics::template Model<Friction>>;
 };
@@ -29,6 +33,8 @@ struct Index1BaumgarteFormulation {
   // four-bar), far beyond a GPU thread's registers; nvcc takes tens of
   // minutes on it. CPU and Kokkos only.
   static constexpr bool on_device = false;
+  template <class Friction>
+  static constexpr bool integrates = linearizable_friction<Friction>;
   template <class Physics, class Friction>
   using Integrator = Index1Baumgarte<typename Physics::template Linearized<Friction>>;
 };

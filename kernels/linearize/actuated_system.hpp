@@ -29,6 +29,13 @@
 
 namespace hs {
 
+// The DAE form (and so the linearization and the index-1 reference
+// integrator) takes static friction laws only: a law with states (LuGre) has
+// no well-defined tangent at the equilibrium's v = 0 (|v| in its bristle
+// ODE, docs/models/friction.md §8), and the index-1 form has no slot for them.
+template <class Friction>
+constexpr bool linearizable_friction = Friction::n_states == 0;
+
 template <class MechanismT, class FrictionT>
 struct ActuatedSystem {
   using Mechanism = MechanismT;
@@ -44,7 +51,7 @@ struct ActuatedSystem {
   static constexpr int ni = Mechanism::ni;
   static constexpr int r = Circuit::np;
   static constexpr int u = 1;
-  static_assert(Friction::n_states == 0, "linearization of dynamic friction states is not implemented");
+  static_assert(linearizable_friction<Friction>, "the DAE form takes static friction laws only");
   using Params = ActuatedParams<typename Mechanism::Params, typename Actuator::Params, na, InputSchedule>;
 
   using Constants = ActuatedConstants<typename Actuator::Constants, na>;

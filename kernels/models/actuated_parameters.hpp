@@ -95,6 +95,17 @@ void friction_parameters(const Table& add) {
   add("stribeck_velocity", "m/s", 0, 100, true, "Stribeck velocity v_s", &F::stribeck_velocity);
   add("viscous_coefficient", "N s/m", 0, 1e9, false, "viscous coefficient sigma2", &F::viscous_coefficient);
   add("bengisu_akay_decay", "s/m", 0, 1e9, false, "Bengisu-Akay sliding decay xi", &F::bengisu_akay_decay);
+  // LuGre and modified LuGre (docs/models/friction.md §7–§8); n ≥ 1 keeps
+  // (|v|/v_s)^n differentiable at v = 0.
+  add("lugre_stiffness", "N/m", 0, 1e12, true, "LuGre bristle stiffness sigma0", &F::lugre_stiffness);
+  add("lugre_damping", "N s/m", 0, 1e9, false, "LuGre bristle damping sigma1", &F::lugre_damping);
+  add("stribeck_exponent", "-", 1, 10, false, "LuGre Stribeck exponent n", &F::stribeck_exponent);
+  add("film_time_acceleration", "s", 0, 1e6, true, "modified LuGre film time constant tau_hp (accelerating)",
+      &F::film_time_acceleration);
+  add("film_time_deceleration", "s", 0, 1e6, true, "modified LuGre film time constant tau_hn (decelerating)",
+      &F::film_time_deceleration);
+  add("film_time_dwell", "s", 0, 1e6, true, "modified LuGre film time constant tau_h0 (at rest)", &F::film_time_dwell);
+  add("film_velocity", "m/s", 0, 100, true, "modified LuGre film velocity scale v_b", &F::film_velocity);
 }
 
 template <class Params, class Get>

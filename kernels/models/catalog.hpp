@@ -1,7 +1,9 @@
 // The one compile-time list of the physics hydrosweep is built with. Each
 // entry declares beside its physics (kernels/models/*_descriptor.hpp):
 //   key                         its name in ModelDescriptor::physics
-//   FrictionLaws, Formulations  TypeLists of what it is compiled with
+//   FrictionLaws, Formulations  TypeLists of what it is compiled with (a
+//                               formulation runs the laws it `integrates`; the
+//                               stability map the linearizable_friction ones)
 //   Model<Friction>             the hydraulically actuated model the integrators run
 //                               (only when it runs: static constexpr bool runs)
 //   Linearized<Friction>        the DAE form the stability map linearizes
@@ -13,6 +15,7 @@
 // of its physics' lists. Host-only (the descriptors hold strings).
 #pragma once
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "four_bar_descriptor.hpp"
@@ -43,12 +46,14 @@ template <class Physics, class F, class... Friction, class... Formulation>
 void each_run(TypeList<Friction...>, TypeList<Formulation...>, F& f, const std::string& friction,
               const std::string& formulation, bool& found) {
   auto one_friction = [&](auto friction_tag) {
-    using Fr = decltype(friction_tag);
+    using Fr = std::decay_t<decltype(friction_tag)>;  // decay: GCC types a captured tag as a reference in a nested lambda
     auto one_formulation = [&](auto formulation_tag) {
-      using Fo = decltype(formulation_tag);
-      if (!found && friction == Fr::name && formulation == Fo::name) {
-        found = true;
-        f(RunCombination<Physics, Fr, Fo>{});
+      using Fo = std::decay_t<decltype(formulation_tag)>;
+      if constexpr (Fo::template integrates<Fr>) {
+        if (!found && friction == Fr::name && formulation == Fo::name) {
+          found = true;
+          f(RunCombination<Physics, Fr, Fo>{});
+        }
       }
     };
     (one_formulation(Formulation{}), ...);
@@ -59,10 +64,12 @@ void each_run(TypeList<Friction...>, TypeList<Formulation...>, F& f, const std::
 template <class Physics, class F, class... Friction>
 void each_stability(TypeList<Friction...>, F& f, const std::string& friction, bool& found) {
   auto one = [&](auto friction_tag) {
-    using Fr = decltype(friction_tag);
-    if (!found && friction == Fr::name) {
-      found = true;
-      f(StabilityCombination<Physics, Fr>{});
+    using Fr = std::decay_t<decltype(friction_tag)>;  // decay: GCC types a captured tag as a reference in a nested lambda
+    if constexpr (linearizable_friction<Fr>) {
+      if (!found && friction == Fr::name) {
+        found = true;
+        f(StabilityCombination<Physics, Fr>{});
+      }
     }
   };
   (one(Friction{}), ...);
@@ -94,13 +101,45 @@ bool stability(TypeList<P...>, F& f, const std::string& physics, const std::stri
   (stability_of<P>(f, physics, friction, found), ...);
   return found;
 }
+// What a model of this physics supports, from the physics' lists: its
+// friction laws and formulations (first = default), those built for the
+// CUDA backend, the laws each formulation integrates, the laws the stability
+// map linearizes.
+template <class... Friction, class... Formulation>
+void fill_support(ModelDescriptor& d, TypeList<Friction...> laws, TypeList<Formulation...> formulations) {
+  d.friction_laws = names_of(laws);
+  d.formulations = names_of(formulations);
+  d.device_formulations = device_names_of(formulations);
+  d.formulation_friction_laws.clear();
+  auto one_formulation = [&](auto formulation_tag) {
+    using Fo = std::decay_t<decltype(formulation_tag)>;
+    ModelDescriptor::FormulationLaws e;
+    e.formulation = Fo::name;
+    auto add = [&](const char* name, bool integrates) {
+      if (integrates) e.friction_laws.push_back(name);
+    };
+    (add(Friction::name, Fo::template integrates<Friction>), ...);
+    d.formulation_friction_laws.push_back(std::move(e));
+  };
+  (one_formulation(Formulation{}), ...);
+  d.stability_friction_laws.clear();
+  auto add_linearizable = [&](const char* name, bool linearizable) {
+    if (linearizable) d.stability_friction_laws.push_back(name);
+  };
+  (add_linearizable(Friction::name, linearizable_friction<Friction>), ...);
+}
+
 template <class... P>
 std::vector<ModelDescriptor> describe(TypeList<P...>) {
   std::vector<ModelDescriptor> all;
-  auto add = [&](std::vector<ModelDescriptor> v) {
-    for (auto& d : v) all.push_back(std::move(d));
+  auto add = [&](auto physics_tag) {
+    using Ph = decltype(physics_tag);
+    for (auto& d : Ph::describe()) {
+      fill_support(d, typename Ph::FrictionLaws{}, typename Ph::Formulations{});
+      all.push_back(std::move(d));
+    }
   };
-  (add(P::describe()), ...);
+  (add(P{}), ...);
   return all;
 }
 

@@ -16,10 +16,9 @@
 #include <type_traits>
 #include <vector>
 
-namespace hs {
+#include "../core/type_list.hpp"
 
-template <class... T>
-struct TypeList {};
+namespace hs {
 // The `name`s of a list of tags (friction laws, formulations).
 template <class... T>
 std::vector<std::string> names_of(TypeList<T...>) {
@@ -92,6 +91,15 @@ struct ModelDescriptor {
   std::vector<std::string> friction_laws;  // "brown-mcphee", ...
   std::vector<std::string> formulations;   // "double-step", ...
   std::vector<std::string> device_formulations;  // those built for the CUDA backend
+  // Which laws each formulation integrates (a formulation on a static DAE
+  // form cannot carry friction states), and which laws the stability map
+  // linearizes. Filled by the catalog from its compile-time lists.
+  struct FormulationLaws {
+    std::string formulation;
+    std::vector<std::string> friction_laws;
+  };
+  std::vector<FormulationLaws> formulation_friction_laws;
+  std::vector<std::string> stability_friction_laws;
 
   long parameter_count() const { return static_cast<long>(parameters.size()); }
   const ParameterInfo* find_parameter(const std::string& dotted) const {
@@ -107,6 +115,15 @@ struct ModelDescriptor {
   bool supports_command(const std::string& c) const { return contains(commands, c); }
   bool supports_friction(const std::string& f) const { return contains(friction_laws, f); }
   bool supports_formulation(const std::string& f) const { return contains(formulations, f); }
+  // The friction laws formulation f integrates (empty if f is not one of its formulations).
+  std::vector<std::string> friction_laws_of(const std::string& f) const {
+    for (const auto& e : formulation_friction_laws)
+      if (e.formulation == f) return e.friction_laws;
+    return {};
+  }
+  bool supports_run(const std::string& friction, const std::string& formulation) const {
+    return contains(friction_laws_of(formulation), friction);
+  }
   static bool contains(const std::vector<std::string>& list, const std::string& x) {
     for (const auto& e : list)
       if (e == x) return true;

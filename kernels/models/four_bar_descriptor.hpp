@@ -11,6 +11,7 @@
 #include <limits>
 #include <string>
 
+#include "../friction/registry.hpp"
 #include "../integrators/formulations.hpp"
 #include "../integrators/run_columns.hpp"
 #include "../linearize/actuated_system.hpp"
@@ -56,7 +57,7 @@ inline void four_bar_parameter_table(ParameterTableBuilder<FourBarParams>& t) {
 
 namespace four_bar_detail {
 
-using FrictionLaws = TypeList<BrownMcPhee, BengisuAkay, NoFriction>;
+using FrictionLaws = FrictionLawRegistry;
 using Formulations = TypeList<DoubleStepFormulation, Index1BaumgarteFormulation>;
 
 inline ModelDescriptor planar(std::string name, std::string title, std::string source, const FourBarParams& defaults) {
@@ -78,9 +79,7 @@ inline ModelDescriptor planar(std::string name, std::string title, std::string s
   d.trajectory_channels = run_columns::trajectory_channels<3, 3>(n);
   d.driving_coordinate = "q1";
   d.commands = {"run", "stability"};
-  d.friction_laws = names_of(FrictionLaws{});
-  d.formulations = names_of(Formulations{});
-  d.device_formulations = device_names_of(Formulations{});
+  // friction laws and formulations: from the physics' lists (catalog.hpp fill_support)
   return d;
 }
 

@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "../friction/registry.hpp"
 #include "../integrators/formulations.hpp"
 #include "../integrators/run_columns.hpp"
 #include "../linearize/actuated_system.hpp"
@@ -81,9 +82,7 @@ inline ModelDescriptor describe_quick_return() {
   d.trajectory_channels = run_columns::trajectory_channels<5, 3>(n);
   d.driving_coordinate = "q4";
   d.commands = {"run", "stability"};
-  d.friction_laws = names_of(TypeList<BrownMcPhee, BengisuAkay, NoFriction>{});
-  d.formulations = names_of(TypeList<DoubleStepFormulation, Index1BaumgarteFormulation>{});
-  d.device_formulations = device_names_of(TypeList<DoubleStepFormulation, Index1BaumgarteFormulation>{});
+  // friction laws and formulations: from the physics' lists (catalog.hpp fill_support)
   return d;
 }
 
@@ -93,7 +92,7 @@ inline ModelDescriptor describe_quick_return() {
 struct QuickReturnPhysics {
   static constexpr const char* key = "quick-return";
   static constexpr bool runs = true, linearizes = true;
-  using FrictionLaws = TypeList<BrownMcPhee, BengisuAkay, NoFriction>;
+  using FrictionLaws = FrictionLawRegistry;
   using Formulations = TypeList<DoubleStepFormulation, Index1BaumgarteFormulation>;
   template <class Friction>
   using Model = HydraulicallyActuated<DaeMechanism<QuickReturnDae>, Friction>;
