@@ -116,11 +116,12 @@ inline BatchSpec random_batch(long n, unsigned seed, int stride, double duration
 // and Coulomb force drawn in ±30 %), its first friction law and
 // formulation, `duration` seconds of its work cycle, samples every `stride`
 // steps: the batch every backend must run identically, for any model.
-inline BatchSpec model_batch(const std::string& model, long n, unsigned seed, int stride, double duration) {
+inline BatchSpec model_batch(const std::string& model, long n, unsigned seed, int stride, double duration,
+                             const std::string& friction = "") {
   const ModelDescriptor& m = *find_model(model);
   BatchSpec spec;
   spec.model = &m;
-  spec.friction = m.friction_laws.front();
+  spec.friction = friction.empty() ? m.friction_laws.front() : friction;
   spec.formulation = m.formulations.front();
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(0.7, 1.3);

@@ -128,20 +128,23 @@ TEST(GpuBackendCodePath, StabilityAgreesWithCpuBitForBitAcrossSlices) {
   }
 }
 
-// Every registered model through the device code path, in slices of 2 to 4:
-// bit-identical to the CPU backend (the sample-major layout and its
-// transposition for every model's summary and sample widths).
-TEST(GpuBackendCodePath, EveryModelAgreesWithCpuBitForBit) {
+// Every registered model with every friction law the device is built for,
+// through the device code path in slices of 2 to 4: bit-identical to the CPU
+// backend (the sample-major layout and its transposition for every model's
+// summary and sample widths; the LuGre laws' states in the Newton solve).
+TEST(GpuBackendCodePath, EveryModelAndFrictionLawAgreesWithCpuBitForBit) {
   for (const auto& m : models()) {
     if (!m.supports_command("run")) continue;
-    SCOPED_TRACE(m.name);
-    const BatchSpec spec = backend_test::model_batch(m.name, 5, 13, 100, 2.0);
-    const BatchResult cpu = run_batch_cpu(spec);
-    EXPECT_EQ(backend_test::failed_count(cpu), 0);
-    double bytes = 1e3;  // device memory for slices of 2 instances (of this model's record sizes)
-    while (device_batch_slice_size(spec, bytes) < 2) bytes *= 1.25;
-    ASSERT_LT(device_batch_slice_size(spec, bytes), 5) << "several slices";
-    backend_test::expect_agreement(cpu, run_batch_device_code_path_on_omp(spec, bytes), 0.0, m);
+    for (const auto& friction : m.friction_laws_of(m.device_formulations.front())) {
+      SCOPED_TRACE(m.name + " / " + friction);
+      const BatchSpec spec = backend_test::model_batch(m.name, 5, 13, 100, 2.0, friction);
+      const BatchResult cpu = run_batch_cpu(spec);
+      EXPECT_EQ(backend_test::failed_count(cpu), 0);
+      double bytes = 1e3;  // device memory for slices of 2 instances (of this model's record sizes)
+      while (device_batch_slice_size(spec, bytes) < 2) bytes *= 1.25;
+      ASSERT_LT(device_batch_slice_size(spec, bytes), 5) << "several slices";
+      backend_test::expect_agreement(cpu, run_batch_device_code_path_on_omp(spec, bytes), 0.0, m);
+    }
   }
 }
 

@@ -494,3 +494,27 @@ TEST(Study, CommandTheModelDoesNotSupportIsRefused) {
     }
   }
 }
+
+// A friction law the command cannot take: LuGre with the index-1 reference
+// integrator (no slot for friction states) or in a stability map (no tangent
+// at v = 0) is refused by require_command, naming both keys and what is
+// allowed; the double step runs it.
+TEST(Study, FrictionLawTheCommandCannotTakeIsRefused) {
+  for (const char* model : {"four-bar", "four-bar-3d", "quick-return"}) {
+    SCOPED_TRACE(model);
+    const std::string head = std::string("[study]\nmodel = \"") + model + "\"\nfriction = \"lugre\"\n";
+    EXPECT_NO_THROW(require_command(parse(head), "run"));  // double step, the default
+    const std::string r = error_of([&] { require_command(parse(head + "formulation = \"index1-baumgarte\"\n"), "run"); });
+    EXPECT_NE(r.find("inline.toml: study.friction = \"lugre\" with study.formulation = \"index1-baumgarte\": formulation "
+                     "index1-baumgarte integrates the friction laws \"brown-mcphee\", \"bengisu-akay\", \"none\"; \"lugre\" "
+                     "runs with the formulations \"double-step\""),
+              std::string::npos)
+        << r;
+    const std::string s = error_of([&] { require_command(parse(head), "stability"); });
+    EXPECT_NE(s.find("inline.toml: study.friction = \"lugre\": `hydrosweep stability` linearizes the static friction laws "
+                     "\"brown-mcphee\", \"bengisu-akay\", \"none\" only"),
+              std::string::npos)
+        << s;
+    EXPECT_NO_THROW(require_command(parse(std::string("[study]\nmodel = \"") + model + "\"\n"), "stability"));
+  }
+}
