@@ -216,6 +216,98 @@ struct DoubleStepTrapezoidal {
   }
 
   // ---------------------------------------------------------------------
+  // Actuator rows, shared by every trapezoidal formulation of this model
+  // (this one and PenaltyTrapezoidal): actuator a's piston and friction
+  // forces and its state rates at its length s and rate ṡ, from the
+  // actuators' states y (actuator a's at a·nsa: pressures, then friction
+  // states), the friction-state rates wd (a·nwa) and the spools U. Writes
+  // the rates at a·npa of pressure_rate and a·nwa of friction_rate; returns
+  // the net force F_a = F_p − F_μ on the mechanism (seed 002 eq 20).
+  template <class T>
+  HS_HD HS_FORCEINLINE static T actuator_terms(const Params& P, const Constants& K, int a, const T& length,
+                                               const T& sdot, const T* y, const T* wd, const double* U, T& piston_force,
+                                               T& friction_force, T* pressure_rate, T* friction_rate) {
+    const T* p = y + a * nsa;
+    const T* w = p + npa;
+    piston_force = Actuator::piston_force(K.actuator[a], p);
+    friction_force = Actuator::friction_force(P.actuator[a], sdot, w, wd + a * nwa);
+    Actuator::state_rates(P.actuator[a], K.actuator[a], p, w, U[a], length - K.actuator[a].s0, sdot,
+                          pressure_rate + a * npa, friction_rate + a * nwa);
+    return piston_force - friction_force;
+  }
+
+  // The spools at t_{k+1}: the input policy's U_ref, held over the step
+  // (docs/models/integrators.md §11.3): an open-loop schedule is sampled at
+  // the step midpoint (schedules switch on step boundaries, so U_ref is
+  // constant over each step and the trapezoid stays second order across the
+  // switches); a sampled controller sees the state at t_k.
+  HS_HD static void advance_spools(const Params& P, State& s, double dt, double* U) {
+    double U_ref[na];
+    input_for_step<Input, na>(P.input, s.input, s.t0, s.steps, dt, [&]() { return observation(s); }, U_ref);
+    for (int a = 0; a < na; ++a) U[a] = Actuator::spool_step(P.actuator[a], s.U[a], U_ref[a], dt);
+  }
+
+  // Actuator states in the Newton unknowns from offset nz (after the nz
+  // coordinates): their predictor y_k + dt ẏ_k into x and the trapezoidal
+  // constants p̂, ŵ (eq 34) into pd_hat, wd_hat.
+  HS_HD static void predict_actuator_states(const State& s, double dt, int nz, double* x, double* pd_hat,
+                                            double* wd_hat) {
+    for (int a = 0; a < na; ++a) {
+      for (int k = 0; k < npa; ++k) {
+        const int i = a * npa + k;
+        pd_hat[i] = -((2.0 / dt) * s.p[i] + s.pd[i]);
+        x[nz + a * nsa + k] = s.p[i] + dt * s.pd[i];
+      }
+      for (int k = 0; k < nwa; ++k) {
+        const int i = a * nwa + k;
+        wd_hat[i] = -((2.0 / dt) * s.w[i] + s.wd[i]);
+        x[nz + a * nsa + npa + k] = s.w[i] + dt * s.wd[i];
+      }
+    }
+  }
+
+  // x += Δx for nz coordinates followed by the actuator states; converged
+  // when every coordinate, pressure and friction-state increment is within
+  // its tolerance. Every component is tested: a NaN fails any comparison, so
+  // a running max (fabs(d) > m ? fabs(d) : m) would skip it, and whether it
+  // does depends on the instructions the compiler picks (maxsd keeps one
+  // operand): a NaN increment then passed as converged.
+  template <int nz>
+  HS_HD static Status newton_update(const IntegratorSettings& S, double* x, const double* dx, bool& converged) {
+    constexpr int n = nz + na * nsa;
+    for (int k = 0; k < n; ++k)
+      if (!(fabs(dx[k]) < 1e300)) return Status::diverged;  // NaN or Inf
+    double dq = 0.0, dp = 0.0, dw = 0.0;
+    for (int j = 0; j < nz; ++j) { x[j] += dx[j]; dq = fabs(dx[j]) > dq ? fabs(dx[j]) : dq; }
+    for (int a = 0; a < na; ++a) {
+      const int o = nz + a * nsa;
+      for (int k = o; k < o + npa; ++k) { x[k] += dx[k]; dp = fabs(dx[k]) > dp ? fabs(dx[k]) : dp; }
+      for (int k = o + npa; k < o + nsa; ++k) { x[k] += dx[k]; dw = fabs(dx[k]) > dw ? fabs(dx[k]) : dw; }
+    }
+    converged = dq <= S.position_tolerance && dp <= S.pressure_tolerance && dw <= S.friction_state_tolerance;
+    return Status::ok;
+  }
+
+  // The converged actuator states (from offset nz of x), their trapezoidal
+  // rates and the spools into the state.
+  HS_HD static void store_actuator_states(const double* x, int nz, const double* pd_hat, const double* wd_hat,
+                                          const double* U, double dt, State& s) {
+    for (int a = 0; a < na; ++a) {
+      for (int k = 0; k < npa; ++k) {
+        const int i = a * npa + k;
+        s.p[i] = x[nz + a * nsa + k];
+        s.pd[i] = (2.0 / dt) * s.p[i] + pd_hat[i];
+      }
+      for (int k = 0; k < nwa; ++k) {
+        const int i = a * nwa + k;
+        s.w[i] = x[nz + a * nsa + npa + k];
+        s.wd[i] = (2.0 / dt) * s.w[i] + wd_hat[i];
+      }
+      s.U[a] = U[a];
+    }
+  }
+
+  // ---------------------------------------------------------------------
   // Model evaluation at consistent positions q (dependent part carrying
   // ∂z_d/∂z_i when T is a dual number), given the independent velocities
   // and accelerations. y: the actuators' states, actuator a's at a·nsa
@@ -270,24 +362,18 @@ struct DoubleStepTrapezoidal {
     T F[na];
     Tk s_i[na][ni];
     for (int a = 0; a < na; ++a) {
-      const T* p = y + a * nsa;
-      const T* w = p + npa;
       const auto act = Actuators::actuator(P.mechanism, pose, motion, a);
       e.s[a] = act.length;
       e.sdot[a] = act.rate;
-      const T sdot = Widen<T>::from(act.rate);
-      e.piston_force[a] = Actuator::piston_force(K.actuator[a], p);
-      e.friction_force[a] = Actuator::friction_force(P.actuator[a], sdot, w, wd + a * nwa);
       Tk ds_dz[nq];
       Actuators::actuator_jacobian(P.mechanism, pose, act, ds_dz, a);
-      F[a] = e.piston_force[a] - e.friction_force[a];
+      F[a] = actuator_terms(P, K, a, Widen<T>::from(act.length), Widen<T>::from(act.rate), y, wd, U, e.piston_force[a],
+                            e.friction_force[a], e.pressure_rate, e.friction_rate.data());
       for (int j = 0; j < ni; ++j) {
         Tk sj = ds_dz[part.indep[j]];
         for (int k = 0; k < nc; ++k) sj -= G[k][j] * ds_dz[part.dep[k]];
         s_i[a][j] = sj;
       }
-      Actuator::state_rates(P.actuator[a], K.actuator[a], p, w, U[a], Widen<T>::from(act.length - K.actuator[a].s0),
-                            sdot, e.pressure_rate + a * npa, e.friction_rate.data() + a * nwa);
     }
     // R_zᵀ (r − Σ F_a ∂s_a/∂z) = (r_i − Gᵀ r_d) − Σ F_a (∂s_a/∂z_i − Gᵀ ∂s_a/∂z_d), seed 001 eq (16).
     for (int j = 0; j < ni; ++j) {
@@ -439,16 +525,7 @@ struct DoubleStepTrapezoidal {
       if (partition_determinant(s.constraint_jacobian, s.part) < 0.5 * best_det) s.part = best;
     }
     ctx.part = s.part;
-    // The input policy's U_ref, held over the step (docs/models/integrators.md §11.3):
-    // an open-loop schedule is sampled at the step midpoint (schedules switch on
-    // step boundaries, so U_ref is constant over each step and the trapezoid
-    // stays second order across the switches); a sampled controller sees the
-    // state at t_k.
-    {
-      double U_ref[na];
-      input_for_step<Input, na>(P.input, s.input, s.t0, s.steps, dt, [&]() { return observation(s); }, U_ref);
-      for (int a = 0; a < na; ++a) ctx.U[a] = Actuator::spool_step(P.actuator[a], s.U[a], U_ref[a], dt);
-    }
+    advance_spools(P, s, dt, ctx.U);
     for (int k = 0; k < nq; ++k) {
       ctx.q_guess[k] = s.q[k] + dt * s.qd[k] + 0.5 * dt * dt * s.qdd[k];  // predictor, docs/models/integrators.md §3.2
       ctx.qd_hat[k] = -((2.0 / dt) * s.q[k] + s.qd[k]);
@@ -456,18 +533,7 @@ struct DoubleStepTrapezoidal {
     }
     double x[nx];
     for (int j = 0; j < ni; ++j) x[j] = ctx.q_guess[s.part.indep[j]];
-    for (int a = 0; a < na; ++a) {
-      for (int k = 0; k < npa; ++k) {
-        const int i = a * npa + k;
-        ctx.pd_hat[i] = -((2.0 / dt) * s.p[i] + s.pd[i]);
-        x[state_offset(a) + k] = s.p[i] + dt * s.pd[i];
-      }
-      for (int k = 0; k < nwa; ++k) {
-        const int i = a * nwa + k;
-        ctx.wd_hat[i] = -((2.0 / dt) * s.w[i] + s.wd[i]);
-        x[state_offset(a) + npa + k] = s.w[i] + dt * s.wd[i];
-      }
-    }
+    predict_actuator_states(s, dt, ni, x, ctx.pd_hat, ctx.wd_hat.data());
 
     bool converged = false;
     int it = 0;
@@ -480,22 +546,9 @@ struct DoubleStepTrapezoidal {
       if (!tangent(P, K, S, ctx, x, f, J, &last)) return Status::constraint_failure;
       for (int r = 0; r < nx; ++r) f[r] = -f[r];
       if (!solve_linear(J, f, dx)) return Status::newton_failure;
-      // Every component is tested: a NaN fails any comparison, so a running
-      // max (fabs(d) > m ? fabs(d) : m) would skip it, and whether it does
-      // depends on the instructions the compiler picks (maxsd keeps one
-      // operand): a NaN increment then passed as converged.
-      for (int k = 0; k < nx; ++k)
-        if (!(fabs(dx[k]) < 1e300)) return Status::diverged;  // NaN or Inf
-      double dq = 0.0, dp = 0.0, dw = 0.0;
-      for (int j = 0; j < ni; ++j) { x[j] += dx[j]; dq = fabs(dx[j]) > dq ? fabs(dx[j]) : dq; }
-      for (int a = 0; a < na; ++a) {
-        for (int k = state_offset(a); k < state_offset(a) + npa; ++k) { x[k] += dx[k]; dp = fabs(dx[k]) > dp ? fabs(dx[k]) : dp; }
-        for (int k = state_offset(a) + npa; k < state_offset(a + 1); ++k) { x[k] += dx[k]; dw = fabs(dx[k]) > dw ? fabs(dx[k]) : dw; }
-      }
-      if (dq <= S.position_tolerance && dp <= S.pressure_tolerance && dw <= S.friction_state_tolerance) {
-        converged = true;
-        break;
-      }
+      const Status update = newton_update<ni>(S, x, dx, converged);
+      if (update != Status::ok) return update;
+      if (converged) break;
     }
     report.newton_iterations = it;
     if (!converged) return Status::newton_failure;
@@ -521,18 +574,8 @@ struct DoubleStepTrapezoidal {
       s.qd[k] = e.qd[k];
       s.qdd[k] = e.qdd[k];
     }
+    store_actuator_states(x, ni, ctx.pd_hat, ctx.wd_hat.data(), ctx.U, dt, s);
     for (int a = 0; a < na; ++a) {
-      for (int k = 0; k < npa; ++k) {
-        const int i = a * npa + k;
-        s.p[i] = x[state_offset(a) + k];
-        s.pd[i] = (2.0 / dt) * s.p[i] + ctx.pd_hat[i];
-      }
-      for (int k = 0; k < nwa; ++k) {
-        const int i = a * nwa + k;
-        s.w[i] = x[state_offset(a) + npa + k];
-        s.wd[i] = (2.0 / dt) * s.w[i] + ctx.wd_hat[i];
-      }
-      s.U[a] = ctx.U[a];
       s.s_act[a] = e.s[a];
       s.sdot_act[a] = e.sdot[a];
     }
