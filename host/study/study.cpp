@@ -371,10 +371,12 @@ class Parser {
         {"constraint_tolerance", &IntegratorSettings::constraint_tolerance, kPositive, "m"},
         {"pressure_min", &IntegratorSettings::pressure_min, {-1e9, 1e10, false, false}, "Pa"},
         {"pressure_max", &IntegratorSettings::pressure_max, {-1e9, 1e10, false, false}, "Pa"},
+        {"penalty_factor", &IntegratorSettings::penalty_factor, {0, 1e20, true, false}, "N/m"},
     };
     check_keys(*t, "integrator",
                {"dt", "duration", "tangent", "max_newton_iterations", "max_position_iterations", "position_tolerance",
-                "pressure_tolerance", "friction_state_tolerance", "constraint_tolerance", "pressure_min", "pressure_max"});
+                "pressure_tolerance", "friction_state_tolerance", "constraint_tolerance", "pressure_min", "pressure_max",
+                "penalty_factor"});
 
     IntegratorSettings& S = s_.settings;
     for (const auto& r : reals)

@@ -8,7 +8,8 @@
 //   description = "..."             free text, stored in the outputs
 //   model       = "four-bar"        a registered model (host/models/registry.cpp;
 //                                   `hydrosweep parameters` lists them and what each supports)
-//   formulation = "double-step"     one the model supports (default: its first)
+//   formulation = "double-step"     one the model supports (default: its first):
+//                                   "double-step", "penalty", "index1-baumgarte"
 //   friction    = "brown-mcphee"    a friction law the model supports (default: its first)
 //
 //   [integrator]                    all keys optional; defaults shown
@@ -23,6 +24,7 @@
 //   constraint_tolerance    = 1e-11     m, > 0
 //   pressure_min            = 0         Pa, [-1e9, 1e10], < pressure_max
 //   pressure_max            = 100e6     Pa, [-1e9, 1e10]
+//   penalty_factor          = 1e11      N/m, (0, 1e20]: alpha of formulation "penalty"
 //
 //   [input]                         piecewise-constant valve reference U_ref(t);
 //                                   default: the model's schedule (seed 002 work

@@ -33,10 +33,13 @@
 // it is not a Newton unknown because its ODE is linear and decoupled. Its
 // reference U_ref comes from the model's input policy (input_policy.hpp).
 #pragma once
+#include <type_traits>
+
 #include "../core/dual.hpp"
 #include "../core/lu.hpp"
 #include "../core/small_matrix.hpp"
 #include "../models/hydraulically_actuated.hpp"
+#include "newton_tangent.hpp"
 #include "settings.hpp"
 
 namespace hs {
@@ -266,6 +269,28 @@ struct DoubleStepTrapezoidal {
     }
   }
 
+  // The trapezoidal rates ṗ = (2/dt) p + p̂, ẇ = (2/dt) w + ŵ (eq 33) of the
+  // actuator states in x from offset nz.
+  template <class T>
+  HS_HD HS_FORCEINLINE static void trapezoidal_actuator_rates(const T* x, int nz, double dt, const double* pd_hat,
+                                                              const double* wd_hat, T* pd, T* wd) {
+    for (int a = 0; a < na; ++a) {
+      const T* p = x + nz + a * nsa;
+      const T* w = p + npa;
+      for (int k = 0; k < npa; ++k) pd[a * npa + k] = (2.0 / dt) * p[k] + pd_hat[a * npa + k];
+      for (int k = 0; k < nwa; ++k) wd[a * nwa + k] = (2.0 / dt) * w[k] + wd_hat[a * nwa + k];
+    }
+  }
+  // The actuator rows of the residual (eq 38), from offset nz: ṗ − h, ẇ − u.
+  template <class T>
+  HS_HD HS_FORCEINLINE static void actuator_residual_rows(int nz, const T* pd, const T* wd, const T* pressure_rate,
+                                                          const T* friction_rate, T* f) {
+    for (int a = 0; a < na; ++a) {
+      for (int k = 0; k < npa; ++k) f[nz + a * nsa + k] = pd[a * npa + k] - pressure_rate[a * npa + k];
+      for (int k = 0; k < nwa; ++k) f[nz + a * nsa + npa + k] = wd[a * nwa + k] - friction_rate[a * nwa + k];
+    }
+  }
+
   // x += Δx for nz coordinates followed by the actuator states; converged
   // when every coordinate, pressure and friction-state increment is within
   // its tolerance. Every component is tested: a NaN fails any comparison, so
@@ -460,20 +485,12 @@ struct DoubleStepTrapezoidal {
       for (int j = 0; j < ni; ++j) v += dzd_dzi[r][j] * (zi[j] - value(zi[j]));
       q[ctx.part.dep[r]] = v;
     }
-    for (int a = 0; a < na; ++a) {
-      const T* p = x + state_offset(a);
-      const T* w = p + npa;
-      for (int k = 0; k < npa; ++k) pd[a * npa + k] = (2.0 / dt) * p[k] + ctx.pd_hat[a * npa + k];
-      for (int k = 0; k < nwa; ++k) wd[a * nwa + k] = (2.0 / dt) * w[k] + ctx.wd_hat[a * nwa + k];
-    }
+    trapezoidal_actuator_rates(x, ni, dt, ctx.pd_hat, ctx.wd_hat.data(), pd, wd.data());
     Evaluation<T> local;
     Evaluation<T>& e = out ? *out : local;
     evaluate(P, K, ctx.part, q, qd_i, qdd_i, x + ni, wd.data(), ctx.U, e, out != nullptr);
     for (int j = 0; j < ni; ++j) f[j] = e.reduced[j];
-    for (int a = 0; a < na; ++a) {
-      for (int k = 0; k < npa; ++k) f[state_offset(a) + k] = pd[a * npa + k] - e.pressure_rate[a * npa + k];
-      for (int k = 0; k < nwa; ++k) f[state_offset(a) + npa + k] = wd[a * nwa + k] - e.friction_rate[a * nwa + k];
-    }
+    actuator_residual_rows(ni, pd, wd.data(), e.pressure_rate, e.friction_rate.data(), f);
     return true;
   }
 
@@ -482,28 +499,11 @@ struct DoubleStepTrapezoidal {
   HS_HD static bool tangent(const Params& P, const Constants& K, const IntegratorSettings& S, StepContext& ctx,
                             const double* x, double* f, Mat<double, nx, nx>& J,
                             Evaluation<Jet>* jet_eval = nullptr) {
-    if (S.tangent == Tangent::exact) {
-      Jet xj[nx], fj[nx];
-      for (int k = 0; k < nx; ++k) xj[k] = Jet::variable(x[k], k);
-      if (!residual(P, K, S, ctx, xj, fj, jet_eval)) return false;
-      for (int r = 0; r < nx; ++r) {
-        f[r] = fj[r].a;
-        for (int c = 0; c < nx; ++c) J(r, c) = fj[r].v[c];
-      }
-      return true;
-    }
-    // Forward differences, seed 001 eqs (40)–(41).
-    if (!residual(P, K, S, ctx, x, f)) return false;
-    double xp[nx], fp[nx];
-    for (int k = 0; k < nx; ++k) xp[k] = x[k];
-    for (int c = 0; c < nx; ++c) {
-      const double eps = 1e-8 * (fabs(x[c]) > 1e-2 ? fabs(x[c]) : 1e-2);
-      xp[c] = x[c] + eps;
-      if (!residual(P, K, S, ctx, xp, fp)) return false;
-      for (int r = 0; r < nx; ++r) J(r, c) = (fp[r] - f[r]) / eps;
-      xp[c] = x[c];
-    }
-    return true;
+    return newton_tangent<nx>(S.tangent, x, f, J, [&](const auto* xt, auto* ft) {
+      using T = typename std::remove_const<typename std::remove_pointer<decltype(xt)>::type>::type;
+      if constexpr (std::is_same<T, Jet>::value) return residual(P, K, S, ctx, xt, ft, jet_eval);
+      else return residual(P, K, S, ctx, xt, ft);
+    });
   }
 
   struct StepReport {

@@ -7,6 +7,7 @@
 #include "double_step_trapezoidal.hpp"
 #include "../linearize/actuated_system.hpp"
 #include "index1_baumgarte.hpp"
+#include "penalty_trapezoidal.hpp"
 
 namespace hs {
 
@@ -21,6 +22,19 @@ struct DoubleStepFormulation {
   static constexpr bool integrates = true;
   template <class Physics, class Friction>
   using Integrator = DoubleStepTrapezoidal<typename Physics::template Model<Friction>>;
+};
+
+// Penalty-based semirecursive trapezoidal rule, seed 001 §2.3 and §4 (seed
+// 002 eqs 9–12): every joint coordinate a Newton unknown, the constraints
+// by an augmented Lagrangian with penalty α and velocity and acceleration
+// projections, on the same model as the double step (any mechanism).
+struct PenaltyFormulation {
+  static constexpr const char* name = "penalty";
+  static constexpr bool on_device = true;  // built for the CUDA backend
+  template <class Friction>
+  static constexpr bool integrates = true;
+  template <class Physics, class Friction>
+  using Integrator = PenaltyTrapezoidal<typename Physics::template Model<Friction>>;
 };
 
 // Trapezoidal rule on the index-1 Baumgarte form of the DAE (seed 000 eq 89),

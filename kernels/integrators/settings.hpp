@@ -36,6 +36,10 @@ struct IntegratorSettings {
   // Status::pressure_out_of_range (the lumped model has no cavitation).
   double pressure_min = 0.0;    // [Pa]
   double pressure_max = 100e6;  // [Pa]
+  // Penalty factor α of the penalty formulation (seed 001 §2.3, seed 002
+  // §2: 1e11 in both; N/m for length constraints), the same for every
+  // constraint. Unused by the other formulations.
+  double penalty_factor = 1e11;
 };
 
 }  // namespace hs

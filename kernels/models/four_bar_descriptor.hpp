@@ -58,7 +58,7 @@ inline void four_bar_parameter_table(ParameterTableBuilder<FourBarParams>& t) {
 namespace four_bar_detail {
 
 using FrictionLaws = FrictionLawRegistry;
-using Formulations = TypeList<DoubleStepFormulation, Index1BaumgarteFormulation>;
+using Formulations = TypeList<DoubleStepFormulation, PenaltyFormulation, Index1BaumgarteFormulation>;
 
 inline ModelDescriptor planar(std::string name, std::string title, std::string source, const FourBarParams& defaults) {
   ModelDescriptor d;

@@ -93,7 +93,7 @@ struct QuickReturnPhysics {
   static constexpr const char* key = "quick-return";
   static constexpr bool runs = true, linearizes = true;
   using FrictionLaws = FrictionLawRegistry;
-  using Formulations = TypeList<DoubleStepFormulation, Index1BaumgarteFormulation>;
+  using Formulations = TypeList<DoubleStepFormulation, PenaltyFormulation, Index1BaumgarteFormulation>;
   template <class Friction>
   using Model = HydraulicallyActuated<DaeMechanism<QuickReturnDae>, Friction>;
   template <class Friction>
