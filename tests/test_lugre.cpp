@@ -7,14 +7,11 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "host/run/batch.hpp"
-#include "host/study/study.hpp"
 #include "kernels/friction/lugre.hpp"
+#include "run_support.hpp"
 
 using namespace hs;
 
@@ -185,32 +182,12 @@ TEST(LuGre, OddZeroAtRestAndExactSlope) {
 namespace {
 
 // The shipped work cycle with another friction law and step, on the CPU backend.
-struct WorkCycle {
-  Study study;
-  BatchResult result;
-  double column(const char* name) const { return result.summary(0, study.descriptor->summary_column(name)); }
-  std::vector<double> channel(const char* name) const {
-    const auto& ch = study.descriptor->trajectory_channels;
-    long c = -1;
-    for (size_t k = 0; k < ch.size(); ++k)
-      if (ch[k].name == name) c = static_cast<long>(k);
-    std::vector<double> out;
-    for (long k = 0; k < result.samples_per_instance; ++k)
-      out.push_back(result.trajectories[k * result.sample_width + c]);
-    return out;
-  }
-};
-WorkCycle work_cycle(const std::string& friction, double dt) {
-  std::ifstream in(std::string(HYDROSWEEP_SOURCE_DIR) + "/studies/seed002_work_cycle.toml");
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string t = text.str();
-  t.replace(t.find("friction = \"brown-mcphee\""), std::string("friction = \"brown-mcphee\"").size(),
-            "friction = \"" + friction + "\"");
-  t.replace(t.find("dt = 1e-3"), std::string("dt = 1e-3").size(), "dt = " + std::to_string(dt));
-  WorkCycle w{parse_study(t, "seed002_work_cycle.toml"), {}};
-  w.result = run_batch_cpu(w.study.batch_spec(1));
-  return w;
+run_test::StudyRun work_cycle(const std::string& friction, double dt) {
+  using namespace run_test;
+  std::string t = shipped_study("seed002_work_cycle.toml");
+  t = replaced(t, "friction = \"brown-mcphee\"", "friction = \"" + friction + "\"");
+  t = replaced(t, "dt = 1e-3", "dt = " + std::to_string(dt));
+  return run_study_text(t);
 }
 
 }  // namespace
@@ -222,7 +199,7 @@ WorkCycle work_cycle(const std::string& friction, double dt) {
 TEST(LuGreEngine, WorkCycleEnergyBalanceIsSecondOrder) {
   for (const char* law : {"lugre", "modified-lugre"}) {
     SCOPED_TRACE(law);
-    const WorkCycle coarse = work_cycle(law, 1e-3), fine = work_cycle(law, 5e-4);
+    const auto coarse = work_cycle(law, 1e-3), fine = work_cycle(law, 5e-4);
     ASSERT_EQ(coarse.result.status[0], Status::ok);
     ASSERT_EQ(fine.result.status[0], Status::ok);
     const double w = coarse.column("max_cylinder_work");
@@ -242,7 +219,7 @@ TEST(LuGreEngine, WorkCycleEnergyBalanceIsSecondOrder) {
 TEST(LuGreEngine, SteadySlidingForceIsTheStribeckCurve) {
   for (const char* law : {"lugre", "modified-lugre"}) {
     SCOPED_TRACE(law);
-    const WorkCycle w = work_cycle(law, 1e-3);
+    const auto w = work_cycle(law, 1e-3);
     ASSERT_EQ(w.result.status[0], Status::ok);
     const auto t = w.channel("t"), v = w.channel("sdot"), F = w.channel("friction_force");
     const FrictionParams f;  // the model's defaults
