@@ -262,7 +262,7 @@ TEST(Cli, HelpAndParameterTable) {
   const Result r = hydrosweep("parameters", tmp.path);
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("Model four-bar: ", 0), 0u) << r.out;
-  EXPECT_NE(r.out.find("Supports: model four-bar supports commands run, stability; formulations double-step, index1-baumgarte; friction laws "
+  EXPECT_NE(r.out.find("Supports: model four-bar supports commands run, stability; formulations double-step, penalty, index1-baumgarte; friction laws "
                        "brown-mcphee, bengisu-akay, lugre, modified-lugre, none; index1-baumgarte integrates brown-mcphee, "
                        "bengisu-akay, none; stability linearizes brown-mcphee, bengisu-akay, none"),
             std::string::npos)

@@ -128,16 +128,18 @@ TEST(GpuBackendCodePath, StabilityAgreesWithCpuBitForBitAcrossSlices) {
   }
 }
 
-// Every registered model with every friction law the device is built for,
+// Every registered model with every formulation and friction law the device is built for,
 // through the device code path in slices of 2 to 4: bit-identical to the CPU
 // backend (the sample-major layout and its transposition for every model's
 // summary and sample widths; the LuGre laws' states in the Newton solve).
-TEST(GpuBackendCodePath, EveryModelAndFrictionLawAgreesWithCpuBitForBit) {
+TEST(GpuBackendCodePath, EveryModelFormulationAndFrictionLawAgreesWithCpuBitForBit) {
   for (const auto& m : models()) {
     if (!m.supports_command("run")) continue;
-    for (const auto& friction : m.friction_laws_of(m.device_formulations.front())) {
-      SCOPED_TRACE(m.name + " / " + friction);
-      const BatchSpec spec = backend_test::model_batch(m.name, 5, 13, 100, 2.0, friction);
+    for (const auto& formulation : m.device_formulations)
+    for (const auto& friction : m.friction_laws_of(formulation)) {
+      SCOPED_TRACE(m.name + " / " + friction + " / " + formulation);
+      BatchSpec spec = backend_test::model_batch(m.name, 5, 13, 100, 2.0, friction);
+      spec.formulation = formulation;
       const BatchResult cpu = run_batch_cpu(spec);
       EXPECT_EQ(backend_test::failed_count(cpu), 0);
       double bytes = 1e3;  // device memory for slices of 2 instances (of this model's record sizes)
