@@ -286,6 +286,9 @@ inline const std::vector<SampleField>& sample_fields() {
     f.push_back({"friction_force", [](const FourBarSample& s) { return s.friction_force[0]; }, fixed_scale(hs::backend_test::kForceScale)});
     f.push_back({"energy_drift", [](const FourBarSample& s) { return s.energy_drift; },
                  std::function<double(const FourBarSummary&)>(energy_scale)});
+    f.push_back({"newton_iterations", [](const FourBarSample& s) { return s.newton_iterations; }, fixed_scale(0.0)});
+    f.push_back({"constraint_violation", [](const FourBarSample& s) { return s.constraint_violation; },
+                 fixed_scale(hs::backend_test::kLengthScale)});
     return f;
   }();
   return fields;
@@ -326,8 +329,8 @@ KernelResults run_each_instance(const hs::Study& study) {
             const Params params = hs::unpack_row(study.descriptor->parameters, row.data(), base);
             std::vector<FourBarSample> samples(static_cast<size_t>(out.samples_per_instance));
             // Samples never recorded (after a failure) are NaN in every channel.
-            static_assert(sizeof(FourBarSample) == 13 * sizeof(double), "Sample<3, 3> is 13 doubles");
-            for (auto& x : samples) std::fill_n(reinterpret_cast<double*>(&x), 13, nan);
+            static_assert(sizeof(FourBarSample) == 15 * sizeof(double), "Sample<3, 3> is 15 doubles");
+            for (auto& x : samples) std::fill_n(reinterpret_cast<double*>(&x), 15, nan);
             FourBarSummary s = hs::run_instance<Integrator>(params, study.settings, opt, [&](long k, const FourBarSample& x) {
               if (k < out.samples_per_instance) samples[k] = x;
             });

@@ -19,6 +19,11 @@ struct Sample {
   double s[na], sdot[na];      // actuator lengths and rates
   double piston_force[na], friction_force[na];
   double energy_drift;         // see RunSummary::peak_energy_drift
+  // The step that reached this sample (0 at t = 0): its Newton iterations
+  // and its constraint violation |Φ|∞ (the double step's loop-closure
+  // residual; the penalty formulation's violation after convergence).
+  double newton_iterations;
+  double constraint_violation;  // [m]
 };
 
 template <int nq, int np, int na = 1>
@@ -108,7 +113,7 @@ HS_HD RunSummary<Integrator::nq, Integrator::np, Integrator::na> run_instance(co
     return pw;
   };
   double power_cyl = cylinder_power(), power_fr = friction_power();
-  auto sample = [&](double drift) {
+  auto sample = [&](double drift, double iterations, double violation) {
     Sample<nq, np, na> smp;
     smp.t = st.t;
     for (int k = 0; k < nq; ++k) smp.q[k] = st.q[k];
@@ -119,10 +124,12 @@ HS_HD RunSummary<Integrator::nq, Integrator::np, Integrator::na> run_instance(co
       smp.piston_force[a] = e.piston_force[a]; smp.friction_force[a] = e.friction_force[a];
     }
     smp.energy_drift = drift;
+    smp.newton_iterations = iterations;
+    smp.constraint_violation = violation;
     return smp;
   };
   long record_index = 0;
-  if (stride > 0) record(record_index++, sample(0.0));
+  if (stride > 0) record(record_index++, sample(0.0, 0.0, 0.0));
 
   const long n_steps = static_cast<long>(S.duration / S.dt + 0.5);
   // Last switch of U_ref within the run; the settling clock starts there.
@@ -163,7 +170,8 @@ HS_HD RunSummary<Integrator::nq, Integrator::np, Integrator::na> run_instance(co
       if (st.p[k] < out.p_min[k]) out.p_min[k] = st.p[k];
       if (st.p[k] > out.p_max[k]) out.p_max[k] = st.p[k];
     }
-    if (stride > 0 && (n + 1) % stride == 0) record(record_index++, sample(drift));
+    if (stride > 0 && (n + 1) % stride == 0)
+      record(record_index++, sample(drift, rep.newton_iterations, rep.constraint_residual));
     if (check != Status::ok) { out.status = check; break; }
   }
   // Times come from the integrator's state, on the step grid t0 + k·dt

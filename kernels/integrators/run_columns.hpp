@@ -105,6 +105,10 @@ void visit_sample(const Sample<nq, np, na>* s, Visit&& v) {
     v("friction_force", -1, act(a), Of::none, "N", "seal friction force", false, at([a](auto& x) { return x.friction_force[a]; }));
   }
   v("energy_drift", -1, -1, Of::none, "J", "T + V - E0 - W_cyl - W_fr", false, at([](auto& x) { return x.energy_drift; }));
+  v("newton_iterations", -1, -1, Of::none, "", "Newton iterations of the step that reached the sample (0 at t = 0)", false,
+    at([](auto& x) { return x.newton_iterations; }));
+  v("constraint_violation", -1, -1, Of::none, "m", "constraint violation |Phi| after that step (0 at t = 0)", false,
+    at([](auto& x) { return x.constraint_violation; }));
 }
 
 // index: the number after the stem (−1: none); actuator: the "_<a+1>" suffix (−1: none).
@@ -171,7 +175,7 @@ void flatten(const Sample<nq, np, na>& s, double* row) {
 template <int nq, int np, int na = 1>
 constexpr int summary_width() { return 2 + 2 * nq + 3 * np + 2 * na + 11; }
 template <int nq, int np, int na = 1>
-constexpr int sample_width() { return 1 + nq + np + 5 * na + 1; }
+constexpr int sample_width() { return 1 + nq + np + 5 * na + 3; }
 
 }  // namespace run_columns
 }  // namespace hs

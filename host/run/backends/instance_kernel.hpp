@@ -91,7 +91,7 @@ struct TypedBatch {
   static SampleT blank_sample() {
     const double nan = std::numeric_limits<double>::quiet_NaN();
     SampleT blank;
-    blank.t = blank.energy_drift = nan;
+    blank.t = blank.energy_drift = blank.newton_iterations = blank.constraint_violation = nan;
     for (int a = 0; a < na; ++a)
       blank.U[a] = blank.s[a] = blank.sdot[a] = blank.piston_force[a] = blank.friction_force[a] = nan;
     for (double& q : blank.q) q = nan;
