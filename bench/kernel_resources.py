@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Static resources of the CUDA kernels, read from ptxas (no GPU needed).
 
-Compiles host/run/backends/cuda.cu (simulation) and host/run/backends/cuda_stability.cu
-(stability maps) for one architecture with `-Xptxas -v` and records, per
+Compiles host/run/backends/cuda_double_step.cu and cuda_penalty.cu (simulation, one
+translation unit per formulation) and host/run/backends/cuda_stability.cu
+(stability maps), in parallel, for one architecture with `-Xptxas -v` and records, per
 kernel: registers per thread, stack frame, spill stores and loads. These
 decide occupancy (255 registers allow 256 threads per SM) and how much
 per-thread local memory traffic a kernel has; they are what can be measured
@@ -22,7 +23,8 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SOURCES = {
-    "simulation": ("host/run/backends/cuda.cu", ["-DHYDROSWEEP_HAVE_CUDA"]),
+    "simulation-double-step": ("host/run/backends/cuda_double_step.cu", ["-DHYDROSWEEP_HAVE_CUDA"]),
+    "simulation-penalty": ("host/run/backends/cuda_penalty.cu", ["-DHYDROSWEEP_HAVE_CUDA"]),
     "stability": ("host/run/backends/cuda_stability.cu", ["-DHYDROSWEEP_HAVE_CUDA", "-DHYDROSWEEP_HAVE_CUDA_STABILITY"]),
 }
 # Kernels and device functions of our own; library ones (CUB, Thrust) are left out.
@@ -83,15 +85,18 @@ def main():
     result = {"benchmark": "kernel_resources", "arch": f"sm_{args.arch}", "nvcc": version,
               "source": "ptxas -v (static; no GPU involved)", "kernels": []}
     with tempfile.TemporaryDirectory() as tmp:
+        jobs = {}
         for group, (source, defines) in SOURCES.items():
             cmd = [args.nvcc, *defines, *includes, "-O3", "-DNDEBUG", f"-arch=sm_{args.arch}",
                    "--expt-relaxed-constexpr", "--extended-lambda", "-std=c++17", "-Xptxas", "-v",
                    "-c", os.path.join(ROOT, source), "-o", os.path.join(tmp, group + ".o")]
             print(f"compiling {source} for sm_{args.arch} ...", flush=True)
-            run = subprocess.run(cmd, capture_output=True, text=True)
-            if run.returncode != 0:
-                sys.exit(f"kernel_resources: nvcc failed on {source}:\n{run.stderr[-4000:]}")
-            for entry in parse(run.stderr):
+            jobs[group] = (source, subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        for group, (source, proc) in jobs.items():
+            _, stderr = proc.communicate()
+            if proc.returncode != 0:
+                sys.exit(f"kernel_resources: nvcc failed on {source}:\n{stderr[-4000:]}")
+            for entry in parse(stderr):
                 entry["group"] = group
                 entry["source"] = source
                 result["kernels"].append(entry)

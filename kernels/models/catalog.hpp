@@ -30,8 +30,9 @@ using PhysicsCatalog = TypeList<  //
 
 // ---- combinations --------------------------------------------------------------
 
-template <class Physics, class Friction, class Formulation>
+template <class Physics, class Friction, class FormulationT>
 struct RunCombination {
+  using Formulation = FormulationT;
   using Integrator = typename Formulation::template Integrator<Physics, Friction>;
   static constexpr bool on_device = Formulation::on_device;  // built for the CUDA backend
 };

@@ -15,8 +15,14 @@
 
 #include "host/run/backends/cuda_support.hpp"
 #include "host/run/backends/device_batch.hpp"
+#include "kernels/integrators/formulations.hpp"
 
 namespace hs {
+// One translation unit per formulation, compiled in parallel
+// (cuda_double_step.cu, cuda_penalty.cu): each instantiates only its kernels.
+BatchResult run_batch_cuda_double_step(const BatchSpec& spec, double device_bytes);
+BatchResult run_batch_cuda_penalty(const BatchSpec& spec, double device_bytes);
+
 int cuda_device_count() {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess) {
@@ -38,8 +44,11 @@ BatchResult run_batch_cuda(const BatchSpec& spec) {
   // Slices take at most 80 % of the free device memory.
   size_t free_bytes = 0, total_bytes = 0;
   HS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  return device_batch::run(spec, 0.8 * static_cast<double>(free_bytes),
-                            [](const auto& kernel, long count) { launch_for_each_index(kernel, count); });
+  const double device_bytes = 0.8 * static_cast<double>(free_bytes);
+  if (spec.formulation == PenaltyFormulation::name) return run_batch_cuda_penalty(spec, device_bytes);
+  if (spec.formulation == DoubleStepFormulation::name) return run_batch_cuda_double_step(spec, device_bytes);
+  // Formulations not built for the device: device_batch::run names the reason.
+  return device_batch::run<Index1BaumgarteFormulation>(spec, device_bytes, [](const auto&, long) {});
 }
 
 }  // namespace hs

@@ -28,6 +28,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "host/run/backends/instance_kernel.hpp"
@@ -127,14 +130,24 @@ BatchResult run_typed(const BatchSpec& spec, double device_bytes, Launch&& launc
   return out;
 }
 
+// Every formulation (for run's template argument).
+struct AnyFormulation {};
+
 // The batch on the device system, for its (physics, friction, formulation).
-template <class Launch>
+// With Only = one formulation, only that formulation's kernels are
+// instantiated (the CUDA build compiles one translation unit per
+// formulation, in parallel); another formulation is a logic error there.
+template <class Only = AnyFormulation, class Launch>
 BatchResult run(const BatchSpec& spec, double device_bytes, Launch&& launch) {
   BatchResult out;
   with_batch_combination(spec, [&](auto combination) {
     using Combination = decltype(combination);
-    if constexpr (Combination::on_device)
+    constexpr bool selected =
+        std::is_same<Only, AnyFormulation>::value || std::is_same<Only, typename Combination::Formulation>::value;
+    if constexpr (Combination::on_device && selected)
       out = run_typed<typename Combination::Integrator>(spec, device_bytes, launch);
+    else if constexpr (Combination::on_device)
+      throw std::logic_error("device batch of formulation " + spec.formulation + " dispatched to another translation unit");
     else
       throw std::invalid_argument("formulation " + spec.formulation + " of model " + spec.model->name +
                                   " is not built for the CUDA backend (CPU reference integrator); use --backend cpu or kokkos");
