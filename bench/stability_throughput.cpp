@@ -119,12 +119,12 @@ int main(int argc, char** argv) {
     const std::string model = spatial ? "3d" : "planar";
     const char* registered = spatial ? "four-bar-3d" : "four-bar";
     for (int threads : {1, cores}) {
-      Point p{model, "cpu", threads, n};
+      Point p{model, "cpu", threads, n, 0.0, 0, false, {}};
       const hs::StabilityBatch cpu_points = map_points(n, registered, settings, threads);
       timed(p, [&] { return hs::run_stability_cpu(cpu_points); });
       if (cores == 1) break;
     }
-    Point g{model, "cuda", 0, n_gpu};
+    Point g{model, "cuda", 0, n_gpu, 0.0, 0, false, {}};
 #ifdef HYDROSWEEP_HAVE_CUDA_STABILITY
     if (cuda) {
       const hs::StabilityBatch gpu_points = map_points(n_gpu, registered, settings, 0);
