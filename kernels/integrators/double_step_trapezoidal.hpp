@@ -239,6 +239,31 @@ struct DoubleStepTrapezoidal {
     return piston_force - friction_force;
   }
 
+  // Actuator a on the mechanism at (pose, motion): its length s and rate ṡ,
+  // ∂s_a/∂z (the mechanism's scalar Tk) and its actuator_terms (scalar T).
+  template <class T, class Tk, class PoseT, class MotionT>
+  HS_HD HS_FORCEINLINE static T actuator_on_mechanism(const Params& P, const Constants& K, const PoseT& pose,
+                                                      const MotionT& motion, int a, const T* y, const T* wd,
+                                                      const double* U, Tk& length, Tk& rate, Tk* ds_dz,
+                                                      T& piston_force, T& friction_force, T* pressure_rate,
+                                                      T* friction_rate) {
+    const auto act = Actuators::actuator(P.mechanism, pose, motion, a);
+    length = act.length;
+    rate = act.rate;
+    Actuators::actuator_jacobian(P.mechanism, pose, act, ds_dz, a);
+    return actuator_terms(P, K, a, Widen<T>::from(act.length), Widen<T>::from(act.rate), y, wd, U, piston_force,
+                          friction_force, pressure_rate, friction_rate);
+  }
+
+  // The actuators' states of s gathered as y (actuator a's at a·nsa:
+  // pressures, then friction states), the layout of the Newton unknowns.
+  HS_HD static void gather_actuator_states(const State& s, double* y) {
+    for (int a = 0; a < na; ++a) {
+      for (int k = 0; k < npa; ++k) y[a * nsa + k] = s.p[a * npa + k];
+      for (int k = 0; k < nwa; ++k) y[a * nsa + npa + k] = s.w[a * nwa + k];
+    }
+  }
+
   // The spools at t_{k+1}: the input policy's U_ref, held over the step
   // (docs/models/integrators.md §11.3): an open-loop schedule is sampled at
   // the step midpoint (schedules switch on step boundaries, so U_ref is
@@ -387,13 +412,9 @@ struct DoubleStepTrapezoidal {
     T F[na];
     Tk s_i[na][ni];
     for (int a = 0; a < na; ++a) {
-      const auto act = Actuators::actuator(P.mechanism, pose, motion, a);
-      e.s[a] = act.length;
-      e.sdot[a] = act.rate;
       Tk ds_dz[nq];
-      Actuators::actuator_jacobian(P.mechanism, pose, act, ds_dz, a);
-      F[a] = actuator_terms(P, K, a, Widen<T>::from(act.length), Widen<T>::from(act.rate), y, wd, U, e.piston_force[a],
-                            e.friction_force[a], e.pressure_rate, e.friction_rate.data());
+      F[a] = actuator_on_mechanism(P, K, pose, motion, a, y, wd, U, e.s[a], e.sdot[a], ds_dz, e.piston_force[a],
+                                   e.friction_force[a], e.pressure_rate, e.friction_rate.data());
       for (int j = 0; j < ni; ++j) {
         Tk sj = ds_dz[part.indep[j]];
         for (int k = 0; k < nc; ++k) sj -= G[k][j] * ds_dz[part.dep[k]];
@@ -703,10 +724,7 @@ struct DoubleStepTrapezoidal {
     }
     if (!solve_linear(A, b, a0)) return Status::invalid_parameters;
     double qdi[ni] = {}, yv[na * nsa], wdv[nw > 0 ? nw : 1] = {};
-    for (int a = 0; a < na; ++a) {
-      for (int k = 0; k < npa; ++k) yv[a * nsa + k] = s.p[a * npa + k];
-      for (int k = 0; k < nwa; ++k) yv[a * nsa + npa + k] = 0.0;
-    }
+    gather_actuator_states(s, yv);  // friction states zero (static_state)
     Evaluation<double> e;
     evaluate(P, K, s.part, s.q, qdi, a0, yv, wdv, U0, e, true);
     for (int k = 0; k < nq; ++k) s.qdd[k] = e.qdd[k];

@@ -40,7 +40,6 @@ struct PenaltyTrapezoidal : DoubleStepTrapezoidal<ModelT> {
   using Base = DoubleStepTrapezoidal<ModelT>;
   using Model = ModelT;
   using Mech = typename Base::Mech;
-  using Actuators = typename Base::Actuators;
   using Params = typename Base::Params;
   using Constants = typename Base::Constants;
   template <class T>
@@ -86,14 +85,10 @@ struct PenaltyTrapezoidal : DoubleStepTrapezoidal<ModelT> {
     Mech::dynamics_residual(P.mechanism, pose, motion, acc, r);
     for (int k = 0; k < nq; ++k) e.mechanical[k] = Widen<T>::from(r[k]);
     for (int a = 0; a < na; ++a) {
-      const auto act = Actuators::actuator(P.mechanism, pose, motion, a);
-      e.s[a] = act.length;
-      e.sdot[a] = act.rate;
       Tk ds_dz[nq];
-      Actuators::actuator_jacobian(P.mechanism, pose, act, ds_dz, a);
-      const T F = Base::actuator_terms(P, K, a, Widen<T>::from(act.length), Widen<T>::from(act.rate), y, wd, U,
-                                       e.piston_force[a], e.friction_force[a], e.pressure_rate,
-                                       e.friction_rate.data());
+      const T F = Base::actuator_on_mechanism(P, K, pose, motion, a, y, wd, U, e.s[a], e.sdot[a], ds_dz,
+                                              e.piston_force[a], e.friction_force[a], e.pressure_rate,
+                                              e.friction_rate.data());
       for (int k = 0; k < nq; ++k) e.mechanical[k] -= F * Widen<T>::from(ds_dz[k]);
     }
   }
@@ -262,16 +257,18 @@ struct PenaltyTrapezoidal : DoubleStepTrapezoidal<ModelT> {
     return Status::ok;
   }
 
+  // The terms at a state (its positions, velocities, accelerations, actuator states and rates).
+  HS_HD static void evaluate_state(const Params& P, const Constants& K, const State& s, Terms<double>& e) {
+    double y[na * nsa];
+    Base::gather_actuator_states(s, y);
+    evaluate(P, K, s.q, s.qd, s.qdd, y, s.wd.data(), s.U, e);
+  }
+
   // The outputs' view of a state (run_instance: actuator lengths, rates,
   // forces, energies) from the state itself.
   HS_HD static void observe(const Params& P, const Constants& K, const State& s, Evaluation<double>& out) {
-    double y[na * nsa];
-    for (int a = 0; a < na; ++a) {
-      for (int k = 0; k < npa; ++k) y[a * nsa + k] = s.p[a * npa + k];
-      for (int k = 0; k < nwa; ++k) y[a * nsa + npa + k] = s.w[a * nwa + k];
-    }
     Terms<double> e;
-    evaluate(P, K, s.q, s.qd, s.qdd, y, s.wd.data(), s.U, e);
+    evaluate_state(P, K, s, e);
     for (int k = 0; k < nq; ++k) {
       out.q[k] = s.q[k];
       out.qd[k] = s.qd[k];
@@ -301,13 +298,8 @@ struct PenaltyTrapezoidal : DoubleStepTrapezoidal<ModelT> {
                                  Evaluation<double>* eval_out = nullptr) {
     const Status st = Base::initialize(P, S, s, K, eval_out);
     if (st != Status::ok) return st;
-    double y[na * nsa];
-    for (int a = 0; a < na; ++a) {
-      for (int k = 0; k < npa; ++k) y[a * nsa + k] = s.p[a * npa + k];
-      for (int k = 0; k < nwa; ++k) y[a * nsa + npa + k] = s.w[a * nwa + k];
-    }
     Terms<double> e;
-    evaluate(P, K, s.q, s.qd, s.qdd, y, s.wd.data(), s.U, e);
+    evaluate_state(P, K, s, e);
     Mat<double, nc, nc> G;
     double b[nc];
     for (int r = 0; r < nc; ++r) {
