@@ -18,7 +18,8 @@ and the quick-return's static force are lost, so the circuits are
 reconstructions (docs/models/four-bar.md, quick-return.md): the maximum
 actuator work and the energy drift are of another system; the iteration counts
 and their ranking are the comparable figures. Wall time per step is that of
-one instance on this machine (bench_formulations measures it properly).
+one instance including the recording of every step (`us/step`, indicative only;
+bench_formulations measures the integrators' cost per step).
 """
 import argparse
 import json
