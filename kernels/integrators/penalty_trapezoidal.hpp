@@ -118,7 +118,7 @@ struct PenaltyTrapezoidal : DoubleStepTrapezoidal<ModelT> {
     for (int k = 0; k < nq; ++k) z[k] = head<nq>(x[k]);
     trapezoidal_motion(ctx, z, zd, zdd);
     T pd[np];
-    Vec<T, nw> wd;
+    Vec<T, nw> wd = Vec<T, nw>::filled(T(0.0));  // filled: with nw = 0 its placeholder is read by nobody, but GCC cannot tell
     Base::trapezoidal_actuator_rates(x, nq, ctx.dt, ctx.pd_hat, ctx.wd_hat.data(), pd, wd.data());
     Terms<T> e;
     evaluate(P, K, z, zd, zdd, x + nq, wd.data(), ctx.U, e);
@@ -190,12 +190,12 @@ struct PenaltyTrapezoidal : DoubleStepTrapezoidal<ModelT> {
     {
       using D = Dual<nq>;
       D z[nq], zd[nq], zdd[nq], y[na * nsa];
-      Vec<D, nw> wd;
+      Vec<D, nw> wd = Vec<D, nw>::filled(D(0.0));
       for (int k = 0; k < nq; ++k) z[k] = D::variable(x[k], k);
       trapezoidal_motion(ctx, z, zd, zdd);
       for (int k = 0; k < na * nsa; ++k) y[k] = D(x[nq + k]);
       double pdv[np];
-      Vec<double, nw> wdv;
+      Vec<double, nw> wdv = Vec<double, nw>::filled(0.0);
       Base::trapezoidal_actuator_rates(x, nq, dt, ctx.pd_hat, ctx.wd_hat.data(), pdv, wdv.data());
       for (int k = 0; k < nw; ++k) wd[k] = D(wdv[k]);
       Terms<D> e;
