@@ -161,7 +161,7 @@ struct PenaltyTrapezoidal : DoubleStepTrapezoidal<ModelT> {
 
     bool converged = false;
     int it = 0;
-    double phi[nc];
+    double phi[nc], violation = 0.0;  // Φ and |Φ|∞ at the latest iterate
     while (it < S.max_newton_iterations) {
       ++it;
       double f[nx], dx[nx];
@@ -175,13 +175,12 @@ struct PenaltyTrapezoidal : DoubleStepTrapezoidal<ModelT> {
       const Status update = Base::template newton_update<nq>(S, x, dx, converged);
       if (update != Status::ok) return update;
       // Multiplier update with Φ at the new positions, eq (19).
-      constraint_values(P, x, phi);
+      violation = constraint_values(P, x, phi);
       for (int r = 0; r < nc; ++r) ctx.lambda[r] += ctx.alpha * phi[r];
       if (converged) break;
     }
     report.newton_iterations = it;
     if (!converged) return Status::newton_failure;
-    const double violation = constraint_values(P, x, phi);
     if (!(violation < 1e30)) return Status::diverged;
 
     // Projections, eqs (20)–(21) divided by dt²/4: A = W̃ + α Φ_zᵀΦ_z with
