@@ -36,9 +36,12 @@ TEST(Catalog, EverySupportedCombinationIsCompiledAndMatchesItsDescription) {
           const bool found = with_run_combination(
               [&](auto combination) {
                 using Integrator = typename decltype(combination)::Integrator;
-                constexpr int nq = Integrator::nq, np = Integrator::np;
-                EXPECT_EQ(static_cast<long>(m.summary_columns.size()), (run_columns::summary_width<nq, np>()));
-                EXPECT_EQ(static_cast<long>(m.trajectory_channels.size()), (run_columns::sample_width<nq, np>()));
+                constexpr int nq = Integrator::nq, np = Integrator::np, na = Integrator::na;
+                using Input = typename Integrator::Model::Input;  // a controller adds its report and probe
+                EXPECT_EQ(static_cast<long>(m.summary_columns.size()),
+                          (run_columns::summary_width<nq, np, na, InputReport<Input>>()));
+                EXPECT_EQ(static_cast<long>(m.trajectory_channels.size()),
+                          (run_columns::sample_width<nq, np, na, InputProbe<Input>>()));
                 // Summary column "q<k+1>" is coordinate k.
                 EXPECT_EQ(m.summary_columns[2 + Integrator::driving_coordinate()].name, m.driving_coordinate);
                 using Params = typename Integrator::Params;

@@ -143,6 +143,10 @@ std::string Design::instance_problem(const double* p) const {
     const double a = p[descriptor->find_parameter(rule.a)->index], b = p[descriptor->find_parameter(rule.b)->index];
     if (!(a < b)) return rule.a + " = " + fmt(a) + " must be < " + rule.b + " = " + fmt(b) + ": " + rule.why;
   }
+  if (descriptor->instance_check) {
+    const auto problem = descriptor->instance_check(p, dt);
+    if (!problem.why.empty()) return problem.key + ": " + problem.why;
+  }
   return "";
 }
 

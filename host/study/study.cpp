@@ -118,8 +118,12 @@ class Parser {
     read_stability(table_of(root, "stability"));
     build_design();
     check_sizes();
-    if (s_.method == SampleMethod::grid && s_.derived.empty() && set_mode_only()) check_pair_rules();
-    else check_first_instance();
+    if (s_.method == SampleMethod::grid && s_.derived.empty() && set_mode_only()) {
+      check_pair_rules();
+      check_model_instance();
+    } else {
+      check_first_instance();
+    }
     return std::move(s_);
   }
 
@@ -797,6 +801,7 @@ class Parser {
   }
 
   void build_design() {
+    s_.dt = s_.settings.dt;
     const size_t d = s_.grid.size();
     switch (s_.method) {
       case SampleMethod::lhs:
@@ -826,6 +831,20 @@ class Parser {
     if (problem.empty()) return;
     int line = s_.derived.empty() ? (s_.grid.empty() ? 0 : s_.grid[0].line) : s_.derived[0].line;
     fail(at(line), "instance 0 of the design is not admissible: " + problem);
+  }
+
+  // The model's own check of an instance (descriptor instance_check: a
+  // controller's path inside the workspace, its period a whole number of
+  // steps), on instance 0 of a plain grid; sampled, scaled and derived
+  // designs check every instance (check_first_instance here, the runner later).
+  void check_model_instance() const {
+    if (!s_.descriptor->instance_check) return;
+    const std::vector<double> row = s_.instance(0L);
+    const auto problem = s_.descriptor->instance_check(row.data(), s_.settings.dt);
+    if (problem.why.empty()) return;
+    auto it = parameter_lines_.find(problem.key);
+    const int line = it == parameter_lines_.end() ? 0 : it->second;
+    fail(at(line), problem.key + ": " + problem.why);
   }
 
   // count points from lo to hi; the endpoints are exact (no rounding drift).

@@ -271,7 +271,7 @@ struct DoubleStepTrapezoidal {
   // switches); a sampled controller sees the state at t_k.
   HS_HD static void advance_spools(const Params& P, State& s, double dt, double* U) {
     double U_ref[na];
-    input_for_step<Input, na>(P.input, s.input, s.t0, s.steps, dt, [&]() { return observation(s); }, U_ref);
+    input_for_step<Input, na>(P, s.input, s.t0, s.steps, dt, [&]() { return observation(s); }, U_ref);
     for (int a = 0; a < na; ++a) U[a] = Actuator::spool_step(P.actuator[a], s.U[a], U_ref[a], dt);
   }
 
@@ -629,7 +629,7 @@ struct DoubleStepTrapezoidal {
     s.steps = 0;
     s.t = s.t0;
     for (int a = 0; a < na; ++a) s.U[a] = 0.0;
-    input_initialize<Input, na>(P.input, s.input);
+    input_initialize<Input, na>(P, s.input);
     Mech::assembly_guess(P.mechanism, s.q);  // in the assembly mode of the guessed angles
     for (int k = 0; k < nq; ++k) { s.qd[k] = 0.0; s.qdd[k] = 0.0; }
     // Assembly: hold the mechanism's driving coordinates (the first ni joint

@@ -145,7 +145,7 @@ struct Index1Baumgarte {
     s.steps = 0;
     s.t = s.t0;
     Form::state_of(eq, s.X);  // at rest, U = 0
-    input_initialize<Input, na>(P.input, s.input);
+    input_initialize<Input, na>(P, s.input);
     // The spool component of Fx is replaced at each step by the rate under
     // that step's U_ref, so the initial forcing's U_ref does not matter.
     if (!Form::rates(P, K, s.X, forcing(0.0), s.Fx)) return Status::invalid_parameters;
@@ -160,7 +160,7 @@ struct Index1Baumgarte {
     const double dt = S.dt;
     double U_refs[na];
     Observed ob;
-    input_for_step<Input, na>(P.input, s.input, s.t0, s.steps, dt, [&]() {
+    input_for_step<Input, na>(P, s.input, s.t0, s.steps, dt, [&]() {
       observe(P, s, ob);
       return ob.o;
     }, U_refs);

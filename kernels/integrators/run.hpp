@@ -2,6 +2,8 @@
 // of work every backend runs per instance (one thread on the GPU, one
 // loop iteration on the CPU). Generic over the integrator.
 #pragma once
+#include <type_traits>
+
 #include "../models/hydraulically_actuated.hpp"
 #include "settings.hpp"
 
@@ -9,9 +11,10 @@ namespace hs {
 
 // One recorded sample of a trajectory (stride set by the caller). Per
 // actuator a: its spool, length, rate and forces at [a], its pressures at
-// p[a·np/na ...] (docs/models/integrators.md §11).
-template <int nq, int np, int na = 1>
-struct Sample {
+// p[a·np/na ...] (docs/models/integrators.md §11). A policy with a Probe
+// adds it as member `input` (input_policy.hpp); without one, nothing.
+template <int nq, int np, int na = 1, class Probe = NoInputReport>
+struct Sample : WithInputRecord<Probe> {
   double t;
   double q[nq];
   double p[np];
@@ -26,8 +29,9 @@ struct Sample {
   double constraint_violation;  // [m]
 };
 
-template <int nq, int np, int na = 1>
-struct RunSummary {
+// A policy with a Report adds it as member `input` (input_policy.hpp).
+template <int nq, int np, int na = 1, class Report = NoInputReport>
+struct RunSummary : WithInputRecord<Report> {
   Status status = Status::ok;
   double t_end = 0.0;           // time reached (the failure time if status != ok)
   long steps = 0;
@@ -66,10 +70,11 @@ struct RunOptions {
 // by the host or by the integrator's initialization, or it was not run): no
 // time passed and no step was taken; there is no state to describe, so every
 // other real-valued output is NaN rather than a zero that reads like data.
-template <int nq, int np, int na = 1>
-HS_HD RunSummary<nq, np, na> unstarted_summary(Status status) {
+template <int nq, int np, int na = 1, class Report = NoInputReport>
+HS_HD RunSummary<nq, np, na, Report> unstarted_summary(Status status) {
   const double nan = __builtin_nan("");
-  RunSummary<nq, np, na> out;
+  RunSummary<nq, np, na, Report> out;
+  if constexpr (!std::is_same<Report, NoInputReport>::value) Report::unstarted(out.input);
   out.status = status;
   out.t_end = 0.0;
   for (int k = 0; k < nq; ++k) out.q[k] = out.qd[k] = nan;
@@ -83,20 +88,28 @@ HS_HD RunSummary<nq, np, na> unstarted_summary(Status status) {
 
 // Integrate until settings.duration; every `stride` steps (and at t = 0)
 // record(index, sample) is called if stride > 0.
+// The summary and sample types run_instance gives for an integrator.
+template <class Integrator>
+using SummaryOf = RunSummary<Integrator::nq, Integrator::np, Integrator::na,
+                             InputReport<typename Integrator::Model::Input>>;
+template <class Integrator>
+using SampleOf = Sample<Integrator::nq, Integrator::np, Integrator::na, InputProbe<typename Integrator::Model::Input>>;
+
 template <class Integrator, class Recorder>
-HS_HD RunSummary<Integrator::nq, Integrator::np, Integrator::na> run_instance(const typename Integrator::Params& P,
-                                                                              const IntegratorSettings& S,
-                                                                              const RunOptions& opt, Recorder&& record) {
+HS_HD SummaryOf<Integrator> run_instance(const typename Integrator::Params& P, const IntegratorSettings& S,
+                                         const RunOptions& opt, Recorder&& record) {
   const int stride = opt.stride;
   constexpr int nq = Integrator::nq, np = Integrator::np, na = Integrator::na;
   using Model = typename Integrator::Model;
   using Actuator = typename Model::Actuator;
-  RunSummary<nq, np, na> out;
+  using Input = typename Model::Input;
+  using Report = InputReport<Input>;
+  SummaryOf<Integrator> out;
   typename Integrator::State st;
   typename Integrator::Constants K;
   typename Integrator::template Evaluation<double> e;
   const Status init = Integrator::initialize(P, S, st, K, &e);
-  if (init != Status::ok) return unstarted_summary<nq, np, na>(init);  // st.p may never have been set
+  if (init != Status::ok) return unstarted_summary<nq, np, na, Report>(init);  // st.p may never have been set
   out.status = init;
   for (int k = 0; k < np; ++k) { out.p_min[k] = st.p[k]; out.p_max[k] = st.p[k]; }
 
@@ -114,7 +127,8 @@ HS_HD RunSummary<Integrator::nq, Integrator::np, Integrator::na> run_instance(co
   };
   double power_cyl = cylinder_power(), power_fr = friction_power();
   auto sample = [&](double drift, double iterations, double violation) {
-    Sample<nq, np, na> smp;
+    SampleOf<Integrator> smp;
+    input_probe<Input, na>(P, st.input, smp);
     smp.t = st.t;
     for (int k = 0; k < nq; ++k) smp.q[k] = st.q[k];
     for (int k = 0; k < np; ++k) smp.p[k] = st.p[k];
@@ -187,13 +201,13 @@ HS_HD RunSummary<Integrator::nq, Integrator::np, Integrator::na> run_instance(co
     out.U[a] = st.U[a];
     out.s[a] = e.s[a];
   }
+  input_report<Input, na>(P, st.input, st.t, out);
   return out;
 }
 
 template <class Integrator, class Recorder>
-HS_HD RunSummary<Integrator::nq, Integrator::np, Integrator::na> run_instance(const typename Integrator::Params& P,
-                                                              const IntegratorSettings& S, int stride,
-                                                              Recorder&& record) {
+HS_HD SummaryOf<Integrator> run_instance(const typename Integrator::Params& P, const IntegratorSettings& S, int stride,
+                                         Recorder&& record) {
   RunOptions opt;
   opt.stride = stride;
   return run_instance<Integrator>(P, S, opt, record);

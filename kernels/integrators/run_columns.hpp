@@ -16,6 +16,7 @@
 #pragma once
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "../models/descriptor.hpp"
@@ -35,8 +36,7 @@ struct StateNames {
 
 namespace run_columns {
 
-// What an indexed column is of (its unit and description come from StateNames).
-enum class Of { none, coordinate, coordinate_rate, pressure };
+// What an indexed column is of: run_columns::Of, kernels/models/input_policy.hpp.
 
 // v(stem, index (-1: none), actuator (-1: none), of, unit, description,
 // integer, value). A pressure column's index counts the actuator's own
@@ -44,8 +44,8 @@ enum class Of { none, coordinate, coordinate_rate, pressure };
 // and description of an indexed column are completed from StateNames by the
 // naming visitor only: flattening a row allocates nothing. With s == nullptr
 // only the names matter (value 0).
-template <int nq, int np, int na = 1, class Visit>
-void visit_summary(const RunSummary<nq, np, na>* s, Visit&& v) {
+template <int nq, int np, int na = 1, class Report = NoInputReport, class Visit>
+void visit_summary(const RunSummary<nq, np, na, Report>* s, Visit&& v) {
   constexpr int npa = np / na;
   auto act = [](int a) { return na > 1 ? a : -1; };
   auto at = [&](auto f) { return s ? double(f(*s)) : 0.0; };
@@ -87,10 +87,12 @@ void visit_summary(const RunSummary<nq, np, na>* s, Visit&& v) {
   v("tracking_rms", -1, -1, Of::none, "-",
     "RMS of the driving coordinate minus the nominal instance's over the steps (NaN without a reference run)", false,
     at([](auto& x) { return x.tracking_rms; }));
+  // The input policy's report (a controller's tracking errors, ...), if any.
+  if constexpr (!std::is_same<Report, NoInputReport>::value) Report::visit(s ? &s->input : nullptr, v);
 }
 
-template <int nq, int np, int na = 1, class Visit>
-void visit_sample(const Sample<nq, np, na>* s, Visit&& v) {
+template <int nq, int np, int na = 1, class Probe = NoInputReport, class Visit>
+void visit_sample(const Sample<nq, np, na, Probe>* s, Visit&& v) {
   constexpr int npa = np / na;
   auto act = [](int a) { return na > 1 ? a : -1; };
   auto at = [&](auto f) { return s ? double(f(*s)) : 0.0; };
@@ -109,6 +111,7 @@ void visit_sample(const Sample<nq, np, na>* s, Visit&& v) {
     at([](auto& x) { return x.newton_iterations; }));
   v("constraint_violation", -1, -1, Of::none, "m", "constraint violation |Phi| after that step (0 at t = 0)", false,
     at([](auto& x) { return x.constraint_violation; }));
+  if constexpr (!std::is_same<Probe, NoInputReport>::value) Probe::visit(s ? &s->input : nullptr, v);
 }
 
 // index: the number after the stem (−1: none); actuator: the "_<a+1>" suffix (−1: none).
@@ -148,34 +151,35 @@ struct Namer {
 };
 
 // StateNames::pressure_descriptions has np/na entries (one actuator's).
-template <int nq, int np, int na = 1>
+// Report, Probe: the input policy's (InputReport<Input>, InputProbe<Input>).
+template <int nq, int np, int na = 1, class Report = NoInputReport>
 std::vector<OutputInfo> summary_columns(const StateNames& n) {
   std::vector<OutputInfo> out;
-  visit_summary<nq, np, na>(nullptr, Namer{n, out});
+  visit_summary<nq, np, na, Report>(nullptr, Namer{n, out});
   return out;
 }
-template <int nq, int np, int na = 1>
+template <int nq, int np, int na = 1, class Probe = NoInputReport>
 std::vector<OutputInfo> trajectory_channels(const StateNames& n) {
   std::vector<OutputInfo> out;
-  visit_sample<nq, np, na>(nullptr, Namer{n, out});
+  visit_sample<nq, np, na, Probe>(nullptr, Namer{n, out});
   return out;
 }
 
 // The summary and a sample as rows of doubles, in the order of the lists above.
-template <int nq, int np, int na>
-void flatten(const RunSummary<nq, np, na>& s, double* row) {
+template <int nq, int np, int na, class Report>
+void flatten(const RunSummary<nq, np, na, Report>& s, double* row) {
   int c = 0;
-  visit_summary<nq, np, na>(&s, [&](const char*, int, int, Of, const char*, const char*, bool, double value) { row[c++] = value; });
+  visit_summary<nq, np, na, Report>(&s, [&](const char*, int, int, Of, const char*, const char*, bool, double value) { row[c++] = value; });
 }
-template <int nq, int np, int na>
-void flatten(const Sample<nq, np, na>& s, double* row) {
+template <int nq, int np, int na, class Probe>
+void flatten(const Sample<nq, np, na, Probe>& s, double* row) {
   int c = 0;
-  visit_sample<nq, np, na>(&s, [&](const char*, int, int, Of, const char*, const char*, bool, double value) { row[c++] = value; });
+  visit_sample<nq, np, na, Probe>(&s, [&](const char*, int, int, Of, const char*, const char*, bool, double value) { row[c++] = value; });
 }
-template <int nq, int np, int na = 1>
-constexpr int summary_width() { return 2 + 2 * nq + 3 * np + 2 * na + 11; }
-template <int nq, int np, int na = 1>
-constexpr int sample_width() { return 1 + nq + np + 5 * na + 3; }
+template <int nq, int np, int na = 1, class Report = NoInputReport>
+constexpr int summary_width() { return 2 + 2 * nq + 3 * np + 2 * na + 11 + Report::width; }
+template <int nq, int np, int na = 1, class Probe = NoInputReport>
+constexpr int sample_width() { return 1 + nq + np + 5 * na + 3 + Probe::width; }
 
 }  // namespace run_columns
 }  // namespace hs

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "four_bar_descriptor.hpp"
+#include "lift_tilt_descriptor.hpp"
 #include "quick_return_descriptor.hpp"
 
 namespace hs {
@@ -26,7 +27,8 @@ namespace hs {
 using PhysicsCatalog = TypeList<  //
     PlanarFourBarPhysics,
     SpatialFourBarPhysics,
-    QuickReturnPhysics>;
+    QuickReturnPhysics,
+    LiftTiltPhysics>;
 
 // ---- combinations --------------------------------------------------------------
 

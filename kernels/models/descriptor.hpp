@@ -12,6 +12,7 @@
 #include <cstring>
 #include <limits>
 #include <sstream>
+#include <functional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -100,6 +101,14 @@ struct ModelDescriptor {
   };
   std::vector<FormulationLaws> formulation_friction_laws;
   std::vector<std::string> stability_friction_laws;
+  // What a model checks of an instance beyond parameter ranges and order
+  // rules (e.g. that a controller's path stays inside the workspace, that its
+  // period is a whole number of integrator steps dt): the parameter at fault
+  // and why, or an empty problem. Optional; host-side.
+  struct Problem {
+    std::string key, why;
+  };
+  std::function<Problem(const double* row, double dt)> instance_check;
 
   long parameter_count() const { return static_cast<long>(parameters.size()); }
   const ParameterInfo* find_parameter(const std::string& dotted) const {

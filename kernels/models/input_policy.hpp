@@ -17,10 +17,29 @@
 //   last_switch(P, duration)    when the reference last changes by itself
 //                               within the run (the settling clock's start)
 //
+// Optional members (a policy without them has none of these):
+//   reads_model                 constexpr bool: initialize() and reference()
+//                               take the whole model's Params (mechanism,
+//                               actuators, input) instead of the input's alone
+//                               (a model-based controller such as seed 004's
+//                               VDC reads the geometry it controls)
+//   Report, report(P, memory, t_end, Report&)   quantities of the run the
+//                               policy measured (tracking errors, time in
+//                               saturation), added to the run's summary row;
+//                               Report is a struct of doubles with
+//                               `width`, `unstarted(Report&)` (every field NaN)
+//                               and a host-side `visit(const Report*, v)`
+//                               naming its columns like run_columns' visitors
+//   Probe, probe(P, memory, Probe&)   what the policy adds to every recorded
+//                               trajectory sample (desired path, required
+//                               forces, its last command), same shape
+//
 // The observation is the state at t_k, the start of the step (a sampled
 // controller sees the past, never the implicit end of the step):
 // Observation<nq, na, npa> (q, q̇, actuator lengths and rates, pressures).
 #pragma once
+#include <type_traits>
+
 #include "../core/hd.hpp"
 #include "../integrators/settings.hpp"
 #include "input_schedule.hpp"
@@ -60,6 +79,68 @@ struct OpenLoopSchedule {
   }
 };
 
+// Whether a policy reads the whole model's parameters (see above).
+template <class Input, class = void>
+struct InputReadsModel {
+  static constexpr bool value = false;
+};
+template <class Input>
+struct InputReadsModel<Input, std::void_t<decltype(Input::reads_model)>> {
+  static constexpr bool value = Input::reads_model;
+};
+// The parameters a policy's initialize() and reference() take: the model's
+// Params (with member `input`) or its input's alone.
+template <class Input, class ModelParams>
+HS_HD const auto& input_arguments(const ModelParams& P) {
+  if constexpr (InputReadsModel<Input>::value) return P;
+  else return P.input;
+}
+
+namespace run_columns {
+// What an indexed output column is of (its unit and description come from
+// the model's StateNames, kernels/integrators/run_columns.hpp); a policy's
+// report and probe name their columns with Of::none.
+enum class Of { none, coordinate, coordinate_rate, pressure };
+}  // namespace run_columns
+
+// A policy's report and probe, or none (an empty struct with no columns).
+struct NoInputReport {
+  static constexpr int width = 0;
+  HS_HD static void unstarted(NoInputReport&) {}
+  template <class V>
+  static void visit(const NoInputReport*, V&&) {}
+};
+template <class Input, class = void>
+struct InputReportOf {
+  using type = NoInputReport;
+};
+template <class Input>
+struct InputReportOf<Input, std::void_t<typename Input::Report>> {
+  using type = typename Input::Report;
+};
+template <class Input, class = void>
+struct InputProbeOf {
+  using type = NoInputReport;
+};
+template <class Input>
+struct InputProbeOf<Input, std::void_t<typename Input::Probe>> {
+  using type = typename Input::Probe;
+};
+template <class Input>
+using InputReport = typename InputReportOf<Input>::type;
+template <class Input>
+using InputProbe = typename InputProbeOf<Input>::type;
+
+// A member `input` holding the policy's report (or probe), and nothing at all
+// (an empty base, no storage) for a policy without one: the summaries and
+// samples of the open-loop models keep their layout.
+template <class R>
+struct WithInputRecord {
+  R input;
+};
+template <>
+struct WithInputRecord<NoInputReport> {};
+
 // What an integrator keeps of its policy: the controller memory and the
 // references held since the last sample.
 template <class Input, int na>
@@ -68,19 +149,34 @@ struct InputState {
   double U_ref[na];
 };
 
-template <class Input, int na>
-HS_HD void input_initialize(const typename Input::Params& P, InputState<Input, na>& s) {
-  Input::initialize(P, s.memory);
+// P: the model's Params (input_arguments picks what the policy reads).
+template <class Input, int na, class ModelParams>
+HS_HD void input_initialize(const ModelParams& P, InputState<Input, na>& s) {
+  Input::initialize(input_arguments<Input>(P), s.memory);
   for (int a = 0; a < na; ++a) s.U_ref[a] = 0.0;
+}
+
+// The policy's report of a run that ended at t_end, and its probe now.
+template <class Input, int na, class ModelParams>
+HS_HD void input_report(const ModelParams& P, const InputState<Input, na>& s, double t_end,
+                        WithInputRecord<InputReport<Input>>& out) {
+  if constexpr (!std::is_same<InputReport<Input>, NoInputReport>::value)
+    Input::report(input_arguments<Input>(P), s.memory, t_end, out.input);
+}
+template <class Input, int na, class ModelParams>
+HS_HD void input_probe(const ModelParams& P, const InputState<Input, na>& s, WithInputRecord<InputProbe<Input>>& out) {
+  if constexpr (!std::is_same<InputProbe<Input>, NoInputReport>::value)
+    Input::probe(input_arguments<Input>(P), s.memory, out.input);
 }
 
 // U_ref over step k (from t_k = t0 + k·dt): the policy's contract above.
 // `observe()` returns the observation at t_k; it is called only when the
 // policy reads it and a value is due.
-template <class Input, int na, class Observe>
-HS_HD void input_for_step(const typename Input::Params& P, InputState<Input, na>& s, double t0, long k, double dt,
+template <class Input, int na, class ModelParams, class Observe>
+HS_HD void input_for_step(const ModelParams& PM, InputState<Input, na>& s, double t0, long k, double dt,
                           Observe&& observe, double (&U_ref)[na]) {
-  const double period = Input::sample_period(P);
+  const auto& P = input_arguments<Input>(PM);
+  const double period = Input::sample_period(PM.input);
   if (period > 0.0) {
     long m = static_cast<long>(period / dt + 0.5);
     if (m < 1) m = 1;

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
 
 #include "kernels/models/catalog.hpp"
 #include "host/run/batch.hpp"
@@ -23,8 +24,8 @@ template <class IntegratorT>
 struct InstanceKernel {
   using Integrator = IntegratorT;
   using Params = typename Integrator::Params;
-  using Summary = RunSummary<Integrator::nq, Integrator::np, Integrator::na>;
-  using SampleT = Sample<Integrator::nq, Integrator::np, Integrator::na>;
+  using Summary = SummaryOf<Integrator>;
+  using SampleT = SampleOf<Integrator>;
   const Params* params;     // n instances
   Summary* summaries;       // n
   SampleT* trajectories;    // n x samples (null when samples == 0)
@@ -80,8 +81,10 @@ template <class Integrator>
 struct TypedBatch {
   static constexpr int nq = Integrator::nq, np = Integrator::np, na = Integrator::na;
   using Params = typename Integrator::Params;
-  using Summary = RunSummary<nq, np, na>;
-  using SampleT = Sample<nq, np, na>;
+  using Summary = SummaryOf<Integrator>;
+  using SampleT = SampleOf<Integrator>;
+  using Report = InputReport<typename Integrator::Model::Input>;
+  using Probe = InputProbe<typename Integrator::Model::Input>;
 
   static Params base(const ModelDescriptor& m) { return default_params<Params>(m); }
   // Params of instances [first, first + count).
@@ -96,6 +99,7 @@ struct TypedBatch {
       blank.U[a] = blank.s[a] = blank.sdot[a] = blank.piston_force[a] = blank.friction_force[a] = nan;
     for (double& q : blank.q) q = nan;
     for (double& p : blank.p) p = nan;
+    if constexpr (!std::is_same<Probe, NoInputReport>::value) Probe::unstarted(blank.input);
     return blank;
   }
   static void store(const Summary& s, long i, BatchResult& out) {
@@ -107,18 +111,18 @@ struct TypedBatch {
   }
   // A result with every instance marked not_run and blank trajectories.
   static BatchResult blank_result(const BatchSpec& spec) {
-    static_assert(run_columns::summary_width<nq, np, na>() > 0, "");
+    static_assert(run_columns::summary_width<nq, np, na, Report>() > 0, "");
     BatchResult out;
     const long n = spec.instance_count();
-    out.summary_width = run_columns::summary_width<nq, np, na>();
-    out.sample_width = run_columns::sample_width<nq, np, na>();
+    out.summary_width = run_columns::summary_width<nq, np, na, Report>();
+    out.sample_width = run_columns::sample_width<nq, np, na, Probe>();
     if (static_cast<size_t>(out.summary_width) != spec.model->summary_columns.size() ||
         static_cast<size_t>(out.sample_width) != spec.model->trajectory_channels.size())
       throw std::logic_error("model " + spec.model->name + ": its output columns do not match the kernel's");
     out.status.assign(static_cast<size_t>(n), Status::not_run);
     out.summaries.resize(static_cast<size_t>(n * out.summary_width));
     out.unstarted_row.resize(static_cast<size_t>(out.summary_width));
-    run_columns::flatten(unstarted_summary<nq, np, na>(Status::not_run), out.unstarted_row.data());
+    run_columns::flatten(unstarted_summary<nq, np, na, Report>(Status::not_run), out.unstarted_row.data());
     for (long i = 0; i < n; ++i)
       std::copy(out.unstarted_row.begin(), out.unstarted_row.end(), out.summaries.begin() + i * out.summary_width);
     out.samples_per_instance = sample_count(spec.settings, spec.trajectory_stride);

@@ -1,0 +1,313 @@
+// Virtual decomposition control of seed 004 (Petrović & Mattila 2022,
+// §2.2, §3.2–3.3, eqs 8, 36–45, 70–77, 86–93) for the Lift + Tilt
+// manipulator (kernels/models/lift_tilt.hpp), as an input policy of the
+// engine (kernels/models/input_policy.hpp) with its own memory, sampled at
+// its own period with zero-order hold. docs/models/manipulator.md §5, §11.4.
+//
+// Every sample t_k, from the observed q, q̇, strokes x, ẋ and pressures p:
+//  1. path → desired TCP X_d, Ẋ_d, Ẍ_d (waypoint_path.hpp); closed-form
+//     inverse kinematics → q_d; q̇_d = J⁻¹ Ẋ_d, q̈_d = J⁻¹ (Ẍ_d − J̇ q̇_d)
+//     (J and J̇ q̇_d from dual numbers on the forward kinematics);
+//  2. required joint rates, eq (36): q̇_r = q̇_d + λ (q_d − q), and
+//     q̈_r = q̈_d + λ (q̇_d − q̇) (the exact d/dt of eq 36, manipulator.md §5 item 4);
+//  3. required twists of every subsystem, eqs (38)–(45), and their time
+//     derivatives exactly: the twist recursion of the model on a time jet
+//     (q + q̇ε, q̇_r + q̈_r ε), docs/models/manipulator.md §5, §11.4.1;
+//  4. required net wrenches, eq (8):
+//       F*_r = M_A d/dt V_r + C_A(ω) V_r + G_A + K_A (V_r − V)
+//     with the actual ω and twist V and K_A = diag(k_v, k_v, k_ω);
+//  5. required actuator forces f_cjr, eq (76), and the wrench handed to the
+//     lift segment, eq (77) (the model's actuator_forces, eqs 68–69);
+//  6. required piston forces f_pjr = f_cjr + f_f(ẋ_jr) with the controller's
+//     friction model at the required piston rate ẋ_jr = ∂x_j/∂q_j q̇_jr;
+//  7. u_fjr, eq (90), with the dead-volume lengths x̃_a = V_0a/A_a + x,
+//     x̃_b = V_0b/A_b + S − x (manipulator.md §4) and ḟ_pjr by a backward
+//     difference over one period (zero at the first sample, [A]);
+//  8. the valve voltage u_j by inverting the valve model, eq (91), limited
+//     to ±u_max (seed 004 §7: ±10 V).
+// The controller's model is the plant's geometry and link inertias (known
+// exactly) with its own payload mass, bulk moduli, valve coefficients and
+// friction model (`controller.model_*`): a Monte Carlo study varies the
+// plant while the controller keeps its nominal model.
+#pragma once
+#include "../core/dual.hpp"
+#include "../hydraulics/servo_valve_circuit.hpp"
+#include "../models/input_policy.hpp"
+#include "../models/lift_tilt.hpp"
+#include "waypoint_path.hpp"
+
+namespace hs {
+
+struct VdcParams {
+  double sample_period = 1e-3;     // [s] [R]; a whole number of integrator steps
+  double voltage_limit = 10.0;     // u_max [V] [S] seed 004 §7
+  double joint_gain = 3.0;         // λ, eq (36) [1/s] [R]
+  double velocity_gain = 5.0;      // K_A translational entries [N·s/m] [R]
+  double angular_gain = 5.0;       // K_A rotational entry [N·m·s/rad] [R]
+  double velocity_feedback[2] = {5e-3, 5e-3};  // k_xj, eq (90) [m] [R]
+  double force_feedback[2] = {2e-8, 2e-8};     // k_fj, eq (90) [m²/(N·s)] [R]
+  // The controller's model of what a study may make uncertain.
+  double model_payload_mass = 100.0;                     // [kg]
+  double model_bulk_modulus[2] = {800e6, 800e6};         // β̂_j [Pa]
+  double model_valve_coefficient[2] = {3.5635e-8, 8.9087e-8};  // ĉ_j, all four edges [m³/(s·V·√Pa)]
+  // Friction model f_f(v) = F_c tanh(4 v/v_s) + b v (continuous, increasing,
+  // odd, as seed 004's stability proof requires).
+  double model_coulomb_force[2] = {4000.0, 4000.0};      // [N]
+  double model_stribeck_velocity[2] = {0.02, 0.02};      // [m/s]
+  double model_viscous_coefficient[2] = {15000.0, 15000.0};  // [N·s/m]
+  WaypointPath path;
+};
+
+struct VdcController {
+  using Params = VdcParams;
+  static constexpr bool observes = true;
+  static constexpr bool reads_model = true;
+  static constexpr int na = 2;
+
+  struct Memory {
+    double start_x, start_y;     // TCP at t0 (the path's first point)
+    double f_pr_prev[2];         // f_pjr of the previous sample
+    int samples;                 // samples taken
+    int saturated_samples;       // samples with a voltage at its limit
+    int violation_samples;       // samples with a chamber pressure outside (p_r, p_s)
+    double first_saturation;     // time of the first saturated sample (NaN: none)
+    double error_sq_sum, error_peak, error_last;  // |X_d − X| over the samples
+    // The last sample's figures (probe).
+    double x, y, x_d, y_d, f_pr[2];
+  };
+
+  struct Report {
+    double tcp_error_rms, tcp_error_peak, tcp_error_final;
+    double saturation_time, first_saturation_time, pressure_violation_time;
+    static constexpr int width = 6;
+    HS_HD static void unstarted(Report& r) {
+      const double nan = __builtin_nan("");
+      r.tcp_error_rms = r.tcp_error_peak = r.tcp_error_final = nan;
+      r.saturation_time = r.first_saturation_time = r.pressure_violation_time = nan;
+    }
+    template <class V>
+    static void visit(const Report* r, V&& v) {
+      using O = run_columns::Of;
+      auto at = [&](double Report::*m) { return r ? r->*m : 0.0; };
+      v("tcp_error_rms", -1, -1, O::none, "m", "RMS of |X_d - X| over the controller's samples", false, at(&Report::tcp_error_rms));
+      v("tcp_error_peak", -1, -1, O::none, "m", "largest |X_d - X| at a controller sample", false, at(&Report::tcp_error_peak));
+      v("tcp_error_final", -1, -1, O::none, "m", "|X_d - X| at the last controller sample", false, at(&Report::tcp_error_final));
+      v("saturation_time", -1, -1, O::none, "s", "time with a valve voltage at its limit (either valve)", false,
+        at(&Report::saturation_time));
+      v("first_saturation_time", -1, -1, O::none, "s", "first controller sample with a voltage at its limit (NaN: never)",
+        false, at(&Report::first_saturation_time));
+      v("pressure_violation_time", -1, -1, O::none, "s",
+        "time with a chamber pressure outside (return, supply) at the controller's samples (seed 004 Assumption 5)", false,
+        at(&Report::pressure_violation_time));
+    }
+  };
+  struct Probe {
+    double tcp_x, tcp_y, tcp_x_desired, tcp_y_desired, required_force[2];
+    static constexpr int width = 6;
+    HS_HD static void unstarted(Probe& p) {
+      const double nan = __builtin_nan("");
+      p.tcp_x = p.tcp_y = p.tcp_x_desired = p.tcp_y_desired = p.required_force[0] = p.required_force[1] = nan;
+    }
+    template <class V>
+    static void visit(const Probe* p, V&& v) {
+      using O = run_columns::Of;
+      auto at = [&](double Probe::*m) { return p ? p->*m : 0.0; };
+      v("tcp_x", -1, -1, O::none, "m", "TCP x at the controller's last sample", false, at(&Probe::tcp_x));
+      v("tcp_y", -1, -1, O::none, "m", "TCP y at the controller's last sample", false, at(&Probe::tcp_y));
+      v("tcp_x_desired", -1, -1, O::none, "m", "desired TCP x at that sample", false, at(&Probe::tcp_x_desired));
+      v("tcp_y_desired", -1, -1, O::none, "m", "desired TCP y at that sample", false, at(&Probe::tcp_y_desired));
+      for (int a = 0; a < 2; ++a)
+        v("required_piston_force", -1, a, O::none, "N", "required piston force f_pr (eq 76 + friction model)", false,
+          p ? p->required_force[a] : 0.0);
+    }
+  };
+
+  HS_HD static double sample_period(const Params& P) { return P.sample_period; }
+  HS_HD static double last_switch(const Params& P, double duration) {
+    const double t = path_end_time(P.path);
+    return t < duration ? t : duration;
+  }
+
+  // The controller's friction model (seed 004 §3.4: increasing, continuous, odd).
+  HS_HD static double friction_model(const Params& P, int j, double v) {
+    return P.model_coulomb_force[j] * ::tanh(4.0 * v / P.model_stribeck_velocity[j]) + P.model_viscous_coefficient[j] * v;
+  }
+
+  template <class MP>
+  HS_HD static void initialize(const MP& PM, Memory& m) {
+    const V2<double> X = LiftTilt::tcp(PM.mechanism, PM.mechanism.initial_angle);
+    m.start_x = X.x;
+    m.start_y = X.y;
+    m.f_pr_prev[0] = m.f_pr_prev[1] = 0.0;
+    m.samples = m.saturated_samples = m.violation_samples = 0;
+    m.first_saturation = __builtin_nan("");
+    m.error_sq_sum = m.error_peak = m.error_last = 0.0;
+    m.x = m.x_d = X.x;
+    m.y = m.y_d = X.y;
+    m.f_pr[0] = m.f_pr[1] = 0.0;
+  }
+
+  // Desired joint motion at t: q_d, q̇_d, q̈_d from the path and the IK.
+  // False if the path point is out of reach (the study check refuses such
+  // paths; a perturbed instance holds its last command).
+  template <class MP>
+  HS_HD static bool desired_joints(const MP& PM, const Memory& m, double t, double* qd, double* qd_dot, double* qd_ddot,
+                                   PathPoint& X) {
+    const LiftTiltParams& G = PM.mechanism;
+    X = path_at(PM.input.path, m.start_x, m.start_y, t);
+    if (!LiftTilt::inverse_kinematics(G, X.x, X.y, qd)) return false;
+    // J = ∂X/∂q at q_d.
+    using D2 = Dual<2>;
+    const D2 q2[2] = {D2::variable(qd[0], 0), D2::variable(qd[1], 1)};
+    const V2<D2> Xj = LiftTilt::tcp(G, q2);
+    const double J00 = Xj.x.v[0], J01 = Xj.x.v[1], J10 = Xj.y.v[0], J11 = Xj.y.v[1];
+    const double det = J00 * J11 - J01 * J10;
+    if (!(fabs(det) > 1e-12)) return false;
+    auto solve = [&](double bx, double by, double* out) {
+      out[0] = (J11 * bx - J01 * by) / det;
+      out[1] = (J00 * by - J10 * bx) / det;
+    };
+    solve(X.vx, X.vy, qd_dot);
+    // J̇ q̇_d = q̇_dᵀ ∇²X q̇_d: the τ1τ2 coefficient of X on the path jet q_d + q̇_d(τ1 + τ2).
+    using In = Dual<1>;
+    using Path = Dual<1, In>;
+    Path qp[2];
+    for (int j = 0; j < 2; ++j) {
+      In lo(qd[j]);
+      lo.v[0] = qd_dot[j];
+      qp[j].a = lo;
+      qp[j].v[0] = In(qd_dot[j]);
+    }
+    const V2<Path> Xp = LiftTilt::tcp(G, qp);
+    solve(X.ax - Xp.x.v[0].v[0], X.ay - Xp.y.v[0].v[0], qd_ddot);
+    return true;
+  }
+
+  template <class MP, class Obs, int N>
+  HS_HD static void reference(const MP& PM, double t, const Obs& o, Memory& m, double (&U_ref)[N]) {
+    static_assert(N == na, "the VDC drives the lift and the tilt cylinders");
+    const Params& P = PM.input;
+    const LiftTiltParams& G = PM.mechanism;
+    const double q[2] = {o.q[0], o.q[1]}, qdot[2] = {o.qd[0], o.qd[1]};
+
+    // 1–2. Desired and required joint motion (eq 36).
+    double q_des[2], qd_des[2], qdd_des[2];
+    PathPoint X;
+    if (!desired_joints(PM, m, t, q_des, qd_des, qdd_des, X)) {
+      for (int a = 0; a < na; ++a) U_ref[a] = 0.0;  // out of reach: close the valves
+      return;
+    }
+    double qr_dot[2], qr_ddot[2];
+    for (int j = 0; j < 2; ++j) {
+      qr_dot[j] = qd_des[j] + P.joint_gain * (q_des[j] - q[j]);
+      qr_ddot[j] = qdd_des[j] + P.joint_gain * (qd_des[j] - qdot[j]);
+    }
+
+    // 3. Actual and required twists (eqs 24–31, 38–45), d/dt V_r on a time jet.
+    using Jt = Dual<1>;
+    const LiftTilt::Twists<double> actual = LiftTilt::twists(G, q, qdot);
+    Jt qj[2], rj[2];
+    for (int j = 0; j < 2; ++j) {
+      qj[j] = Jt(q[j]);
+      qj[j].v[0] = qdot[j];
+      rj[j] = Jt(qr_dot[j]);
+      rj[j].v[0] = qr_ddot[j];
+    }
+    const LiftTilt::Twists<Jt> req = LiftTilt::twists(G, qj, rj);
+
+    // 4. Required net wrenches (eq 8) with the controller's model bodies.
+    LiftTiltParams model = G;
+    model.payload_mass = P.model_payload_mass;
+    PlanarBody b[LiftTilt::nb];
+    LiftTilt::bodies(model, b);
+    Planar3<double> Fr[LiftTilt::nb];
+    for (int k = 0; k < LiftTilt::nb; ++k) {
+      const Planar3<double> Vr{req.V[k].x.a, req.V[k].y.a, req.V[k].w.a};
+      const Planar3<double> dVr{req.V[k].x.v[0], req.V[k].y.v[0], req.V[k].w.v[0]};
+      const Planar3<double>& V = actual.V[k];
+      Planar3<double> F = net_wrench(b[k], Vr, dVr, V.w, actual.cos_abs[k], actual.sin_abs[k], G.gravity_x, G.gravity_y);
+      F.x += P.velocity_gain * (Vr.x - V.x);
+      F.y += P.velocity_gain * (Vr.y - V.y);
+      F.w += P.angular_gain * (Vr.w - V.w);
+      Fr[k] = F;
+    }
+
+    // 5. Required actuator forces, eqs (76)–(77) (free motion: ^{D12}F_r = 0).
+    double f_cr[2];
+    const Planar3<double> zero{0.0, 0.0, 0.0};
+    LiftTilt::actuator_forces(G, actual.seg, Fr, zero, f_cr);
+
+    // 6–8. Per actuator: required piston force, eq (90), eq (91).
+    bool saturated = false, violated = false;
+    for (int j = 0; j < 2; ++j) {
+      const ServoValveCircuitParams& C = PM.actuator[j].circuit;
+      double A_a, A_b;
+      hydraulics::CylinderChambers::areas(C.piston_diameter, C.rod_diameter, A_a, A_b);
+      const double x = o.s[j], xdot = o.sdot[j];
+      const double pa = o.p[2 * j], pb = o.p[2 * j + 1];
+      const double xr_dot = actual.seg[j].dx_dq * qr_dot[j];
+      const double f_pr = f_cr[j] + friction_model(P, j, xr_dot);
+      const double f_pr_dot = m.samples > 0 ? (f_pr - m.f_pr_prev[j]) / P.sample_period : 0.0;
+      const double f_p = A_a * pa - A_b * pb;  // eq (79)
+      const double xa = C.dead_volume_a / A_a + x, xb = C.dead_volume_b / A_b + (C.stroke - x);
+      const double u_fr = f_pr_dot / P.model_bulk_modulus[j] + (A_a / xa + A_b / xb) * xdot +
+                          P.velocity_feedback[j] * (xr_dot - xdot) + P.force_feedback[j] * (f_pr - f_p);
+      const double c = P.model_valve_coefficient[j];
+      const double lim = C.laminar_limit;
+      double gain;
+      if (u_fr > 0.0)
+        gain = c * orifice_flow(1.0, C.supply_pressure - pa, lim) / xa + c * orifice_flow(1.0, pb - C.return_pressure, lim) / xb;
+      else
+        gain = c * orifice_flow(1.0, C.supply_pressure - pb, lim) / xb + c * orifice_flow(1.0, pa - C.return_pressure, lim) / xa;
+      double u = gain > 0.0 ? u_fr / gain : 0.0;
+      if (!(u == u)) u = 0.0;
+      if (u > P.voltage_limit) { u = P.voltage_limit; saturated = true; }
+      if (u < -P.voltage_limit) { u = -P.voltage_limit; saturated = true; }
+      U_ref[j] = u;
+      m.f_pr_prev[j] = f_pr;
+      m.f_pr[j] = f_pr;
+      if (!(pa > C.return_pressure && pa < C.supply_pressure && pb > C.return_pressure && pb < C.supply_pressure))
+        violated = true;
+    }
+
+    // Tracking error at this sample (the TCP of the observed pose).
+    const V2<double> Xa = LiftTilt::tcp(G, q);
+    const double ex = X.x - Xa.x, ey = X.y - Xa.y;
+    const double e = sqrt(ex * ex + ey * ey);
+    m.error_sq_sum += e * e;
+    if (e > m.error_peak) m.error_peak = e;
+    m.error_last = e;
+    if (saturated) {
+      if (m.saturated_samples == 0) m.first_saturation = t;
+      ++m.saturated_samples;
+    }
+    if (violated) ++m.violation_samples;
+    ++m.samples;
+    m.x = Xa.x;
+    m.y = Xa.y;
+    m.x_d = X.x;
+    m.y_d = X.y;
+  }
+
+  template <class MP>
+  HS_HD static void report(const MP& PM, const Memory& m, double, Report& r) {
+    const double T = PM.input.sample_period;
+    r.tcp_error_rms = m.samples > 0 ? sqrt(m.error_sq_sum / m.samples) : __builtin_nan("");
+    r.tcp_error_peak = m.samples > 0 ? m.error_peak : __builtin_nan("");
+    r.tcp_error_final = m.samples > 0 ? m.error_last : __builtin_nan("");
+    r.saturation_time = m.saturated_samples * T;
+    r.first_saturation_time = m.first_saturation;
+    r.pressure_violation_time = m.violation_samples * T;
+  }
+  template <class MP>
+  HS_HD static void probe(const MP&, const Memory& m, Probe& p) {
+    p.tcp_x = m.x;
+    p.tcp_y = m.y;
+    p.tcp_x_desired = m.x_d;
+    p.tcp_y_desired = m.y_d;
+    p.required_force[0] = m.f_pr[0];
+    p.required_force[1] = m.f_pr[1];
+  }
+};
+
+}  // namespace hs

@@ -1,0 +1,131 @@
+// Seed 004's actuator circuit (docs/models/manipulator.md §4, §11.3): a 4/3 servo
+// valve with four control edges feeding the two chambers of a cylinder
+// directly, static flow map, no spool dynamics (ideal spool: U = U_ref, the
+// valve voltage u). Composed from the components of components.hpp.
+//
+//   chamber a (bore side) V_a = V_0a + A_a x        p[0]
+//   chamber b (rod side)  V_b = V_0b + A_b (S − x)  p[1]
+//
+// x is the piston stroke (the actuator "length" the mechanism gives this
+// circuit is the stroke itself, LiftTiltDae), S the full stroke. Continuity,
+// seed 004 eqs (80)–(81) with dead volumes V_0 (docs/models/manipulator.md §4:
+// x → V_0a/A_a + x, S − x → V_0b/A_b + S − x) and an optional internal
+// leakage Q_L = c_l (p_a − p_b):
+//   ṗ_a = β / V_a (Q_a − A_a ẋ − Q_L)
+//   ṗ_b = β / V_b (Q_b + A_b ẋ + Q_L)
+// Valve, eqs (82)–(85), u in volts:
+//   u > 0:  Q_a =  c_p1 u v(p_s − p_a),   Q_b = −c_n2 u v(p_b − p_r)
+//   u ≤ 0:  Q_a =  c_n1 u v(p_a − p_r),   Q_b = −c_p2 u v(p_s − p_b)
+// v(Δp) = sgn(Δp) √|Δp| (eq 85), blended linearly below the laminar limit
+// Δp_lim (valve.hpp; a project choice [P] that bounds the Newton tangent at
+// Δp = 0, where eq 85 is not Lipschitz; the controller's valve inversion
+// uses the same v, so a controller with the exact model still inverts it
+// exactly). Piston force f_p = A_a p_a − A_b p_b (eq 79).
+#pragma once
+#include "../core/dual.hpp"
+#include "components.hpp"
+#include "valve.hpp"
+
+namespace hs {
+
+// Defaults: docs/models/manipulator.md §11.2 (the lift cylinder; the tilt
+// cylinder's values are set by the model's default instance).
+struct ServoValveCircuitParams {
+  double supply_pressure = 185e5;       // p_s [Pa] [S] seed 004 §7
+  double return_pressure = 10e5;        // p_r [Pa] [S] seed 004 §7
+  double oil_bulk_modulus = 800e6;      // β [Pa] [R]
+  double piston_diameter = 0.080;       // [m] [R]
+  double rod_diameter = 0.045;          // [m] [R]
+  double stroke = 0.59;                 // S [m] [R]
+  double dead_volume_a = 3e-3;          // V_0a [m³] [R]
+  double dead_volume_b = 3e-3;          // V_0b [m³] [R]
+  // Valve edge coefficients [m³/(s·V·√Pa)]: rated flow at rated voltage and
+  // pressure drop per edge, Q_N / (u_N √Δp_N) [D]; Lift NG6: 40 L/min at 10 V
+  // and 35 bar per notch [S].
+  double valve_coefficient_pa = 3.5635e-8;  // c_p1: P → A
+  double valve_coefficient_at = 3.5635e-8;  // c_n1: A → T
+  double valve_coefficient_pb = 3.5635e-8;  // c_p2: P → B
+  double valve_coefficient_bt = 3.5635e-8;  // c_n2: B → T
+  double leakage_coefficient = 0.0;     // c_l [m³/(s·Pa)]
+  double laminar_limit = 1e5;           // Δp_lim [Pa] [P]
+  double rod_side_initial_pressure = 30e5;  // p_b(0) [Pa]; p_a(0) from the statics
+};
+
+struct ServoValveCircuitConstants {
+  double A_a, A_b;     // piston and annulus areas [m²]
+  double stroke_ref;   // x at the reference length s0 (set by constants(P, s0))
+};
+
+struct ServoValveCircuit {
+  using Params = ServoValveCircuitParams;
+  using Constants = ServoValveCircuitConstants;
+  using Spool = hydraulics::IdealSpool;
+  static constexpr int np = 2;
+  static constexpr int piston_side = 0;
+
+  // The actuator length the mechanism gives is the stroke x; the reference
+  // length s0 is the stroke there (HydraulicCylinder passes it).
+  HS_HD static Constants constants(const Params& c, double s0) {
+    Constants k;
+    hydraulics::CylinderChambers::areas(c.piston_diameter, c.rod_diameter, k.A_a, k.A_b);
+    k.stroke_ref = s0;
+    return k;
+  }
+
+  // The piston strictly inside the cylinder, 0 < x < S (seed 004 Assumption 4).
+  HS_HD static bool stroke_admissible(const Params& c, const Constants& k, double ds) {
+    const double x = k.stroke_ref + ds;
+    return x > 0.0 && x < c.stroke;
+  }
+
+  template <class T>
+  HS_HD static T piston_force(const Constants& k, const T* p) {
+    return hydraulics::CylinderChambers::force(k.A_a, k.A_b, p[0], p[1]);
+  }
+
+  // Chamber volumes at stroke x.
+  template <class T>
+  HS_HD HS_FORCEINLINE static void volumes(const Params& c, const Constants& k, const T& x, T& Va, T& Vb) {
+    Va = c.dead_volume_a + hydraulics::Chamber::volume(k.A_a, x);
+    Vb = c.dead_volume_b + hydraulics::Chamber::volume(k.A_b, c.stroke - x);
+  }
+
+  // Flows into chamber a and into chamber b at voltage u, eqs (82)–(83).
+  template <class T, class TU>
+  HS_HD HS_FORCEINLINE static void valve_flows(const Params& c, const TU& u, const T& pa, const T& pb, T& Qa, T& Qb) {
+    if (u > 0.0) {
+      Qa = orifice_flow(c.valve_coefficient_pa * u, c.supply_pressure - pa, c.laminar_limit);
+      Qb = -orifice_flow(c.valve_coefficient_bt * u, pb - c.return_pressure, c.laminar_limit);
+    } else {
+      Qa = orifice_flow(c.valve_coefficient_at * u, pa - c.return_pressure, c.laminar_limit);
+      Qb = -orifice_flow(c.valve_coefficient_pb * u, c.supply_pressure - pb, c.laminar_limit);
+    }
+  }
+
+  template <class T, class TU = double>
+  HS_HD static void pressure_rates(const Params& c, const Constants& k, const T* p, const TU& U, const T& ds,
+                                   const T& sdot, T* pdot) {
+    using namespace hydraulics;
+    const T x = k.stroke_ref + ds;
+    T Va, Vb, Qa, Qb;
+    volumes(c, k, x, Va, Vb);
+    valve_flows(c, U, p[0], p[1], Qa, Qb);
+    const T QL = c.leakage_coefficient * (p[0] - p[1]);
+    pdot[0] = pressure_rate(c.oil_bulk_modulus, Va, Qa - Chamber::displacement_flow(k.A_a, sdot) - QL);
+    pdot[1] = pressure_rate(c.oil_bulk_modulus, Vb, Qb + Chamber::displacement_flow(k.A_b, sdot) + QL);
+  }
+
+  HS_HD static double spool_step(const Params&, double U, double U_ref, double dt) {
+    return Spool::step(0.0, U, U_ref, dt);
+  }
+  HS_HD static double spool_rate(const Params&, double U, double U_ref) { return Spool::rate(0.0, U, U_ref); }
+
+  // Static pressures holding F with the valve closed: p_b prescribed,
+  // p_a = (F + A_b p_b)/A_a.
+  HS_HD static void static_pressures(const Params& c, const Constants& k, double F, double* p) {
+    p[1] = c.rod_side_initial_pressure;
+    p[0] = hydraulics::CylinderChambers::holding_pressure(k.A_a, k.A_b, F, p[1]);
+  }
+};
+
+}  // namespace hs

@@ -1,0 +1,571 @@
+// Seed 004's parallel–serial Lift + Tilt manipulator (Petrović & Mattila,
+// Mech. Mach. Theory 170 (2022)), planar, as a mechanism of the engine
+// (docs/models/manipulator.md §1–§5, §11).
+//
+// Two revolute segments j = 1 (lift), 2 (tilt) in series. Each is a closed
+// triangle loop: link L_j of the preceding body (the base for j = 1), link
+// L_j1 of the following body turning in the main joint by q_j, and a
+// hydraulic cylinder whose case pivots on L_j (q_j1-joint) and whose piston
+// and rod pivot on L_j1 (q_j2-joint). Case and piston+rod are rigid bodies
+// with mass (seed 004 §3, not massless actuators).
+//
+// Loop closure, seed 004 eqs (18)–(20) in the robust form of
+// docs/models/manipulator.md §2: with p = (L_j + L_j1 cos q_j, L_j1 sin q_j)
+// the rod pivot in {B0j},
+//   x_j + x_j0 = |p|,   q_j1 = atan2(p_y, p_x),   q_j2 = q_j − q_j1,
+// and the rates of eqs (21)–(23) as the derivatives of these along q_j.
+//
+// Dynamics: the virtual decomposition's Newton–Euler recursion, base → tip
+// for the twists (eqs 24–31), one rigid-body equation per subsystem
+// (eq 7/49: M_A d/dt V + C_A(ω) V + G_A = F*_A), tip → base for the forces
+// with the closed forms of Theorems 3 and 4 (eqs 68, 69). The generalized
+// force on q_j is f_cj ∂x_j/∂q_j (virtual power, §2.4), so the inverse
+// dynamics τ(q, q̇, q̈) = M(q) q̈ + h(q, q̇) is the mechanism residual the
+// integrators need; its q̈-derivative (dual numbers) is M. The time
+// derivatives of the body-frame twists come from evaluating the same twist
+// recursion on a time jet Dual<1> (q + q̇ε, q̇ + q̈ε): d/dt ^A V exactly,
+// without hand-written acceleration formulas. The controller (kernels/
+// control/vdc.hpp) runs the same recursion with required rates (eqs 38–45,
+// 70–77).
+//
+// In the engine (DAE contract, kernels/models/dae_mechanism.hpp) the
+// coordinates are x = (q_1, q_2, x_1, x_2): the two main joint angles and
+// the two piston strokes, tied by the loop-closure equations (18)
+//   Φ_j = x_j + x_j0 − |p_j(q_j)| = 0,
+// so that each cylinder's stroke is a coordinate (the actuator length the
+// circuit sees, s_j = x_j; pin to pin it is x_j + x_j0). The
+// strokes carry no inertia of their own (the cylinder bodies move with
+// q_j, eqs 19–23): the residual's x_j rows are zero, and the double step's
+// projection R_zᵀ onto the constraint manifold turns the cylinder force on
+// x_j into f_cj ∂x_j/∂q_j on q_j (docs/models/manipulator.md §3, §11.1).
+// tests/test_manipulator.cpp checks τ against Lagrange's equations built
+// from the energies of independently written world-frame kinematics.
+#pragma once
+#include "../core/dual.hpp"
+#include "../core/small_matrix.hpp"
+#include "../hydraulics/components.hpp"
+
+namespace hs {
+
+// ---- parameters ------------------------------------------------------------
+
+// A planar rigid body in its own frame: mass, centre of mass, moment of
+// inertia about the centre of mass (docs/models/manipulator.md §3).
+struct PlanarBody {
+  double mass;     // [kg]
+  double com_x, com_y;  // [m]
+  double inertia;  // I_zz about the centre of mass [kg·m²]
+};
+
+// One revolute segment's triangle (seed 004 Fig. 4, eqs 18–23).
+struct RevoluteSegment {
+  double base_link;     // L_j: q_j1-joint → q_j-joint [m]
+  double rod_link;      // L_j1: q_j-joint → q_j2-joint [m]
+  double zero_length;   // x_j0: pin-to-pin length at zero stroke [m]
+  double rod_length;    // l_cj: piston end → q_j2-joint [m]
+  PlanarBody link;      // subsystem B1j (link L_j1 merged with the mass object O_1j)
+  PlanarBody cylinder;  // B3j, in {B3j} (x along the cylinder from the q_j1-joint)
+  PlanarBody piston;    // B4j, in {B4j} (x along the cylinder from the piston end)
+};
+
+// Defaults: docs/models/manipulator.md §11.2 (geometry and inertias from the
+// authors' public material [R], the payload an assumption [A]).
+struct LiftTiltParams {
+  RevoluteSegment segment[2];
+  // Lift boom part 2: the lift boom from the q_12-joint to the tilt joint,
+  // subsystem B02 = {Bc2}, in {Bc2} (seed 004 merges it with L_21's base).
+  PlanarBody lift_boom_tip;
+  // Base: {Bc1} at (base_x, base_y) in the world, turned by base_angle (α1).
+  double base_x, base_y, base_angle;
+  // {Bc2} in {Tc1} (the q_12-joint, oriented as {B11}): offset and turn α2.
+  double joint2_offset_x, joint2_offset_y, joint2_angle;
+  // Tool centre point in {B12}, and a payload: point mass (plus its own
+  // inertia about its centre) at (payload_x, payload_y) in {B12}.
+  double tcp_x, tcp_y;
+  double payload_mass, payload_x, payload_y, payload_inertia;
+  double gravity_x, gravity_y;  // world gravity acceleration [m/s²] (y up)
+  // Initial main joint angles q_1, q_2 [rad] (held at assembly).
+  double initial_angle[2];
+};
+
+// ---- planar frames (docs/models/manipulator.md §2) ---------------------------
+
+// ^A U_B of seed 004 eq (5) reduced to the plane: ^A R_B = R(θ), ^A r_AB = r.
+// Twists V = (v_x, v_y, ω) and wrenches F = (f_x, f_y, m_z).
+template <class T>
+struct PlanarTransform {
+  T c, s;    // cos θ, sin θ
+  T rx, ry;  // origin of B in A
+};
+template <class T>
+struct Planar3 {
+  T x, y, w;  // (v_x, v_y, ω) or (f_x, f_y, m_z)
+};
+
+// ^B V = ^A U_Bᵀ ^A V (eq 3): v_B = Rᵀ(v_A + ω × r), ω_B = ω_A.
+template <class T>
+HS_HD HS_FORCEINLINE Planar3<T> twist_to(const PlanarTransform<T>& U, const Planar3<T>& V) {
+  const T vx = V.x - V.w * U.ry, vy = V.y + V.w * U.rx;
+  return {U.c * vx + U.s * vy, U.c * vy - U.s * vx, V.w};
+}
+// ^A F = ^A U_B ^B F (eq 4): f_A = R f_B, m_A = m_B + r × (R f_B).
+template <class T>
+HS_HD HS_FORCEINLINE Planar3<T> wrench_from(const PlanarTransform<T>& U, const Planar3<T>& F) {
+  const T fx = U.c * F.x - U.s * F.y, fy = U.s * F.x + U.c * F.y;
+  return {fx, fy, F.w + U.rx * fy - U.ry * fx};
+}
+template <class T>
+HS_HD HS_FORCEINLINE Planar3<T> operator+(const Planar3<T>& a, const Planar3<T>& b) {
+  return {a.x + b.x, a.y + b.y, a.w + b.w};
+}
+
+// The rigid-body equation of seed 004 eq (7)/(49) (matrices of
+// docs/models/manipulator.md §3, planar form):
+//   F* = M dV + C(ω) V + G,   G = −m (Rᵀ g, c × Rᵀ g)
+// with ω the body's actual angular velocity (eq 8 uses it for the required
+// twist too), (cos θ, sin θ) its absolute orientation and g the world
+// gravity acceleration.
+template <class T, class Tw>
+HS_HD HS_FORCEINLINE Planar3<T> net_wrench(const PlanarBody& b, const Planar3<T>& V, const Planar3<T>& dV, const Tw& omega,
+                                           const T& cos_abs, const T& sin_abs, double gx, double gy) {
+  const double m = b.mass, cx = b.com_x, cy = b.com_y;
+  const double I_o = b.inertia + m * (cx * cx + cy * cy);
+  const T gbx = cos_abs * gx + sin_abs * gy, gby = cos_abs * gy - sin_abs * gx;  // Rᵀ g
+  Planar3<T> F;
+  F.x = m * (dV.x - cy * dV.w) + omega * (-m * V.y - m * cx * V.w) - m * gbx;
+  F.y = m * (dV.y + cx * dV.w) + omega * (m * V.x - m * cy * V.w) - m * gby;
+  F.w = -m * cy * dV.x + m * cx * dV.y + I_o * dV.w + omega * (m * cx * V.x + m * cy * V.y) - m * (cx * gby - cy * gbx);
+  return F;
+}
+
+// Kinetic energy ½ Vᵀ M V of a body with twist V in its own frame.
+template <class T>
+HS_HD HS_FORCEINLINE T body_kinetic_energy(const PlanarBody& b, const Planar3<T>& V) {
+  const double m = b.mass, cx = b.com_x, cy = b.com_y;
+  const double I_o = b.inertia + m * (cx * cx + cy * cy);
+  return 0.5 * m * (V.x * V.x + V.y * V.y) + m * V.w * (cx * V.y - cy * V.x) + 0.5 * I_o * V.w * V.w;
+}
+
+// Body B12 with the payload merged in (point mass at its position plus its
+// own inertia): one subsystem, as seed 004 merges O_1j with L_j1.
+HS_HD inline PlanarBody tilt_with_payload(const LiftTiltParams& P) {
+  const PlanarBody& b = P.segment[1].link;
+  const double m = b.mass + P.payload_mass;
+  PlanarBody out;
+  out.mass = m;
+  if (m <= 0.0) {
+    out.com_x = out.com_y = out.inertia = 0.0;
+    return out;
+  }
+  out.com_x = (b.mass * b.com_x + P.payload_mass * P.payload_x) / m;
+  out.com_y = (b.mass * b.com_y + P.payload_mass * P.payload_y) / m;
+  auto d2 = [&](double x, double y) { return (x - out.com_x) * (x - out.com_x) + (y - out.com_y) * (y - out.com_y); };
+  out.inertia = b.inertia + b.mass * d2(b.com_x, b.com_y) + P.payload_inertia + P.payload_mass * d2(P.payload_x, P.payload_y);
+  return out;
+}
+
+// ---- one segment's loop (eqs 18–23) ------------------------------------------
+
+template <class T>
+struct SegmentPose {
+  T c, s;          // cos q_j, sin q_j
+  T length;        // x_j + x_j0 = |p|
+  T stroke;        // x_j
+  T c1, s1;        // cos q_j1, sin q_j1 (cylinder angle)
+  T c2, s2;        // cos q_j2, sin q_j2 (rod-end angle)
+  T angle1;        // q_j1
+  T dx_dq;         // ∂x_j/∂q_j = −L_j L_j1 sin q_j / |p|  (eq 21)
+  T dq1_dq;        // ∂q_j1/∂q_j = L_j1 (p_x cos q_j + p_y sin q_j) / |p|²  (eq 22 with 21)
+};
+
+template <class T>
+HS_HD HS_FORCEINLINE SegmentPose<T> segment_pose(const RevoluteSegment& g, const T& q) {
+  SegmentPose<T> o;
+  o.c = math::cos(q);
+  o.s = math::sin(q);
+  const T px = g.base_link + g.rod_link * o.c, py = g.rod_link * o.s;
+  const T l2 = px * px + py * py;
+  o.length = math::sqrt(l2);
+  o.stroke = o.length - g.zero_length;
+  const T inv_l = 1.0 / o.length;
+  o.c1 = px * inv_l;
+  o.s1 = py * inv_l;
+  o.angle1 = math::atan2(py, px);
+  // q_j2 = q_j − q_j1 (the loop closes, docs/models/manipulator.md §2).
+  o.c2 = o.c * o.c1 + o.s * o.s1;
+  o.s2 = o.s * o.c1 - o.c * o.s1;
+  o.dx_dq = -g.base_link * g.rod_link * o.s * inv_l;
+  o.dq1_dq = g.rod_link * (px * o.c + py * o.s) / l2;
+  return o;
+}
+
+// ---- the manipulator --------------------------------------------------------
+
+struct LiftTilt {
+  using Params = LiftTiltParams;
+  static constexpr int ndof = 2;  // q_1, q_2
+  static constexpr int nb = 7;    // subsystems with a rigid-body equation
+  // Subsystems (seed 004 eq 94 for n = 2, no prismatic segment; the base
+  // B01 is fixed and carries no equation).
+  enum Body { B11 = 0, B31, B41, B02, B12, B32, B42 };
+
+  // Twists of every subsystem in its own frame and their absolute
+  // orientations, at joint angles q with main-joint rates qd (actual or
+  // required, eqs 24–31 / 38–45): the cylinder rates follow from q̇_j by
+  // eqs (21)–(23) at the pose q.
+  template <class T>
+  struct Twists {
+    Planar3<T> V[nb];
+    T cos_abs[nb], sin_abs[nb];
+    SegmentPose<T> seg[2];
+  };
+
+  HS_HD static PlanarTransform<double> joint2_transform(const Params& P) {
+    // ^{Tc1}U_{Bc2}: constant (seed 004 eq 31, {E11} = {Bc2}).
+    return {::cos(P.joint2_angle), ::sin(P.joint2_angle), P.joint2_offset_x, P.joint2_offset_y};
+  }
+
+  template <class T>
+  HS_HD static void rotate(const T& c, const T& s, double ca, double sa, T& co, T& so) {
+    co = c * ca - s * sa;
+    so = s * ca + c * sa;
+  }
+
+  // Base → tip: eqs (24)–(31) for j = 1, 2 with ^{Bc1}V = 0 (fixed base).
+  template <class T>
+  HS_HD static Twists<T> twists(const Params& P, const T* q, const T* qd) {
+    Twists<T> o;
+    const double ca = ::cos(P.base_angle), sa = ::sin(P.base_angle);
+    const PlanarTransform<double> E1 = joint2_transform(P);
+    T c0 = T(ca), s0 = T(sa);  // orientation of {Bcj}
+    Planar3<T> Vc{T(0.0), T(0.0), T(0.0)};  // ^{Bcj}V
+    for (int j = 0; j < 2; ++j) {
+      const RevoluteSegment& g = P.segment[j];
+      const SegmentPose<T> sp = segment_pose(g, q[j]);
+      o.seg[j] = sp;
+      const T qd1 = sp.dq1_dq * qd[j];  // eq (22) via (21)
+      const T xd = sp.dx_dq * qd[j];    // eq (21)
+      // Link L_j1 (+ O_1j): eq (25).
+      Planar3<T> V1 = twist_to(PlanarTransform<T>{sp.c, sp.s, T(g.base_link), T(0.0)}, Vc);
+      V1.w = V1.w + qd[j];
+      // Cylinder case: eq (27); piston + rod: eq (28).
+      Planar3<T> V3 = twist_to(PlanarTransform<T>{sp.c1, sp.s1, T(0.0), T(0.0)}, Vc);
+      V3.w = V3.w + qd1;
+      Planar3<T> V4 = twist_to(PlanarTransform<T>{T(1.0), T(0.0), sp.length - g.rod_length, T(0.0)}, V3);
+      V4.x = V4.x + xd;
+      const int b1 = j == 0 ? B11 : B12, b3 = j == 0 ? B31 : B32, b4 = j == 0 ? B41 : B42;
+      o.V[b1] = V1;
+      o.V[b3] = V3;
+      o.V[b4] = V4;
+      o.cos_abs[b1] = c0 * sp.c - s0 * sp.s;
+      o.sin_abs[b1] = s0 * sp.c + c0 * sp.s;
+      const T c3 = c0 * sp.c1 - s0 * sp.s1, s3 = s0 * sp.c1 + c0 * sp.s1;
+      o.cos_abs[b3] = c3;
+      o.sin_abs[b3] = s3;
+      o.cos_abs[b4] = c3;
+      o.sin_abs[b4] = s3;
+      if (j == 0) {
+        // {Tc1} (eq 26) then {E11} = {Bc2} = B02 (eq 31).
+        const Planar3<T> VT = twist_to(PlanarTransform<T>{T(1.0), T(0.0), T(g.rod_link), T(0.0)}, V1);
+        Vc = twist_to(PlanarTransform<T>{T(E1.c), T(E1.s), T(E1.rx), T(E1.ry)}, VT);
+        o.V[B02] = Vc;
+        rotate(o.cos_abs[B11], o.sin_abs[B11], E1.c, E1.s, c0, s0);
+        o.cos_abs[B02] = c0;
+        o.sin_abs[B02] = s0;
+      }
+    }
+    return o;
+  }
+
+  // The bodies' parameters, subsystem order (payload merged into B12).
+  HS_HD static void bodies(const Params& P, PlanarBody* b) {
+    b[B11] = P.segment[0].link;
+    b[B31] = P.segment[0].cylinder;
+    b[B41] = P.segment[0].piston;
+    b[B02] = P.lift_boom_tip;
+    b[B12] = tilt_with_payload(P);
+    b[B32] = P.segment[1].cylinder;
+    b[B42] = P.segment[1].piston;
+  }
+
+  // Tip → base (eqs 60–69): the actuator forces f_c1, f_c2 from the net
+  // wrenches F*_A of the subsystems and the end-effector wrench F_D at the
+  // tool centre point (in {B12}'s orientation; zero in free motion, A32).
+  // Eq (68) for f_cj, eq (69) for the wrench handed to the preceding
+  // structure. seg: the poses of the two loops.
+  template <class T>
+  HS_HD static void actuator_forces(const Params& P, const SegmentPose<T>* seg, const Planar3<T>* Fstar,
+                                    const Planar3<T>& F_tcp, T* f_c) {
+    const PlanarTransform<double> E1 = joint2_transform(P);
+    // ^{E12}F = ^{D12}F acts at the TCP: ^{B12}U_{D12} with R = I, r = tcp.
+    Planar3<T> F_E = F_tcp;
+    PlanarTransform<T> U_B1E{T(1.0), T(0.0), T(P.tcp_x), T(P.tcp_y)};
+    for (int j = 1; j >= 0; --j) {
+      const RevoluteSegment& g = P.segment[j];
+      const SegmentPose<T>& sp = seg[j];
+      const int b0 = j == 0 ? -1 : B02, b1 = j == 0 ? B11 : B12, b3 = j == 0 ? B31 : B32, b4 = j == 0 ? B41 : B42;
+      // z_rᵀ(^{B1j}F* + ^{B1j}U_{E1j} ^{E1j}F) and the whole wrench at {B1j}.
+      const Planar3<T> W1 = Fstar[b1] + wrench_from(U_B1E, F_E);
+      const T arm = sp.length - g.rod_length;  // x_j + x_j0 − l_cj
+      // Eq (68), Theorem 3.
+      f_c[j] = Fstar[b4].x - W1.w / (g.rod_link * sp.s2) -
+               (Fstar[b3].w + Fstar[b4].w + Fstar[b4].y * arm) * sp.c2 / (sp.length * sp.s2);
+      if (j == 0) break;
+      // Eq (69), Theorem 4: ^{Bcj}F = F*_B0 + U_B0B1 W1 + U_B2B3 (F*_B3 + U_B3B4 F*_B4).
+      const Planar3<T> W4 = wrench_from(PlanarTransform<T>{T(1.0), T(0.0), arm, T(0.0)}, Fstar[b4]);
+      Planar3<T> Fc = wrench_from(PlanarTransform<T>{sp.c, sp.s, T(g.base_link), T(0.0)}, W1) +
+                      wrench_from(PlanarTransform<T>{sp.c1, sp.s1, T(0.0), T(0.0)}, Fstar[b3] + W4);
+      Fc = Fc + Fstar[b0];
+      // Segment 1 receives it at {E11} = {Bc2}: ^{B11}U_{E11} = ^{B11}U_{T11} ^{Tc1}U_{Bc2}.
+      F_E = Fc;
+      U_B1E = PlanarTransform<T>{T(E1.c), T(E1.s), T(P.segment[0].rod_link + E1.rx), T(E1.ry)};
+    }
+  }
+
+  // Inverse dynamics (docs/models/manipulator.md §3, §11.1): the actuator forces
+  // f_c that move the manipulator with (q, q̇, q̈) against gravity and the
+  // TCP wrench, and the generalized forces τ_j = f_cj ∂x_j/∂q_j
+  // (= M(q) q̈ + h(q, q̇) with F_tcp = 0).
+  template <class T>
+  HS_HD static void inverse_dynamics(const Params& P, const T* q, const T* qd, const T* qdd, T* f_c, T* tau) {
+    using Jt = Dual<1, T>;  // time jet: d/dt of every twist
+    Jt qj[2], rj[2];
+    for (int j = 0; j < 2; ++j) {
+      qj[j] = Jt(q[j]);
+      qj[j].v[0] = qd[j];
+      rj[j] = Jt(qd[j]);
+      rj[j].v[0] = qdd[j];
+    }
+    const Twists<Jt> tw = twists(P, qj, rj);
+    PlanarBody b[nb];
+    bodies(P, b);
+    Planar3<T> Fstar[nb];
+    for (int k = 0; k < nb; ++k) {
+      const Planar3<T> V{tw.V[k].x.a, tw.V[k].y.a, tw.V[k].w.a};
+      const Planar3<T> dV{tw.V[k].x.v[0], tw.V[k].y.v[0], tw.V[k].w.v[0]};
+      Fstar[k] = net_wrench(b[k], V, dV, V.w, tw.cos_abs[k].a, tw.sin_abs[k].a, P.gravity_x, P.gravity_y);
+    }
+    SegmentPose<T> seg[2];
+    for (int j = 0; j < 2; ++j) seg[j] = value_pose(tw.seg[j]);
+    const Planar3<T> zero{T(0.0), T(0.0), T(0.0)};
+    actuator_forces(P, seg, Fstar, zero, f_c);
+    for (int j = 0; j < 2; ++j) tau[j] = f_c[j] * seg[j].dx_dq;
+  }
+
+  template <class T>
+  HS_HD static SegmentPose<T> value_pose(const SegmentPose<Dual<1, T>>& s) {
+    SegmentPose<T> o;
+    o.c = s.c.a; o.s = s.s.a; o.length = s.length.a; o.stroke = s.stroke.a;
+    o.c1 = s.c1.a; o.s1 = s.s1.a; o.c2 = s.c2.a; o.s2 = s.s2.a; o.angle1 = s.angle1.a;
+    o.dx_dq = s.dx_dq.a; o.dq1_dq = s.dq1_dq.a;
+    return o;
+  }
+
+  // Kinetic energy Σ ½ Vᵀ M_A V from the twists.
+  template <class T>
+  HS_HD static T kinetic_energy(const Params& P, const T* q, const T* qd) {
+    const Twists<T> tw = twists(P, q, qd);
+    PlanarBody b[nb];
+    bodies(P, b);
+    T E(0.0);
+    for (int k = 0; k < nb; ++k) E += body_kinetic_energy(b[k], tw.V[k]);
+    return E;
+  }
+
+  // ---- world-frame kinematics (potential energy, TCP, tests) ----------------
+
+  // Origins and orientations of every subsystem frame in the world,
+  // written directly from the frame definitions (docs/models/manipulator.md
+  // §1), not through the twist recursion.
+  template <class T>
+  struct WorldPose {
+    V2<T> origin[nb];
+    T angle[nb];  // absolute orientation [rad]
+    V2<T> tcp;
+    T tcp_angle;
+  };
+  // R(angle) (x, y) for a body-fixed vector.
+  template <class T, class X>
+  HS_HD static V2<T> along(const T& angle, const X& x, double y) {
+    const T c = math::cos(angle), s = math::sin(angle);
+    return {c * x - s * y, s * x + c * y};
+  }
+  template <class T>
+  HS_HD static WorldPose<T> world_pose(const Params& P, const T* q) {
+    WorldPose<T> w;
+    V2<T> base{T(P.base_x), T(P.base_y)};
+    T base_angle = T(P.base_angle);
+    for (int j = 0; j < 2; ++j) {
+      const RevoluteSegment& g = P.segment[j];
+      const int b1 = j == 0 ? B11 : B12, b3 = j == 0 ? B31 : B32, b4 = j == 0 ? B41 : B42;
+      const SegmentPose<T> sp = segment_pose(g, q[j]);
+      w.angle[b1] = base_angle + q[j];
+      w.origin[b1] = base + along(base_angle, g.base_link, 0.0);
+      w.angle[b3] = base_angle + sp.angle1;
+      w.origin[b3] = base;
+      w.angle[b4] = w.angle[b3];
+      w.origin[b4] = base + along(w.angle[b3], sp.length - g.rod_length, 0.0);
+      if (j == 0) {
+        const V2<T> tc = w.origin[B11] + along(w.angle[B11], g.rod_link, 0.0);
+        base = tc + along(w.angle[B11], P.joint2_offset_x, P.joint2_offset_y);
+        base_angle = w.angle[B11] + P.joint2_angle;
+        w.origin[B02] = base;
+        w.angle[B02] = base_angle;
+      }
+    }
+    w.tcp = w.origin[B12] + along(w.angle[B12], P.tcp_x, P.tcp_y);
+    w.tcp_angle = w.angle[B12];
+    return w;
+  }
+
+  // Potential energy of gravity, −Σ m g·r_c.
+  template <class T>
+  HS_HD static T potential_energy(const Params& P, const T* q) {
+    const WorldPose<T> w = world_pose(P, q);
+    PlanarBody b[nb];
+    bodies(P, b);
+    T E(0.0);
+    for (int k = 0; k < nb; ++k) {
+      const V2<T> c = w.origin[k] + along(w.angle[k], b[k].com_x, b[k].com_y);
+      E -= b[k].mass * (P.gravity_x * c.x + P.gravity_y * c.y);
+    }
+    return E;
+  }
+
+  // Tool centre point in the world.
+  template <class T>
+  HS_HD static V2<T> tcp(const Params& P, const T* q) { return world_pose(P, q).tcp; }
+
+  // Closed-form inverse kinematics of the TCP (docs/models/manipulator.md
+  // §10): the joint angles that put the TCP at X in the working branch
+  // (q_2 of the elbow of the default pose: the rod pivots clockwise of L_j,
+  // q_j ∈ (−π, 0)). False if X is out of reach. The lift joint is the
+  // origin of {B11}; b: lift joint → tilt joint in {B11}; t: tilt joint →
+  // TCP in {B12}.
+  HS_HD static bool inverse_kinematics(const Params& P, double X, double Y, double* q) {
+    const double ca = ::cos(P.base_angle), sa = ::sin(P.base_angle);
+    const double jx = P.base_x + ca * P.segment[0].base_link, jy = P.base_y + sa * P.segment[0].base_link;
+    const double c2 = ::cos(P.joint2_angle), s2 = ::sin(P.joint2_angle);
+    const double bx = P.segment[0].rod_link + P.joint2_offset_x + c2 * P.segment[1].base_link;
+    const double by = P.joint2_offset_y + s2 * P.segment[1].base_link;
+    const double tx = P.tcp_x, ty = P.tcp_y;
+    const double dx = X - jx, dy = Y - jy;
+    const double d2 = dx * dx + dy * dy, b2 = bx * bx + by * by, t2 = tx * tx + ty * ty;
+    const double cg = (d2 - b2 - t2) / (2.0 * ::sqrt(b2 * t2));
+    if (!(cg > -1.0 && cg < 1.0)) return false;
+    // γ: angle from b to R(α2 + q2) t; the elbow-down branch (γ < 0).
+    const double gamma = -::acos(cg);
+    q[1] = gamma - ::atan2(ty, tx) + ::atan2(by, bx) - P.joint2_angle;
+    const double a = P.joint2_angle + q[1];
+    const double ex = bx + ::cos(a) * tx - ::sin(a) * ty, ey = by + ::sin(a) * tx + ::cos(a) * ty;
+    q[0] = ::atan2(dy, dx) - ::atan2(ey, ex) - P.base_angle;
+    // Wrap into (−π, π].
+    for (int j = 0; j < 2; ++j) {
+      while (q[j] > kPi) q[j] -= 2.0 * kPi;
+      while (q[j] <= -kPi) q[j] += 2.0 * kPi;
+    }
+    return true;
+  }
+};
+
+// ---- default instance ---------------------------------------------------------
+
+// The laboratory crane of seed 004 §7 as the authors' public material
+// describes it [R] (docs/models/manipulator.md §11.2): geometry, link, case
+// and piston inertias; the extension and end object replaced by a payload
+// point mass at the TCP [A]; the initial pose of [R] (encoder angles 45°,
+// −90°: q_1 = θ_1 − 2.073505, q_2 = θ_2 − 0.411577).
+inline LiftTiltParams seed004_lift_tilt_mechanism() {
+  LiftTiltParams P;
+  const PlanarBody cylinder{17.36281648, 0.35781210, 0.0, 0.90763033};
+  const PlanarBody piston{10.34519231, 0.55785997, 0.0, 0.55785997};
+  P.segment[0] = {1.0071227324212, 0.37610632101293, 0.83, 0.745,
+                  PlanarBody{25.52660174, 0.23805608, 0.13201777, 0.67891020}, cylinder, piston};
+  P.segment[1] = {1.132185817991, 0.30901132665325, 0.83, 0.745,
+                  PlanarBody{33.92850233, 0.60504569, 0.27199376, 7.40915161}, cylinder, piston};
+  P.lift_boom_tip = PlanarBody{54.58702836, 0.54319901, 0.10543875, 5.97255351};
+  P.base_x = 0.185;
+  P.base_y = -0.085;
+  P.base_angle = 1.9515432018109;
+  P.joint2_offset_x = 0.098495302558553;
+  P.joint2_offset_y = 0.01838181329939;
+  P.joint2_angle = 0.24548563270531;
+  P.tcp_x = 2.352576;
+  P.tcp_y = 0.858329;
+  P.payload_mass = 100.0;
+  P.payload_x = P.tcp_x;
+  P.payload_y = P.tcp_y;
+  P.payload_inertia = 0.0;
+  P.gravity_x = 0.0;
+  P.gravity_y = -9.81;
+  P.initial_angle[0] = 0.25 * kPi - 2.073505;
+  P.initial_angle[1] = -0.5 * kPi - 0.411577;
+  return P;
+}
+
+// ---- the DAE form the engine integrates --------------------------------------
+
+// x = (q_1, q_2, x_1, x_2), Φ_j = x_j + x_j0 − |p_j(q_j)| (eq 18), actuator
+// j's length the stroke x_j, residual rows (τ_1, τ_2, 0, 0).
+struct LiftTiltDae {
+  using Params = LiftTiltParams;
+  static constexpr int n = 4;
+  static constexpr int m = 2;
+  static constexpr int ni = 2;
+  static constexpr int na = 2;
+  enum Coordinate { q1 = 0, q2, x1, x2 };
+
+  HS_HD static void driving(int* indep) {
+    indep[0] = q1;
+    indep[1] = q2;
+  }
+  HS_HD static int driving_coordinate() { return q1; }
+
+  HS_HD static void initial_guess(const Params& P, double* x) {
+    x[q1] = P.initial_angle[0];
+    x[q2] = P.initial_angle[1];
+    for (int j = 0; j < 2; ++j) x[x1 + j] = value(segment_pose(P.segment[j], P.initial_angle[j]).stroke);
+  }
+
+  template <class S>
+  HS_HD static void constraints(const Params& P, const S* x, S* phi) {
+    for (int j = 0; j < 2; ++j) {
+      const RevoluteSegment& g = P.segment[j];
+      const S c = math::cos(x[q1 + j]);
+      const S px = g.base_link + g.rod_link * c;
+      const S py = g.rod_link * math::sin(x[q1 + j]);
+      phi[j] = x[x1 + j] + g.zero_length - math::sqrt(px * px + py * py);
+    }
+  }
+
+  // The cylinder's "length" for its circuit is the stroke x_j itself (the
+  // pin-to-pin length minus the constant x_j0): the chambers follow it
+  // (servo_valve_circuit.hpp) and outputs s_1, s_2 read as strokes.
+  template <class S>
+  HS_HD static S actuator_length(const Params&, const S* x, int a) {
+    return x[x1 + a];
+  }
+
+  // M(x) ẍ + c(x, ẋ) − Q_grav(x) (seed 000 eq (9) without the actuators):
+  // the inverse dynamics in q, nothing on the strokes.
+  template <class S>
+  HS_HD static void mechanism_residual(const Params& P, const S* x, const S* xd, const S* xdd, S* r) {
+    S f_c[2], tau[2];
+    LiftTilt::inverse_dynamics(P, x, xd, xdd, f_c, tau);
+    r[q1] = tau[0];
+    r[q2] = tau[1];
+    r[x1] = S(0.0);
+    r[x2] = S(0.0);
+  }
+
+  template <class S>
+  HS_HD static S kinetic_energy(const Params& P, const S* x, const S* xd) {
+    return LiftTilt::kinetic_energy(P, x, xd);
+  }
+  template <class S>
+  HS_HD static S potential_energy(const Params& P, const S* x) {
+    return LiftTilt::potential_energy(P, x);
+  }
+};
+
+}  // namespace hs
