@@ -125,10 +125,18 @@ inline BatchSpec model_batch(const std::string& model, long n, unsigned seed, in
   spec.formulation = m.formulations.front();
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(0.7, 1.3);
+  // Every actuator's bulk modulus and Coulomb force ("circuit.oil_bulk_modulus",
+  // or "actuator<k>.circuit.oil_bulk_modulus" with several actuators).
+  auto ends = [](const std::string& name, const std::string& tail) {
+    return name.size() >= tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
+  };
   for (long i = 0; i < n; ++i) {
     std::vector<double> p = m.defaults;
-    p[m.find_parameter("circuit.oil_bulk_modulus")->index] *= u(rng);
-    p[m.find_parameter("friction.coulomb_force")->index] *= u(rng);
+    const double bulk = u(rng), coulomb = u(rng);
+    for (const auto& info : m.parameters) {
+      if (ends(info.name, "circuit.oil_bulk_modulus")) p[info.index] *= bulk;
+      if (ends(info.name, "friction.coulomb_force")) p[info.index] *= coulomb;
+    }
     spec.parameters.insert(spec.parameters.end(), p.begin(), p.end());
   }
   spec.settings.duration = duration;
