@@ -204,16 +204,8 @@ struct VdcController {
     }
 
     // 3. Actual and required twists (eqs 24–31, 38–45), d/dt V_r on a time jet.
-    using Jt = Dual<1>;
     const LiftTilt::Twists<double> actual = LiftTilt::twists(G, q, qdot);
-    Jt qj[2], rj[2];
-    for (int j = 0; j < 2; ++j) {
-      qj[j] = Jt(q[j]);
-      qj[j].v[0] = qdot[j];
-      rj[j] = Jt(qr_dot[j]);
-      rj[j].v[0] = qr_ddot[j];
-    }
-    const LiftTilt::Twists<Jt> req = LiftTilt::twists(G, qj, rj);
+    const auto req = LiftTilt::twists_moving(G, q, qdot, qr_dot, qr_ddot);
 
     // 4. Required net wrenches (eq 8) with the controller's model bodies.
     LiftTiltParams model = G;

@@ -326,17 +326,26 @@ struct LiftTilt {
   // f_c that move the manipulator with (q, q̇, q̈) against gravity and the
   // TCP wrench, and the generalized forces τ_j = f_cj ∂x_j/∂q_j
   // (= M(q) q̈ + h(q, q̇) with F_tcp = 0).
+  // The twists of every subsystem and their time derivatives along the
+  // motion: the recursion on time jets q + q̇ε (the pose moving with the
+  // actual q̇) and r + ṙε (the main-joint rates r and their derivative ṙ:
+  // actual q̇, q̈ for the dynamics, required q̇_r, q̈_r for the controller).
   template <class T>
-  HS_HD static void inverse_dynamics(const Params& P, const T* q, const T* qd, const T* qdd, T* f_c, T* tau) {
-    using Jt = Dual<1, T>;  // time jet: d/dt of every twist
+  HS_HD static Twists<Dual<1, T>> twists_moving(const Params& P, const T* q, const T* qd, const T* r, const T* rdot) {
+    using Jt = Dual<1, T>;
     Jt qj[2], rj[2];
     for (int j = 0; j < 2; ++j) {
       qj[j] = Jt(q[j]);
       qj[j].v[0] = qd[j];
-      rj[j] = Jt(qd[j]);
-      rj[j].v[0] = qdd[j];
+      rj[j] = Jt(r[j]);
+      rj[j].v[0] = rdot[j];
     }
-    const Twists<Jt> tw = twists(P, qj, rj);
+    return twists(P, qj, rj);
+  }
+
+  template <class T>
+  HS_HD static void inverse_dynamics(const Params& P, const T* q, const T* qd, const T* qdd, T* f_c, T* tau) {
+    const auto tw = twists_moving(P, q, qd, qd, qdd);  // time jet: d/dt of every twist
     PlanarBody b[nb];
     bodies(P, b);
     Planar3<T> Fstar[nb];
