@@ -840,7 +840,7 @@ class Parser {
   void check_model_instance() const {
     if (!s_.descriptor->instance_check) return;
     const std::vector<double> row = s_.instance(0L);
-    const auto problem = s_.descriptor->instance_check(row.data(), s_.settings.dt);
+    const auto problem = s_.descriptor->instance_check(*s_.descriptor, row.data(), s_.settings.dt);
     if (problem.why.empty()) return;
     auto it = parameter_lines_.find(problem.key);
     const int line = it == parameter_lines_.end() ? 0 : it->second;

@@ -12,9 +12,6 @@
 // The spool U is not one of its states: it is integrated in closed form
 // outside Newton (A9, spool_step).
 #pragma once
-#include <type_traits>
-#include <utility>
-
 #include "../core/dual.hpp"
 #include "../friction/friction.hpp"
 #include "../hydraulics/three_volume_circuit.hpp"
@@ -50,16 +47,6 @@ struct CylinderConstants {
   double s0;  // actuator length where the chamber lengths are l2_0, l − l2_0 [m]
 };
 
-// A circuit that needs the reference length s0 itself (its chambers follow
-// the absolute stroke, servo_valve_circuit.hpp) declares
-// constants(Params, s0) and stroke_admissible(Params, Constants, ds); the
-// others take their parameters alone.
-template <class C, class = void>
-struct CircuitTakesLength : std::false_type {};
-template <class C>
-struct CircuitTakesLength<C, std::void_t<decltype(C::constants(std::declval<const typename C::Params&>(), 0.0))>>
-    : std::true_type {};
-
 template <class CircuitT, class FrictionT>
 struct HydraulicCylinder {
   using Circuit = CircuitT;
@@ -72,8 +59,9 @@ struct HydraulicCylinder {
 
   HS_HD HS_FORCEINLINE static Constants constants(const Params& P, double s0) {
     Constants K;
-    if constexpr (CircuitTakesLength<Circuit>::value) K.circuit = Circuit::constants(P.circuit, s0);
-    else K.circuit = Circuit::constants(P.circuit);
+    // Every circuit gets the reference length; one whose chambers follow the
+    // absolute stroke keeps it (servo_valve_circuit.hpp).
+    K.circuit = Circuit::constants(P.circuit, s0);
     K.s0 = s0;
     return K;
   }
@@ -118,10 +106,7 @@ struct HydraulicCylinder {
       if (!(p[k] == p[k]) || !(fabs(p[k]) < 1e300)) return Status::diverged;
       if (p[k] < p_min || p[k] > p_max) return Status::pressure_out_of_range;
     }
-    bool inside;
-    if constexpr (CircuitTakesLength<Circuit>::value) inside = Circuit::stroke_admissible(P.circuit, K.circuit, s - K.s0);
-    else inside = Circuit::stroke_admissible(P.circuit, s - K.s0);
-    if (!inside) return Status::stroke_out_of_range;
+    if (!Circuit::stroke_admissible(P.circuit, K.circuit, s - K.s0)) return Status::stroke_out_of_range;
     return Status::ok;
   }
 

@@ -208,10 +208,8 @@ struct VdcController {
     const auto req = LiftTilt::twists_moving(G, q, qdot, qr_dot, qr_ddot);
 
     // 4. Required net wrenches (eq 8) with the controller's model bodies.
-    LiftTiltParams model = G;
-    model.payload_mass = P.model_payload_mass;
     PlanarBody b[LiftTilt::nb];
-    LiftTilt::bodies(model, b);
+    LiftTilt::bodies(G, b, P.model_payload_mass);
     Planar3<double> Fr[LiftTilt::nb];
     for (int k = 0; k < LiftTilt::nb; ++k) {
       const Planar3<double> Vr{req.V[k].x.a, req.V[k].y.a, req.V[k].w.a};
@@ -244,13 +242,9 @@ struct VdcController {
       const double xa = C.dead_volume_a / A_a + x, xb = C.dead_volume_b / A_b + (C.stroke - x);
       const double u_fr = f_pr_dot / P.model_bulk_modulus[j] + (A_a / xa + A_b / xb) * xdot +
                           P.velocity_feedback[j] * (xr_dot - xdot) + P.force_feedback[j] * (f_pr - f_p);
+      // Eq (91): the valve law of the plant's circuit with the model's edge coefficients.
       const double c = P.model_valve_coefficient[j];
-      const double lim = C.laminar_limit;
-      double gain;
-      if (u_fr > 0.0)
-        gain = c * orifice_flow(1.0, C.supply_pressure - pa, lim) / xa + c * orifice_flow(1.0, pb - C.return_pressure, lim) / xb;
-      else
-        gain = c * orifice_flow(1.0, C.supply_pressure - pb, lim) / xb + c * orifice_flow(1.0, pa - C.return_pressure, lim) / xa;
+      const double gain = ServoValveCircuit::voltage_gain(C, {c, c, c, c}, u_fr > 0.0, pa, pb, xa, xb);
       double u = gain > 0.0 ? u_fr / gain : 0.0;
       if (!(u == u)) u = 0.0;
       if (u > P.voltage_limit) { u = P.voltage_limit; saturated = true; }
@@ -282,7 +276,7 @@ struct VdcController {
   }
 
   template <class MP>
-  HS_HD static void report(const MP& PM, const Memory& m, double, Report& r) {
+  HS_HD static void report(const MP& PM, const Memory& m, Report& r) {
     const double T = PM.input.sample_period;
     r.tcp_error_rms = m.samples > 0 ? sqrt(m.error_sq_sum / m.samples) : __builtin_nan("");
     r.tcp_error_peak = m.samples > 0 ? m.error_peak : __builtin_nan("");

@@ -90,16 +90,38 @@ struct ServoValveCircuit {
     Vb = c.dead_volume_b + hydraulics::Chamber::volume(k.A_b, c.stroke - x);
   }
 
+  // The four edge coefficients c_p1 (P → A), c_n1 (A → T), c_p2 (P → B),
+  // c_n2 (B → T): the valve's, or a controller's model of them.
+  struct Edges {
+    double pa, at, pb, bt;
+  };
+  HS_HD static Edges edges(const Params& c) {
+    return {c.valve_coefficient_pa, c.valve_coefficient_at, c.valve_coefficient_pb, c.valve_coefficient_bt};
+  }
+
   // Flows into chamber a and into chamber b at voltage u, eqs (82)–(83).
   template <class T, class TU>
-  HS_HD HS_FORCEINLINE static void valve_flows(const Params& c, const TU& u, const T& pa, const T& pb, T& Qa, T& Qb) {
+  HS_HD HS_FORCEINLINE static void valve_flows(const Params& c, const Edges& e, const TU& u, const T& pa, const T& pb,
+                                               T& Qa, T& Qb) {
     if (u > 0.0) {
-      Qa = orifice_flow(c.valve_coefficient_pa * u, c.supply_pressure - pa, c.laminar_limit);
-      Qb = -orifice_flow(c.valve_coefficient_bt * u, pb - c.return_pressure, c.laminar_limit);
+      Qa = orifice_flow(e.pa * u, c.supply_pressure - pa, c.laminar_limit);
+      Qb = -orifice_flow(e.bt * u, pb - c.return_pressure, c.laminar_limit);
     } else {
-      Qa = orifice_flow(c.valve_coefficient_at * u, pa - c.return_pressure, c.laminar_limit);
-      Qb = -orifice_flow(c.valve_coefficient_pb * u, c.supply_pressure - pb, c.laminar_limit);
+      Qa = orifice_flow(e.at * u, pa - c.return_pressure, c.laminar_limit);
+      Qb = -orifice_flow(e.pb * u, c.supply_pressure - pb, c.laminar_limit);
     }
+  }
+
+  // The voltage gain of u_f = Q_a/x̃_a − Q_b/x̃_b (seed 004 eq 86) on the side
+  // of the valve u opens (u > 0: P → A, B → T; else A → T, P → B), with the
+  // chambers' equivalent lengths x̃_a = V_a/A_a, x̃_b = V_b/A_b: u_f = gain · u
+  // (the flows are linear in u on each side). The denominators of eq (89)/(91).
+  HS_HD static double voltage_gain(const Params& c, const Edges& e, bool opening, double pa, double pb, double xa,
+                                   double xb) {
+    const double u = opening ? 1.0 : -1.0;
+    double Qa, Qb;
+    valve_flows(c, e, u, pa, pb, Qa, Qb);
+    return u * (Qa / xa - Qb / xb);
   }
 
   template <class T, class TU = double>
@@ -109,7 +131,7 @@ struct ServoValveCircuit {
     const T x = k.stroke_ref + ds;
     T Va, Vb, Qa, Qb;
     volumes(c, k, x, Va, Vb);
-    valve_flows(c, U, p[0], p[1], Qa, Qb);
+    valve_flows(c, edges(c), U, p[0], p[1], Qa, Qb);
     const T QL = c.leakage_coefficient * (p[0] - p[1]);
     pdot[0] = pressure_rate(c.oil_bulk_modulus, Va, Qa - Chamber::displacement_flow(k.A_a, sdot) - QL);
     pdot[1] = pressure_rate(c.oil_bulk_modulus, Vb, Qb + Chamber::displacement_flow(k.A_b, sdot) + QL);

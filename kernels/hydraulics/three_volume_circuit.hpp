@@ -66,7 +66,9 @@ struct ThreeVolumeCircuit {
   static constexpr int np = 3;
   static constexpr int piston_side = 1;  // index of the piston-side pressure p2
 
-  HS_HD static CircuitConstants constants(const CircuitParams& c) {
+  // s0: the reference actuator length (HydraulicCylinder passes it to every
+  // circuit); this one measures chambers from l2_0 and does not need it.
+  HS_HD static CircuitConstants constants(const CircuitParams& c, double /*s0*/ = 0.0) {
     CircuitConstants k;
     hydraulics::CylinderChambers::areas(c.piston_diameter, c.rod_diameter, k.A_piston, k.A_rod);
     k.C_vt = hydraulics::Throttle::coefficient(c.throttle_discharge_coefficient, c.throttle_diameter, c.oil_density);
@@ -82,7 +84,7 @@ struct ThreeVolumeCircuit {
     return hydraulics::CylinderChambers::piston_chamber_length(c.piston_chamber_length0, ds);
   }
   // The piston inside the cylinder: l2 ∈ (0, l).
-  HS_HD static bool stroke_admissible(const CircuitParams& c, double ds) {
+  HS_HD static bool stroke_admissible(const CircuitParams& c, const CircuitConstants&, double ds) {
     return hydraulics::CylinderChambers::stroke_admissible(c.piston_chamber_length0, c.cylinder_length, ds);
   }
 

@@ -49,7 +49,8 @@ struct TwoVolumeCircuit {
   static constexpr int np = 2;
   static constexpr int piston_side = 0;
 
-  HS_HD static Constants constants(const Params& c) {
+  // s0: the reference actuator length; not needed here (chambers from l2_0).
+  HS_HD static Constants constants(const Params& c, double /*s0*/ = 0.0) {
     Constants k;
     hydraulics::CylinderChambers::areas(c.piston_diameter, c.rod_diameter, k.A_piston, k.A_rod);
     k.inv_B_oil = 1.0 / c.oil_bulk_modulus;
@@ -62,7 +63,7 @@ struct TwoVolumeCircuit {
   HS_HD static T piston_chamber_length(const Params& c, const T& ds) {
     return hydraulics::CylinderChambers::piston_chamber_length(c.piston_chamber_length0, ds);
   }
-  HS_HD static bool stroke_admissible(const Params& c, double ds) {
+  HS_HD static bool stroke_admissible(const Params& c, const Constants&, double ds) {
     return hydraulics::CylinderChambers::stroke_admissible(c.piston_chamber_length0, c.cylinder_length, ds);
   }
 

@@ -2,8 +2,6 @@
 // of work every backend runs per instance (one thread on the GPU, one
 // loop iteration on the CPU). Generic over the integrator.
 #pragma once
-#include <type_traits>
-
 #include "../models/hydraulically_actuated.hpp"
 #include "settings.hpp"
 
@@ -74,7 +72,7 @@ template <int nq, int np, int na = 1, class Report = NoInputReport>
 HS_HD RunSummary<nq, np, na, Report> unstarted_summary(Status status) {
   const double nan = __builtin_nan("");
   RunSummary<nq, np, na, Report> out;
-  if constexpr (!std::is_same<Report, NoInputReport>::value) Report::unstarted(out.input);
+  out.blank_input();
   out.status = status;
   out.t_end = 0.0;
   for (int k = 0; k < nq; ++k) out.q[k] = out.qd[k] = nan;
@@ -201,7 +199,7 @@ HS_HD SummaryOf<Integrator> run_instance(const typename Integrator::Params& P, c
     out.U[a] = st.U[a];
     out.s[a] = e.s[a];
   }
-  input_report<Input, na>(P, st.input, st.t, out);
+  input_report<Input, na>(P, st.input, out);
   return out;
 }
 

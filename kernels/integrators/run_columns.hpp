@@ -16,7 +16,6 @@
 #pragma once
 #include <limits>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "../models/descriptor.hpp"
@@ -88,7 +87,7 @@ void visit_summary(const RunSummary<nq, np, na, Report>* s, Visit&& v) {
     "RMS of the driving coordinate minus the nominal instance's over the steps (NaN without a reference run)", false,
     at([](auto& x) { return x.tracking_rms; }));
   // The input policy's report (a controller's tracking errors, ...), if any.
-  if constexpr (!std::is_same<Report, NoInputReport>::value) Report::visit(s ? &s->input : nullptr, v);
+  Report::visit(s ? s->input_record() : nullptr, v);
 }
 
 template <int nq, int np, int na = 1, class Probe = NoInputReport, class Visit>
@@ -111,7 +110,7 @@ void visit_sample(const Sample<nq, np, na, Probe>* s, Visit&& v) {
     at([](auto& x) { return x.newton_iterations; }));
   v("constraint_violation", -1, -1, Of::none, "m", "constraint violation |Phi| after that step (0 at t = 0)", false,
     at([](auto& x) { return x.constraint_violation; }));
-  if constexpr (!std::is_same<Probe, NoInputReport>::value) Probe::visit(s ? &s->input : nullptr, v);
+  Probe::visit(s ? s->input_record() : nullptr, v);
 }
 
 // index: the number after the stem (−1: none); actuator: the "_<a+1>" suffix (−1: none).

@@ -104,11 +104,12 @@ struct ModelDescriptor {
   // What a model checks of an instance beyond parameter ranges and order
   // rules (e.g. that a controller's path stays inside the workspace, that its
   // period is a whole number of integrator steps dt): the parameter at fault
-  // and why, or an empty problem. Optional; host-side.
+  // and why, or an empty problem. Optional; host-side. It gets the model's
+  // own description (its table turns the row into the kernel's Params).
   struct Problem {
     std::string key, why;
   };
-  std::function<Problem(const double* row, double dt)> instance_check;
+  std::function<Problem(const ModelDescriptor& model, const double* row, double dt)> instance_check;
 
   long parameter_count() const { return static_cast<long>(parameters.size()); }
   const ParameterInfo* find_parameter(const std::string& dotted) const {

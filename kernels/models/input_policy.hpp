@@ -23,7 +23,7 @@
 //                               actuators, input) instead of the input's alone
 //                               (a model-based controller such as seed 004's
 //                               VDC reads the geometry it controls)
-//   Report, report(P, memory, t_end, Report&)   quantities of the run the
+//   Report, report(P, memory, Report&)   quantities of the run the
 //                               policy measured (tracking errors, time in
 //                               saturation), added to the run's summary row;
 //                               Report is a struct of doubles with
@@ -133,13 +133,20 @@ using InputProbe = typename InputProbeOf<Input>::type;
 
 // A member `input` holding the policy's report (or probe), and nothing at all
 // (an empty base, no storage) for a policy without one: the summaries and
-// samples of the open-loop models keep their layout.
+// samples of the open-loop models keep their layout. Both forms answer
+// blank_input() (every field NaN) and input_record() (null without one), so
+// the code that fills and names rows needs no case for policies without.
 template <class R>
 struct WithInputRecord {
   R input;
+  HS_HD void blank_input() { R::unstarted(input); }
+  HS_HD const R* input_record() const { return &input; }
 };
 template <>
-struct WithInputRecord<NoInputReport> {};
+struct WithInputRecord<NoInputReport> {
+  HS_HD void blank_input() {}
+  HS_HD const NoInputReport* input_record() const { return nullptr; }
+};
 
 // What an integrator keeps of its policy: the controller memory and the
 // references held since the last sample.
@@ -156,12 +163,11 @@ HS_HD void input_initialize(const ModelParams& P, InputState<Input, na>& s) {
   for (int a = 0; a < na; ++a) s.U_ref[a] = 0.0;
 }
 
-// The policy's report of a run that ended at t_end, and its probe now.
+// The policy's report of the run (at its end), and its probe now.
 template <class Input, int na, class ModelParams>
-HS_HD void input_report(const ModelParams& P, const InputState<Input, na>& s, double t_end,
-                        WithInputRecord<InputReport<Input>>& out) {
+HS_HD void input_report(const ModelParams& P, const InputState<Input, na>& s, WithInputRecord<InputReport<Input>>& out) {
   if constexpr (!std::is_same<InputReport<Input>, NoInputReport>::value)
-    Input::report(input_arguments<Input>(P), s.memory, t_end, out.input);
+    Input::report(input_arguments<Input>(P), s.memory, out.input);
 }
 template <class Input, int na, class ModelParams>
 HS_HD void input_probe(const ModelParams& P, const InputState<Input, na>& s, WithInputRecord<InputProbe<Input>>& out) {

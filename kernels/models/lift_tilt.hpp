@@ -146,21 +146,23 @@ HS_HD HS_FORCEINLINE T body_kinetic_energy(const PlanarBody& b, const Planar3<T>
   return 0.5 * m * (V.x * V.x + V.y * V.y) + m * V.w * (cx * V.y - cy * V.x) + 0.5 * I_o * V.w * V.w;
 }
 
-// Body B12 with the payload merged in (point mass at its position plus its
-// own inertia): one subsystem, as seed 004 merges O_1j with L_j1.
-HS_HD inline PlanarBody tilt_with_payload(const LiftTiltParams& P) {
+// Body B12 with a payload of mass payload_mass merged in (point mass at the
+// payload's position plus its own inertia): one subsystem, as seed 004
+// merges O_1j with L_j1. The plant's payload is P.payload_mass; a controller
+// passes the mass its model assumes.
+HS_HD inline PlanarBody tilt_with_payload(const LiftTiltParams& P, double payload_mass) {
   const PlanarBody& b = P.segment[1].link;
-  const double m = b.mass + P.payload_mass;
+  const double m = b.mass + payload_mass;
   PlanarBody out;
   out.mass = m;
   if (m <= 0.0) {
     out.com_x = out.com_y = out.inertia = 0.0;
     return out;
   }
-  out.com_x = (b.mass * b.com_x + P.payload_mass * P.payload_x) / m;
-  out.com_y = (b.mass * b.com_y + P.payload_mass * P.payload_y) / m;
+  out.com_x = (b.mass * b.com_x + payload_mass * P.payload_x) / m;
+  out.com_y = (b.mass * b.com_y + payload_mass * P.payload_y) / m;
   auto d2 = [&](double x, double y) { return (x - out.com_x) * (x - out.com_x) + (y - out.com_y) * (y - out.com_y); };
-  out.inertia = b.inertia + b.mass * d2(b.com_x, b.com_y) + P.payload_inertia + P.payload_mass * d2(P.payload_x, P.payload_y);
+  out.inertia = b.inertia + b.mass * d2(b.com_x, b.com_y) + P.payload_inertia + payload_mass * d2(P.payload_x, P.payload_y);
   return out;
 }
 
@@ -277,16 +279,18 @@ struct LiftTilt {
     return o;
   }
 
-  // The bodies' parameters, subsystem order (payload merged into B12).
-  HS_HD static void bodies(const Params& P, PlanarBody* b) {
+  // The bodies' parameters, subsystem order, with a payload of the given
+  // mass merged into B12 (the plant's: bodies(P, b) below).
+  HS_HD static void bodies(const Params& P, PlanarBody* b, double payload_mass) {
     b[B11] = P.segment[0].link;
     b[B31] = P.segment[0].cylinder;
     b[B41] = P.segment[0].piston;
     b[B02] = P.lift_boom_tip;
-    b[B12] = tilt_with_payload(P);
+    b[B12] = tilt_with_payload(P, payload_mass);
     b[B32] = P.segment[1].cylinder;
     b[B42] = P.segment[1].piston;
   }
+  HS_HD static void bodies(const Params& P, PlanarBody* b) { bodies(P, b, P.payload_mass); }
 
   // Tip → base (eqs 60–69): the actuator forces f_c1, f_c2 from the net
   // wrenches F*_A of the subsystems and the end-effector wrench F_D at the

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -258,8 +259,10 @@ inline ModelDescriptor describe_lift_tilt() {
   d.trajectory_channels = run_columns::trajectory_channels<4, 4, 2, VdcController::Probe>(n);
   d.driving_coordinate = "q1";
   d.commands = {"run"};
-  d.instance_check = [table = d.parameters, base = seed004_lift_tilt()](const double* row, double dt) {
-    return lift_tilt_instance_check(unpack_row(table, row, base), dt);
+  d.instance_check = [](const ModelDescriptor& m, const double* row, double dt) {
+    LiftTiltModelParams base;  // the default instance: fields the table does not name
+    std::memcpy(&base, m.params_bytes.data(), sizeof base);
+    return lift_tilt_instance_check(unpack_row(m.parameters, row, base), dt);
   };
   return d;
 }

@@ -12,7 +12,6 @@
 #include <cstring>
 #include <limits>
 #include <stdexcept>
-#include <type_traits>
 
 #include "kernels/models/catalog.hpp"
 #include "host/run/batch.hpp"
@@ -99,7 +98,7 @@ struct TypedBatch {
       blank.U[a] = blank.s[a] = blank.sdot[a] = blank.piston_force[a] = blank.friction_force[a] = nan;
     for (double& q : blank.q) q = nan;
     for (double& p : blank.p) p = nan;
-    if constexpr (!std::is_same<Probe, NoInputReport>::value) Probe::unstarted(blank.input);
+    blank.blank_input();
     return blank;
   }
   static void store(const Summary& s, long i, BatchResult& out) {
