@@ -811,10 +811,10 @@ using hs::StabilityPoint;
 
 template <class Mechanism>
 StabilityPoint stability_point_of(const std::string& friction, const hs::FourBarParams& p, const hs::StabilitySettings& s) {
-  if (friction == "brown-mcphee") return hs::stability_point<hs::ActuatedSystem<Mechanism, hs::BrownMcPhee>>(p, s);
-  if (friction == "bengisu-akay") return hs::stability_point<hs::ActuatedSystem<Mechanism, hs::BengisuAkay>>(p, s);
+  if (friction == "brown-mcphee") return hs::stability_record<hs::ActuatedSystem<Mechanism, hs::BrownMcPhee>>(p, s);
+  if (friction == "bengisu-akay") return hs::stability_record<hs::ActuatedSystem<Mechanism, hs::BengisuAkay>>(p, s);
   EXPECT_EQ(friction, "none");
-  return hs::stability_point<hs::ActuatedSystem<Mechanism, hs::NoFriction>>(p, s);
+  return hs::stability_record<hs::ActuatedSystem<Mechanism, hs::NoFriction>>(p, s);
 }
 
 // Instance i's point: the kernel function for the study's formulation and

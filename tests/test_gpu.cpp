@@ -108,7 +108,7 @@ TEST(GpuBackendCodePath, StabilityAgreesWithCpuBitForBitAcrossSlices) {
       batch.parameters.insert(batch.parameters.end(), P.begin(), P.end());
     }
     const auto cpu = run_stability_cpu(batch);
-    const double per_point = sizeof(ActuatedParams<PlanarLoopChainParams<3>>) + sizeof(StabilityResult<6>);
+    const double per_point = sizeof(ActuatedParams<PlanarLoopChainParams<3>>) + sizeof(StabilityRecord);
     for (long slice : {1L, 7L, 20L}) {
       SCOPED_TRACE("slices of " + std::to_string(slice));
       const auto dev = run_stability_device_code_path_on_omp(batch, slice * per_point + 1.0);

@@ -610,17 +610,33 @@ const char* const kEquilibriumText =
     "static equilibrium at crank angle = mechanism.initial_angle1, p3 = circuit.rod_side_initial_pressure, "
     "valve closed (U = 0), p1 = p2 from the statics";
 
+// What the model's map linearizes where, and the widths of its records.
+std::string equilibrium_text(const Design& design) {
+  const ModelDescriptor* d = design.descriptor;
+  if (d && !d->stability_equilibrium.empty()) return d->stability_equilibrium;
+  return std::string("reduced Jacobian of seed 000 at the ") + kEquilibriumText;
+}
+int eigenvalue_columns(const Design& design) {
+  const ModelDescriptor* d = design.descriptor;
+  return d && d->stability_eigenvalues > 0 ? std::min(d->stability_eigenvalues, kStabilityRecordEigenvalues) : 6;
+}
+int pressure_columns(const Design& design) {
+  const ModelDescriptor* d = design.descriptor;
+  return d && d->stability_pressures > 0 ? std::min(d->stability_pressures, kStabilityPressures) : 3;
+}
+
 void write_stability_h5(const std::string& path, const StudyRecord& record,
-                        const Design& design, const std::vector<StabilityResult<6>>& pts,
+                        const Design& design, const std::vector<StabilityRecord>& pts,
                         const RunRecord& run, const VariedInputs& varied) {
   const hsize_t n = pts.size();
+  const int ne = eigenvalue_columns(design), npr = pressure_columns(design);
   Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "creating " + path);
   inputs_group(file, design, varied, n);
 
   long failed = 0;
   {
     Handle g = group(file, "stability");
-    attribute(g, "description", std::string("reduced Jacobian of seed 000 at the ") + kEquilibriumText + "; its eigenvalues");
+    attribute(g, "description", equilibrium_text(design) + "; its eigenvalues");
     auto doubles = [&](const std::string& name, const std::string& unit, const std::string& what, auto value) {
       std::vector<double> v(n);
       for (hsize_t i = 0; i < n; ++i) v[i] = value(pts[i]);
@@ -641,16 +657,18 @@ void write_stability_h5(const std::string& path, const StudyRecord& record,
           g, name, n, cols, [&](hsize_t i, double* row) { for (hsize_t k = 0; k < cols; ++k) row[k] = value(pts[i], k); }, false,
           [&](hid_t d) { attribute(d, "unit", unit); attribute(d, "description", what); });
     };
-    using P = StabilityResult<6>;
+    using P = StabilityRecord;
     {
       Handle d = ints("status", "status_names[status]; 0 = ok (equilibrium, Jacobian and eigenvalues computed)",
                       [](const P& p) { return p.status; });
       attribute(d, "status_names", status_names());
     }
     for (const auto& p : pts) failed += p.status != 0;
-    matrix("eigenvalues_real", 6, "1/s", "Re of all 6 eigenvalues of the reduced Jacobian, by decreasing real part (pairs: +Im first)",
+    matrix("eigenvalues_real", ne, "1/s",
+           "Re of all " + std::to_string(ne) + " eigenvalues (open loop: of the reduced Jacobian; sampled closed loop: ln(mu)/T "
+           "of the one-period multipliers mu), by decreasing real part (pairs: +Im first)",
            [](const P& p, hsize_t k) { return p.re[k]; });
-    matrix("eigenvalues_imag", 6, "1/s", "Im of the eigenvalues, same order as eigenvalues_real",
+    matrix("eigenvalues_imag", ne, "1/s", "Im of the eigenvalues, same order as eigenvalues_real",
            [](const P& p, hsize_t k) { return p.im[k]; });
     doubles("max_real", "1/s", "largest Re(lambda) without the structural zeros (< 0: asymptotically stable)",
             [](const P& p) { return p.max_real; });
@@ -660,10 +678,13 @@ void write_stability_h5(const std::string& path, const StudyRecord& record,
             [](const P& p) { return p.frequency; });
     ints("overdamped", "1: no oscillatory mode (|Im| <= oscillatory_tolerance |lambda| for every non-structural eigenvalue)",
          [](const P& p) { return p.overdamped; });
-    ints("structural_zeros", "eigenvalues with |lambda| <= zero_tolerance max|lambda| (2 expected: the closed valve conserves two oil volumes)",
+    ints("structural_zeros", "eigenvalues with |lambda| <= zero_tolerance max|lambda| (2 expected: the closed valve conserves two "
+         "oil volumes (four-bar) or each cylinder's free pressure level (lift-tilt))",
          [](const P& p) { return p.structural_zeros; });
-    doubles("crank_angle", "rad", "driving coordinate at the equilibrium (z1 planar, phi2 3D)", [](const P& p) { return p.crank_angle; });
-    matrix("pressure", 3, "Pa", "p1, p2, p3 at the equilibrium", [](const P& p, hsize_t k) { return p.pressure[k]; });
+    doubles("crank_angle", "rad", "driving coordinate at the equilibrium (z1 planar, phi2 3D, q1 lift-tilt)",
+            [](const P& p) { return p.crank_angle; });
+    matrix("pressure", npr, "Pa", npr == 3 ? "p1, p2, p3 at the equilibrium" : "p_a1, p_b1, p_a2, p_b2 at the equilibrium",
+           [](const P& p, hsize_t k) { return p.pressure[k]; });
   }
 
   Handle g = group(file, "metadata");
@@ -672,7 +693,7 @@ void write_stability_h5(const std::string& path, const StudyRecord& record,
   std::vector<std::string> factors;
   for (const auto& a : design.grid) factors.push_back(a.name);
   attribute(g, "factors", factors);  // the design's axes/factors (the other varied inputs are derived)
-  attribute(g, "equilibrium", std::string(kEquilibriumText));
+  attribute(g, "equilibrium", equilibrium_text(design));
   attribute(g, "zero_tolerance", record.stability.zero_tolerance);
   attribute(g, "oscillatory_tolerance", record.stability.oscillatory_tolerance);
   attribute(g, "backend", run.backend);
@@ -687,8 +708,9 @@ void write_stability_h5(const std::string& path, const StudyRecord& record,
   check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flushing " + path);
 }
 
-void write_stability_csv(const std::string& path, const StudyRecord& record, const std::vector<StabilityResult<6>>& pts,
-                         const VariedInputs& varied) {
+void write_stability_csv(const std::string& path, const StudyRecord& record, const Design& design,
+                         const std::vector<StabilityRecord>& pts, const VariedInputs& varied) {
+  const int ne = eigenvalue_columns(design);
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (!f) throw OutputError("cannot create " + path + ": " + std::strerror(errno));
   std::fprintf(f,
@@ -699,15 +721,15 @@ void write_stability_csv(const std::string& path, const StudyRecord& record, con
   std::fputs("index", f);
   for (const auto& name : varied.names) std::fprintf(f, ",%s", name.c_str());
   std::fputs(",status,max_real,damping_ratio,frequency_hz,overdamped,structural_zeros", f);
-  for (int k = 1; k <= 6; ++k) std::fprintf(f, ",lambda%d_re,lambda%d_im", k, k);
+  for (int k = 1; k <= ne; ++k) std::fprintf(f, ",lambda%d_re,lambda%d_im", k, k);
   std::fputc('\n', f);
   for (size_t i = 0; i < pts.size(); ++i) {
-    const StabilityResult<6>& p = pts[i];
+    const StabilityRecord& p = pts[i];
     std::fprintf(f, "%zu", i);
     for (const auto& column : varied.columns) std::fprintf(f, ",%.17g", column[i]);
     std::fprintf(f, ",%s,%.17g,%.17g,%.17g,%d,%d", status_name(static_cast<Status>(p.status)), p.max_real, p.damping_ratio,
                  p.frequency / (2.0 * M_PI), p.overdamped, p.structural_zeros);
-    for (int k = 0; k < 6; ++k) std::fprintf(f, ",%.17g,%.17g", p.re[k], p.im[k]);
+    for (int k = 0; k < ne; ++k) std::fprintf(f, ",%.17g,%.17g", p.re[k], p.im[k]);
     std::fputc('\n', f);
   }
   const bool failed = std::ferror(f);
@@ -719,7 +741,7 @@ void write_stability_csv(const std::string& path, const StudyRecord& record, con
 }  // namespace
 
 StabilityOutputPaths write_stability_outputs(const std::string& dir, const StudyRecord& record, const Design& design,
-                                             const std::vector<StabilityResult<6>>& points, const RunRecord& run) {
+                                             const std::vector<StabilityRecord>& points, const RunRecord& run) {
   if (static_cast<long>(points.size()) != design.instance_count())
     throw OutputError("internal: " + std::to_string(points.size()) + " stability points for " +
                       std::to_string(design.instance_count()) + " instances");
@@ -728,7 +750,7 @@ StabilityOutputPaths write_stability_outputs(const std::string& dir, const Study
   const VariedInputs varied = varied_inputs(design, static_cast<long>(points.size()));
   const auto paths =
       write_atomically(dir, {{"stability.h5", [&](const std::string& tmp) { write_stability_h5(tmp, record, design, points, run, varied); }},
-                             {"stability.csv", [&](const std::string& tmp) { write_stability_csv(tmp, record, points, varied); }}});
+                             {"stability.csv", [&](const std::string& tmp) { write_stability_csv(tmp, record, design, points, varied); }}});
   return {paths[0], paths[1]};
 }
 

@@ -73,6 +73,7 @@
 #include "host/results/analysis.hpp"
 #include "host/run/batch.hpp"
 #include "host/study/study.hpp"
+#include "kernels/linearize/stability.hpp"
 
 namespace hs {
 
@@ -145,15 +146,18 @@ OutputPaths write_outputs(const std::string& dir, const StudyRecord& record,
 //   /inputs/<name>, /inputs/all   as in results.h5
 //   /stability                    attribute description (what was linearized where)
 //   /stability/status             N int32, attribute status_names (0 = ok)
-//   /stability/eigenvalues_real   N x 6 [1/s], all eigenvalues of the reduced
-//   /stability/eigenvalues_imag   N x 6 [1/s]  Jacobian, by decreasing real part
+//   /stability/eigenvalues_real   N x E [1/s], all eigenvalues of the reduced
+//   /stability/eigenvalues_imag   N x E [1/s]  Jacobian (E = 6) or ln(mu)/T of the
+//                                 sampled closed loop's multipliers (lift-tilt,
+//                                 E = 10), by decreasing real part
 //   /stability/max_real           N [1/s], largest Re λ without the structural zeros
 //   /stability/damping_ratio      N, ζ of the dominant (least damped) pair (NaN: overdamped)
 //   /stability/frequency          N [rad/s], its damped frequency (NaN: overdamped)
 //   /stability/overdamped         N int32, 1: no oscillatory mode
 //   /stability/structural_zeros   N int32 (2 expected)
 //   /stability/crank_angle        N [rad], the driving coordinate at the equilibrium
-//   /stability/pressure           N x 3 [Pa], p1 p2 p3 at the equilibrium
+//   /stability/pressure           N x 3 [Pa], p1 p2 p3 at the equilibrium (lift-tilt:
+//                                 N x 4, p_a1 p_b1 p_a2 p_b2)
 //   (every dataset has attributes "unit" and "description")
 //   /metadata                     attributes: kind = "stability", study_text,
 //                                 study_path, study_name, study_description,
@@ -168,15 +172,13 @@ OutputPaths write_outputs(const std::string& dir, const StudyRecord& record,
 // DIR/stability.csv: one "# ..." line saying the units, then the header
 //   index, <varied inputs>, status, max_real, damping_ratio, frequency_hz
 //   (= frequency/2π), overdamped, structural_zeros, lambda1_re, lambda1_im, ...,
-//   lambda6_im; one row per point (%.17g).
+//   lambda<E>_im; one row per point (%.17g).
 // Both written under temporary names and renamed into place, like results.h5.
-template <int N>
-struct StabilityResult;
 struct StabilityOutputPaths {
   std::string stability_h5, stability_csv;
 };
 StabilityOutputPaths write_stability_outputs(const std::string& dir, const StudyRecord& record, const Design& design,
-                                             const std::vector<StabilityResult<6>>& points, const RunRecord& run);
+                                             const std::vector<StabilityRecord>& points, const RunRecord& run);
 
 // PROJECT_VERSION of the build.
 const char* hydrosweep_version();

@@ -26,15 +26,9 @@ StabilitySettings stability_settings(const StabilitySpec& spec) {
 }
 
 StabilityPoint blank_stability_point(Status s) {
-  constexpr double nan = std::numeric_limits<double>::quiet_NaN();
   StabilityPoint p;
+  blank_stability(p);
   p.status = static_cast<int>(s);
-  for (int k = 0; k < 6; ++k) p.re[k] = p.im[k] = nan;
-  p.structural_zeros = 0;
-  p.max_real = p.damping_ratio = p.frequency = nan;
-  p.overdamped = 0;
-  p.crank_angle = nan;
-  for (double& v : p.pressure) v = nan;
   return p;
 }
 
@@ -42,14 +36,13 @@ namespace {
 
 template <class System>
 void run_points(const StabilityBatch& batch, const std::vector<char>& skip, std::vector<StabilityPoint>& out) {
-  static_assert(std::is_same_v<StabilityOf<System>, StabilityPoint>, "stability maps store six eigenvalues per point");
   const long n = batch.point_count();
   const auto params = params_of_rows<typename System::Params>(*batch.model, batch.parameters.data(), n);
   const int nt = batch.threads > 0 ? batch.threads : omp_get_max_threads();
   // The equilibrium Newton count varies a little from point to point: dynamic.
 #pragma omp parallel for schedule(dynamic, 4) num_threads(nt)
   for (long i = 0; i < n; ++i)
-    if (skip.empty() || !skip[i]) out[i] = stability_point<System>(params[i], batch.settings);
+    if (skip.empty() || !skip[i]) out[i] = stability_record<System>(params[i], batch.settings);
 }
 
 // The design's inadmissible instances.

@@ -5,9 +5,11 @@
 // (kernels/linearize/stability.hpp: stability_point).
 //
 // Every model whose physics has a Linearized form in the combination list
-// (host/run/backends/instantiations.hpp) with the study's friction law; so far
-// every such system has 6 reduced states (angle, rate, three pressures,
-// spool), so every point is a StabilityResult<6>.
+// (host/run/backends/instantiations.hpp) with the study's friction law: the
+// open-loop four-bar family's equilibrium and reduced Jacobian (6
+// eigenvalues), the lift-tilt's sampled closed loop about a held pose (10,
+// kernels/linearize/sampled_loop.hpp). Every point is stored in one record
+// type with room for the widest (StabilityRecord, eigenvalue_count in use).
 #pragma once
 #include <string>
 #include <vector>
@@ -21,7 +23,7 @@
 
 namespace hs {
 
-using StabilityPoint = StabilityResult<6>;
+using StabilityPoint = StabilityRecord;
 
 // The kernel settings of a study's [stability] table.
 StabilitySettings stability_settings(const StabilitySpec& spec);
@@ -83,7 +85,7 @@ std::vector<StabilityPoint> run_stability_device_code_path_on_omp(const Stabilit
 #ifdef HYDROSWEEP_HAVE_CUDA
 // CUDA: one thread per point (host/run/backends/cuda_stability.cu; built when
 // that file is present, which defines HYDROSWEEP_HAVE_CUDA_STABILITY).
-std::vector<StabilityResult<6>> run_stability_cuda(const StabilityBatch& batch);
+std::vector<StabilityPoint> run_stability_cuda(const StabilityBatch& batch);
 #endif
 
 }  // namespace hs

@@ -129,8 +129,9 @@ struct VdcController {
   }
 
   // The controller's friction model (seed 004 §3.4: increasing, continuous, odd).
-  HS_HD static double friction_model(const Params& P, int j, double v) {
-    return P.model_coulomb_force[j] * ::tanh(4.0 * v / P.model_stribeck_velocity[j]) + P.model_viscous_coefficient[j] * v;
+  template <class T>
+  HS_HD static T friction_model(const Params& P, int j, const T& v) {
+    return P.model_coulomb_force[j] * math::tanh(4.0 * v / P.model_stribeck_velocity[j]) + P.model_viscous_coefficient[j] * v;
   }
 
   template <class MP>
@@ -183,39 +184,37 @@ struct VdcController {
     return true;
   }
 
-  template <class MP, class Obs, int N>
-  HS_HD static void reference(const MP& PM, double t, const Obs& o, Memory& m, double (&U_ref)[N]) {
-    static_assert(N == na, "the VDC drives the lift and the tilt cylinders");
+  // Steps 2–7 at one sample on any scalar T (double in the run, dual
+  // numbers in the closed-loop linearization, kernels/linearize/sampled_loop.hpp):
+  // from the desired joint motion (q_d, q̇_d, q̈_d), the observed q, q̇,
+  // strokes x, rates ẋ and pressures p, and the previous sample's required
+  // piston forces (memory; `first`: none yet, ḟ_pr = 0), the required piston
+  // forces f_pr and the required u_fr of eq (90) per actuator.
+  template <class MP, class T>
+  HS_HD static void required_flow_rates(const MP& PM, const double* q_des, const double* qd_des, const double* qdd_des,
+                                        const T* q, const T* qdot, const T* x, const T* xdot, const T* p,
+                                        const T* f_pr_prev, bool first, T* f_pr, T* u_fr) {
     const Params& P = PM.input;
     const LiftTiltParams& G = PM.mechanism;
-    const double q[2] = {o.q[0], o.q[1]}, qdot[2] = {o.qd[0], o.qd[1]};
-
-    // 1–2. Desired and required joint motion (eq 36).
-    double q_des[2], qd_des[2], qdd_des[2];
-    PathPoint X;
-    if (!desired_joints(PM, m, t, q_des, qd_des, qdd_des, X)) {
-      for (int a = 0; a < na; ++a) U_ref[a] = 0.0;  // out of reach: close the valves
-      return;
-    }
-    double qr_dot[2], qr_ddot[2];
+    T qr_dot[2], qr_ddot[2];
     for (int j = 0; j < 2; ++j) {
       qr_dot[j] = qd_des[j] + P.joint_gain * (q_des[j] - q[j]);
       qr_ddot[j] = qdd_des[j] + P.joint_gain * (qd_des[j] - qdot[j]);
     }
 
     // 3. Actual and required twists (eqs 24–31, 38–45), d/dt V_r on a time jet.
-    const LiftTilt::Twists<double> actual = LiftTilt::twists(G, q, qdot);
+    const LiftTilt::Twists<T> actual = LiftTilt::twists(G, q, qdot);
     const auto req = LiftTilt::twists_moving(G, q, qdot, qr_dot, qr_ddot);
 
     // 4. Required net wrenches (eq 8) with the controller's model bodies.
     PlanarBody b[LiftTilt::nb];
     LiftTilt::bodies(G, b, P.model_payload_mass);
-    Planar3<double> Fr[LiftTilt::nb];
+    Planar3<T> Fr[LiftTilt::nb];
     for (int k = 0; k < LiftTilt::nb; ++k) {
-      const Planar3<double> Vr{req.V[k].x.a, req.V[k].y.a, req.V[k].w.a};
-      const Planar3<double> dVr{req.V[k].x.v[0], req.V[k].y.v[0], req.V[k].w.v[0]};
-      const Planar3<double>& V = actual.V[k];
-      Planar3<double> F = net_wrench(b[k], Vr, dVr, V.w, actual.cos_abs[k], actual.sin_abs[k], G.gravity_x, G.gravity_y);
+      const Planar3<T> Vr{req.V[k].x.a, req.V[k].y.a, req.V[k].w.a};
+      const Planar3<T> dVr{req.V[k].x.v[0], req.V[k].y.v[0], req.V[k].w.v[0]};
+      const Planar3<T>& V = actual.V[k];
+      Planar3<T> F = net_wrench(b[k], Vr, dVr, V.w, actual.cos_abs[k], actual.sin_abs[k], G.gravity_x, G.gravity_y);
       F.x += P.velocity_gain * (Vr.x - V.x);
       F.y += P.velocity_gain * (Vr.y - V.y);
       F.w += P.angular_gain * (Vr.w - V.w);
@@ -223,35 +222,93 @@ struct VdcController {
     }
 
     // 5. Required actuator forces, eqs (76)–(77) (free motion: ^{D12}F_r = 0).
-    double f_cr[2];
-    const Planar3<double> zero{0.0, 0.0, 0.0};
+    T f_cr[2];
+    const Planar3<T> zero{T(0.0), T(0.0), T(0.0)};
     LiftTilt::actuator_forces(G, actual.seg, Fr, zero, f_cr);
 
-    // 6–8. Per actuator: required piston force, eq (90), eq (91).
-    bool saturated = false, violated = false;
+    // 6–7. Per actuator: required piston force and eq (90).
     for (int j = 0; j < 2; ++j) {
       const ServoValveCircuitParams& C = PM.actuator[j].circuit;
       double A_a, A_b;
       hydraulics::CylinderChambers::areas(C.piston_diameter, C.rod_diameter, A_a, A_b);
-      const double x = o.s[j], xdot = o.sdot[j];
-      const double pa = o.p[2 * j], pb = o.p[2 * j + 1];
-      const double xr_dot = actual.seg[j].dx_dq * qr_dot[j];
-      const double f_pr = f_cr[j] + friction_model(P, j, xr_dot);
-      const double f_pr_dot = m.samples > 0 ? (f_pr - m.f_pr_prev[j]) / P.sample_period : 0.0;
-      const double f_p = A_a * pa - A_b * pb;  // eq (79)
-      const double xa = C.dead_volume_a / A_a + x, xb = C.dead_volume_b / A_b + (C.stroke - x);
-      const double u_fr = f_pr_dot / P.model_bulk_modulus[j] + (A_a / xa + A_b / xb) * xdot +
-                          P.velocity_feedback[j] * (xr_dot - xdot) + P.force_feedback[j] * (f_pr - f_p);
-      // Eq (91): the valve law of the plant's circuit with the model's edge coefficients.
-      const double c = P.model_valve_coefficient[j];
-      const double gain = ServoValveCircuit::voltage_gain(C, {c, c, c, c}, u_fr > 0.0, pa, pb, xa, xb);
-      double u = gain > 0.0 ? u_fr / gain : 0.0;
+      const T xr_dot = actual.seg[j].dx_dq * qr_dot[j];
+      f_pr[j] = f_cr[j] + friction_model(P, j, xr_dot);
+      const T f_pr_dot = first ? T(0.0) : (f_pr[j] - f_pr_prev[j]) / P.sample_period;
+      const T f_p = A_a * p[2 * j] - A_b * p[2 * j + 1];  // eq (79)
+      const T xa = C.dead_volume_a / A_a + x[j], xb = C.dead_volume_b / A_b + (C.stroke - x[j]);
+      u_fr[j] = f_pr_dot / P.model_bulk_modulus[j] + (A_a / xa + A_b / xb) * xdot[j] +
+                P.velocity_feedback[j] * (xr_dot - xdot[j]) + P.force_feedback[j] * (f_pr[j] - f_p);
+    }
+  }
+
+  // Step 8: the voltage of actuator j from u_fr, eq (91): the valve law of
+  // the plant's circuit with the model's edge coefficients on the side
+  // `opening` (u_fr > 0 in the run), at pressures pa, pb and stroke x.
+  template <class MP>
+  HS_HD static double voltage_gain(const MP& PM, int j, bool opening, double pa, double pb, double x) {
+    const ServoValveCircuitParams& C = PM.actuator[j].circuit;
+    double A_a, A_b;
+    hydraulics::CylinderChambers::areas(C.piston_diameter, C.rod_diameter, A_a, A_b);
+    const double xa = C.dead_volume_a / A_a + x, xb = C.dead_volume_b / A_b + (C.stroke - x);
+    const double c = PM.input.model_valve_coefficient[j];
+    return ServoValveCircuit::voltage_gain(C, {c, c, c, c}, opening, pa, pb, xa, xb);
+  }
+
+  // The closed-loop linearization's view of the law (kernels/linearize/sampled_loop.hpp,
+  // docs/models/manipulator.md §11.7): holding the initial pose (q_d fixed,
+  // q̇_d = q̈_d = 0), v = u_fr of eq (90), memory the last sample's f_pr.
+  static constexpr int linear_memory = 2;
+  template <class MP>
+  HS_HD static void held_pose(const MP& PM, double* q) {
+    q[0] = PM.mechanism.initial_angle[0];
+    q[1] = PM.mechanism.initial_angle[1];
+  }
+  template <class MP, class T>
+  HS_HD static void sampled_law(const MP& PM, const double* q_hold, const T* q, const T* qdot, const T* x, const T* xdot,
+                                const T* p, const T* f_pr_prev, T* u_fr, T* f_pr) {
+    const double rest[2] = {0.0, 0.0};
+    required_flow_rates(PM, q_hold, rest, rest, q, qdot, x, xdot, p, f_pr_prev, false, f_pr, u_fr);
+  }
+  // u = u_fr / gain on the side the valve opens, eq (91); p: all pressures,
+  // x: the strokes.
+  template <class MP>
+  HS_HD static double input_gain(const MP& PM, int j, bool opening, const double* p, const double* x) {
+    return voltage_gain(PM, j, opening, p[2 * j], p[2 * j + 1], x[j]);
+  }
+
+  template <class MP, class Obs, int N>
+  HS_HD static void reference(const MP& PM, double t, const Obs& o, Memory& m, double (&U_ref)[N]) {
+    static_assert(N == na, "the VDC drives the lift and the tilt cylinders");
+    const Params& P = PM.input;
+    const LiftTiltParams& G = PM.mechanism;
+    const double q[2] = {o.q[0], o.q[1]}, qdot[2] = {o.qd[0], o.qd[1]};
+
+    // 1. Desired joint motion.
+    double q_des[2], qd_des[2], qdd_des[2];
+    PathPoint X;
+    if (!desired_joints(PM, m, t, q_des, qd_des, qdd_des, X)) {
+      for (int a = 0; a < na; ++a) U_ref[a] = 0.0;  // out of reach: close the valves
+      return;
+    }
+    // 2–7.
+    const double x[2] = {o.s[0], o.s[1]}, xdot[2] = {o.sdot[0], o.sdot[1]};
+    const double p[4] = {o.p[0], o.p[1], o.p[2], o.p[3]};
+    double f_pr[2], u_fr[2];
+    required_flow_rates(PM, q_des, qd_des, qdd_des, q, qdot, x, xdot, p, m.f_pr_prev, m.samples == 0, f_pr, u_fr);
+
+    // 8. Eq (91), limited to ±u_max.
+    bool saturated = false, violated = false;
+    for (int j = 0; j < 2; ++j) {
+      const ServoValveCircuitParams& C = PM.actuator[j].circuit;
+      const double pa = p[2 * j], pb = p[2 * j + 1];
+      const double gain = voltage_gain(PM, j, u_fr[j] > 0.0, pa, pb, x[j]);
+      double u = gain > 0.0 ? u_fr[j] / gain : 0.0;
       if (!(u == u)) u = 0.0;
       if (u > P.voltage_limit) { u = P.voltage_limit; saturated = true; }
       if (u < -P.voltage_limit) { u = -P.voltage_limit; saturated = true; }
       U_ref[j] = u;
-      m.f_pr_prev[j] = f_pr;
-      m.f_pr[j] = f_pr;
+      m.f_pr_prev[j] = f_pr[j];
+      m.f_pr[j] = f_pr[j];
       if (!(pa > C.return_pressure && pa < C.supply_pressure && pb > C.return_pressure && pb < C.supply_pressure))
         violated = true;
     }

@@ -20,6 +20,8 @@
 // |Im λ| > oscillatory_tolerance · |λ| (a real double root splits into a
 // pair of size ~sqrt(eps)|λ| in floating point, hence the tolerance).
 #pragma once
+#include <type_traits>
+
 #include "../eigen/small_eigen.hpp"
 #include "reduced_jacobian.hpp"
 
@@ -31,9 +33,16 @@ struct StabilitySettings {
   EquilibriumSettings equilibrium;
 };
 
+// Chamber pressures a point reports (the four-bar's three volumes, the
+// manipulator's two cylinders with two chambers each).
+constexpr int kStabilityPressures = 4;
+
 template <int N>
 struct StabilityResult {
+  static constexpr int capacity = N;
   int status = 0;          // Status: ok, constraint_failure, invalid_parameters, diverged (eigenvalues)
+  int eigenvalue_count = N;  // entries of re, im in use (a wider record holds a smaller system's)
+  int pressure_count = 0;    // entries of pressure in use
   double re[N], im[N];     // all eigenvalues, by decreasing real part (pairs: +ω first)
   int structural_zeros = 0;
   double max_real;         // largest Re λ without the structural zeros [1/s]
@@ -41,40 +50,50 @@ struct StabilityResult {
   double frequency;        // its damped frequency ω_d [rad/s] (NaN: none)
   int overdamped;          // 1: no oscillatory mode
   double crank_angle;      // driving coordinate at the equilibrium [rad]
-  double pressure[3];      // p⁰ [Pa]
+  double pressure[kStabilityPressures];  // p⁰ [Pa]
 };
 
-template <class System>
-using StabilityOf = StabilityResult<ReducedSize<System>::value>;
-
-template <class System>
-HS_HD StabilityOf<System> stability_point(const typename System::Params& P, const StabilitySettings& S) {
-  constexpr int N = ReducedSize<System>::value;
-  StabilityOf<System> out;
+// Every figure NaN / 0, `count` eigenvalues in use.
+template <int N>
+HS_HD void blank_stability(StabilityResult<N>& out, int count = N) {
+  out.eigenvalue_count = count;
+  out.pressure_count = 0;
   for (int k = 0; k < N; ++k) out.re[k] = out.im[k] = NAN;
+  out.structural_zeros = 0;
   out.max_real = out.damping_ratio = out.frequency = NAN;
   out.overdamped = 0;
   out.crank_angle = NAN;
-  for (int k = 0; k < 3; ++k) out.pressure[k] = NAN;
+  for (int k = 0; k < kStabilityPressures; ++k) out.pressure[k] = NAN;
+}
 
-  Equilibrium<System> eq;
-  const Status st = solve_equilibrium<System>(P, eq, S.equilibrium);
-  out.status = static_cast<int>(st);
-  if (st != Status::ok) return out;
-  out.crank_angle = eq.x[eq.indep[0]];
-  for (int k = 0; k < System::r && k < 3; ++k) out.pressure[k] = eq.p[k];
-  Mat<double, N, N> J;
-  if (!reduced_jacobian<System>(P, eq, J)) {
-    out.status = static_cast<int>(Status::constraint_failure);
-    return out;
-  }
-  const EigenResult<N> ev = eigenvalues<N>(J);
-  if (ev.status != eigen_ok) {
-    out.status = static_cast<int>(Status::diverged);
-    return out;
-  }
-  // Sort by decreasing real part, then decreasing imaginary part.
-  for (int k = 0; k < N; ++k) { out.re[k] = ev.re[k]; out.im[k] = ev.im[k]; }
+// A point in a record with room for more eigenvalues (the host's one record
+// type for every model's map).
+template <int W, int N>
+HS_HD StabilityResult<W> widen_stability(const StabilityResult<N>& in) {
+  static_assert(W >= N, "a record narrower than the system");
+  StabilityResult<W> out;
+  blank_stability(out, in.eigenvalue_count);
+  out.status = in.status;
+  out.pressure_count = in.pressure_count;
+  for (int k = 0; k < N; ++k) { out.re[k] = in.re[k]; out.im[k] = in.im[k]; }
+  out.structural_zeros = in.structural_zeros;
+  out.max_real = in.max_real;
+  out.damping_ratio = in.damping_ratio;
+  out.frequency = in.frequency;
+  out.overdamped = in.overdamped;
+  out.crank_angle = in.crank_angle;
+  for (int k = 0; k < kStabilityPressures; ++k) out.pressure[k] = in.pressure[k];
+  return out;
+}
+
+// Sort the eigenvalues (decreasing real part, then decreasing imaginary
+// part) and derive the map's figures (the header's rules). A real part of
+// −∞ (a multiplier at zero of a sampled loop, sampled_loop.hpp) counts as
+// a finite, very fast mode; the structural-zero radius is over the finite
+// magnitudes only.
+template <int N>
+HS_HD void classify_eigenvalues(const double* re, const double* im, const StabilitySettings& S, StabilityResult<N>& out) {
+  for (int k = 0; k < N; ++k) { out.re[k] = re[k]; out.im[k] = im[k]; }
   for (int i = 1; i < N; ++i)
     for (int j = i; j > 0; --j) {
       const bool swap = out.re[j] > out.re[j - 1] || (out.re[j] == out.re[j - 1] && out.im[j] > out.im[j - 1]);
@@ -84,9 +103,14 @@ HS_HD StabilityOf<System> stability_point(const typename System::Params& P, cons
       out.re[j - 1] = a; out.im[j - 1] = b;
     }
   double radius = 0.0;
-  for (int k = 0; k < N; ++k) radius = fmax(radius, hypot(out.re[k], out.im[k]));
+  for (int k = 0; k < N; ++k) {
+    const double mag = hypot(out.re[k], out.im[k]);
+    if (mag < INFINITY) radius = fmax(radius, mag);
+  }
+  out.structural_zeros = 0;
   out.max_real = -INFINITY;
   out.overdamped = 1;
+  out.damping_ratio = out.frequency = NAN;
   double dominant = -INFINITY;
   for (int k = 0; k < N; ++k) {
     const double mag = hypot(out.re[k], out.im[k]);
@@ -104,7 +128,67 @@ HS_HD StabilityOf<System> stability_point(const typename System::Params& P, cons
       }
     }
   }
-  return out;
+}
+
+// The host's one record type for every model's map: room for the widest
+// system (the lift-tilt's sampled closed loop: 8 plant states + 2 memory).
+constexpr int kStabilityRecordEigenvalues = 10;
+using StabilityRecord = StabilityResult<kStabilityRecordEigenvalues>;
+
+// A system that computes its own point (a closed loop: sampled_loop.hpp)
+// says so with a static stability_point(P, S); the others are seed 000's
+// open-loop equilibrium and reduced Jacobian below.
+template <class System, class = void>
+struct HasOwnStabilityPoint : std::false_type {};
+template <class System>
+struct HasOwnStabilityPoint<System, std::void_t<decltype(&System::stability_point)>> : std::true_type {};
+
+template <class System, class = void>
+struct StabilityOfT {
+  using type = StabilityResult<ReducedSize<System>::value>;
+};
+template <class System>
+struct StabilityOfT<System, std::enable_if_t<HasOwnStabilityPoint<System>::value>> {
+  using type = typename System::Stability;
+};
+template <class System>
+using StabilityOf = typename StabilityOfT<System>::type;
+
+template <class System>
+HS_HD StabilityOf<System> stability_point(const typename System::Params& P, const StabilitySettings& S) {
+  if constexpr (HasOwnStabilityPoint<System>::value) {
+    return System::stability_point(P, S);
+  } else {
+    constexpr int N = ReducedSize<System>::value;
+    StabilityOf<System> out;
+    blank_stability(out);
+
+    Equilibrium<System> eq;
+    const Status st = solve_equilibrium<System>(P, eq, S.equilibrium);
+    out.status = static_cast<int>(st);
+    if (st != Status::ok) return out;
+    out.crank_angle = eq.x[eq.indep[0]];
+    out.pressure_count = System::r < kStabilityPressures ? System::r : kStabilityPressures;
+    for (int k = 0; k < out.pressure_count; ++k) out.pressure[k] = eq.p[k];
+    Mat<double, N, N> J;
+    if (!reduced_jacobian<System>(P, eq, J)) {
+      out.status = static_cast<int>(Status::constraint_failure);
+      return out;
+    }
+    const EigenResult<N> ev = eigenvalues<N>(J);
+    if (ev.status != eigen_ok) {
+      out.status = static_cast<int>(Status::diverged);
+      return out;
+    }
+    classify_eigenvalues(ev.re, ev.im, S, out);
+    return out;
+  }
+}
+
+// stability_point in the host's record (every backend stores these).
+template <class System>
+HS_HD StabilityRecord stability_record(const typename System::Params& P, const StabilitySettings& S) {
+  return widen_stability<kStabilityRecordEigenvalues>(stability_point<System>(P, S));
 }
 
 }  // namespace hs

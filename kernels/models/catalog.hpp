@@ -21,6 +21,7 @@
 #include "four_bar_descriptor.hpp"
 #include "lift_tilt_descriptor.hpp"
 #include "quick_return_descriptor.hpp"
+#include "../linearize/stability.hpp"
 
 namespace hs {
 
@@ -139,6 +140,11 @@ std::vector<ModelDescriptor> describe(TypeList<P...>) {
     using Ph = decltype(physics_tag);
     for (auto& d : Ph::describe()) {
       fill_support(d, typename Ph::FrictionLaws{}, typename Ph::Formulations{});
+      if constexpr (Ph::linearizes) {
+        using System = typename StabilityCombination<Ph, typename FirstOf<typename Ph::FrictionLaws>::type>::System;
+        d.stability_eigenvalues = StabilityOf<System>::capacity;
+        d.stability_pressures = System::r < kStabilityPressures ? System::r : kStabilityPressures;
+      }
       all.push_back(std::move(d));
     }
   };

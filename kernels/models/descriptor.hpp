@@ -101,6 +101,10 @@ struct ModelDescriptor {
   };
   std::vector<FormulationLaws> formulation_friction_laws;
   std::vector<std::string> stability_friction_laws;
+  // What a point of its stability map holds: eigenvalues (the open-loop
+  // reduced Jacobian's, or the sampled closed loop's) and pressures.
+  int stability_eigenvalues = 0, stability_pressures = 0;
+  std::string stability_equilibrium;  // what is linearized where (output metadata)
   // What a model checks of an instance beyond parameter ranges and order
   // rules (e.g. that a controller's path stays inside the workspace, that its
   // period is a whole number of integrator steps dt): the parameter at fault

@@ -17,6 +17,7 @@
 #include "../hydraulics/servo_valve_circuit.hpp"
 #include "../integrators/formulations.hpp"
 #include "../integrators/run_columns.hpp"
+#include "../linearize/sampled_loop.hpp"
 #include "actuated_parameters.hpp"
 #include "dae_mechanism.hpp"
 #include "descriptor.hpp"
@@ -258,7 +259,13 @@ inline ModelDescriptor describe_lift_tilt() {
   d.summary_columns = run_columns::summary_columns<4, 4, 2, VdcController::Report>(n);
   d.trajectory_channels = run_columns::trajectory_channels<4, 4, 2, VdcController::Probe>(n);
   d.driving_coordinate = "q1";
-  d.commands = {"run"};
+  d.commands = {"run", "stability"};
+  d.stability_equilibrium =
+      "closed loop (plant + VDC) about the held initial pose mechanism.initial_angle1/2: q_d fixed, the equilibrium with "
+      "zero valve flow (each rod-side pressure at actuatorN.circuit.rod_side_initial_pressure, the piston sides and the "
+      "joint angles from the loop's statics); the plant's exact zero-order-hold discretization over "
+      "controller.sample_period with the law's memory: eigenvalues ln(mu)/T of the one-period monodromy, the worst of "
+      "the valves' four sign patterns (docs/models/manipulator.md 11.7)";
   d.instance_check = [](const ModelDescriptor& m, const double* row, double dt) {
     LiftTiltModelParams base;  // the default instance: fields the table does not name
     std::memcpy(&base, m.params_bytes.data(), sizeof base);
@@ -269,14 +276,17 @@ inline ModelDescriptor describe_lift_tilt() {
 
 // The catalog entry. Friction laws: the static monotone ones the VDC's
 // stability argument covers (Brown–McPhee, by default with F_s = F_c) and
-// none; the double step (the DAE form through DaeMechanism).
+// none; the double step (the DAE form through DaeMechanism). Its stability
+// map is the sampled closed loop about a held pose (sampled_loop.hpp).
 struct LiftTiltPhysics {
   static constexpr const char* key = "lift-tilt";
-  static constexpr bool runs = true, linearizes = false;
+  static constexpr bool runs = true, linearizes = true;
   using FrictionLaws = TypeList<BrownMcPhee, NoFriction>;
   using Formulations = TypeList<DoubleStepFormulation>;
   template <class Friction>
   using Model = LiftTiltModel<Friction>;
+  template <class Friction>
+  using Linearized = SampledClosedLoop<LiftTiltModel<Friction>>;
   static std::vector<ModelDescriptor> describe() { return {describe_lift_tilt()}; }
 };
 

@@ -15,7 +15,7 @@
 #include "host/run/backends/device_batch.hpp"
 
 namespace hs {
-std::vector<StabilityResult<6>> run_stability_cuda(const StabilityBatch& batch) {
+std::vector<StabilityPoint> run_stability_cuda(const StabilityBatch& batch) {
   std::string why;
   if (!backend_available(Backend::cuda, &why)) throw std::runtime_error("CUDA stability: " + why);
   // Slices take at most half the free device memory.

@@ -162,13 +162,13 @@ template <class System>
 struct StabilityKernel {
   const typename System::Params* params;
   StabilitySettings settings;
-  StabilityResult<6>* out;
-  HS_HD void operator()(long i) const { out[i] = stability_point<System>(params[i], settings); }
+  StabilityRecord* out;
+  HS_HD void operator()(long i) const { out[i] = stability_record<System>(params[i], settings); }
 };
 
 // Points per slice: parameters and a result each, within `device_bytes`.
 inline long stability_slice_size(long n, double device_bytes, double params_bytes) {
-  return std::max<long>(1, std::min<long>(n, static_cast<long>(device_bytes / (params_bytes + sizeof(StabilityResult<6>)))));
+  return std::max<long>(1, std::min<long>(n, static_cast<long>(device_bytes / (params_bytes + sizeof(StabilityRecord)))));
 }
 
 template <class Launch>
@@ -179,14 +179,13 @@ std::vector<StabilityPoint> run_stability(const StabilityBatch& batch, double de
   with_batch_combination(batch, [&](auto combination) {
         using System = typename decltype(combination)::System;
         using Params = typename System::Params;
-        static_assert(ReducedSize<System>::value == 6, "stability maps store six eigenvalues per point");
         const long slice = stability_slice_size(n, device_bytes, sizeof(Params));
         const long P = batch.model->parameter_count();
         for (long first = 0; first < n; first += slice) {
           const long count = std::min(slice, n - first);
           const auto here = params_of_rows<Params>(*batch.model, batch.parameters.data() + first * P, count);
           const thrust::device_vector<Params> params(here.begin(), here.end());
-          thrust::device_vector<StabilityResult<6>> points(static_cast<size_t>(count));
+          thrust::device_vector<StabilityRecord> points(static_cast<size_t>(count));
           const StabilityKernel<System> kernel{thrust::raw_pointer_cast(params.data()), batch.settings,
                                                thrust::raw_pointer_cast(points.data())};
           launch(kernel, count);

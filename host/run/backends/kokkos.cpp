@@ -108,7 +108,7 @@ std::vector<StabilityPoint> run_stability_kokkos(const StabilityBatch& batch) {
         const auto* p = params.data();
         auto* o = points.data();
         Kokkos::parallel_for("hydrosweep::stability_points", Kokkos::RangePolicy<>(0, n),
-                             KOKKOS_LAMBDA(const long i) { o[i] = stability_point<System>(p[i], settings); });
+                             KOKKOS_LAMBDA(const long i) { o[i] = stability_record<System>(p[i], settings); });
         Kokkos::fence();
         to_host(points, out.data());
       });
