@@ -54,4 +54,16 @@ template <class T> HS_HD HS_FORCEINLINE T cross(const V2<T>& a, const V2<T>& b) 
 // k × a: rotation by +90° (velocity of a point at a on a body spinning at unit rate).
 template <class T> HS_HD HS_FORCEINLINE V2<T> perp(const V2<T>& a) { return {-a.y, a.x}; }
 
+// The coordinates 0 … N−1 not in `held` (ni of them), ascending: the
+// dependent coordinates of a partition whose independent ones are held.
+template <int N, int NI>
+HS_HD void coordinate_complement(const int* held, int* rest) {
+  int k = 0;
+  for (int c = 0; c < N; ++c) {
+    bool is_held = false;
+    for (int j = 0; j < NI; ++j) is_held = is_held || held[j] == c;
+    if (!is_held) rest[k++] = c;
+  }
+}
+
 }  // namespace hs

@@ -116,12 +116,7 @@ struct DoubleStepTrapezoidal {
   HS_HD static Partition driving_partition() {
     Partition part;
     Mech::driving(part.indep);
-    int d = 0;
-    for (int c = 0; c < nq; ++c) {
-      bool held = false;
-      for (int j = 0; j < ni; ++j) held = held || part.indep[j] == c;
-      if (!held) part.dep[d++] = c;
-    }
+    coordinate_complement<nq, ni>(part.indep, part.dep);
     return part;
   }
   // The coordinate whose rate and value run_instance reports as the driving

@@ -88,14 +88,7 @@ HS_HD Status solve_equilibrium(const typename System::Params& P, Equilibrium<Sys
   // 1. Assembly with the driving coordinate held.
   Mech::initial_guess(P.mechanism, eq.x);
   Mech::driving(eq.indep);
-  {
-    int k = 0;
-    for (int c = 0; c < n; ++c) {
-      bool is_indep = false;
-      for (int j = 0; j < ni; ++j) is_indep = is_indep || eq.indep[j] == c;
-      if (!is_indep) eq.dep[k++] = c;
-    }
-  }
+  coordinate_complement<n, ni>(eq.indep, eq.dep);
   double C[m];
   auto& Cx = eq.Cx;  // at the last iterate: the assembled x⁰ once converged
   bool assembled = false;

@@ -87,12 +87,7 @@ struct MinimalCoordinates {
   HS_HD static bool reference(const Params& P, const double* held, Reference& R) {
     Dae::initial_guess(P.mechanism, R.x);
     Dae::driving(R.indep);
-    int k = 0;
-    for (int c = 0; c < n; ++c) {
-      bool is_indep = false;
-      for (int j = 0; j < ni; ++j) is_indep = is_indep || R.indep[j] == c;
-      if (!is_indep) R.dep[k++] = c;
-    }
+    coordinate_complement<n, ni>(R.indep, R.dep);
     for (int j = 0; j < ni; ++j) R.x[R.indep[j]] = held[j];
     if (!assemble(P, R, R.x)) return false;
     for (int a = 0; a < na; ++a)
