@@ -56,21 +56,35 @@ inline std::vector<FourBarParams> perturbed_four_bars(long n, uint64_t seed = 20
   return out;
 }
 
-// The same instances as parameter rows of the registered model "four-bar",
-// in a batch with Brown–McPhee friction and the double step (the host's
-// flat representation; rows are built exactly as perturbed_four_bars draws them).
-inline hs::BatchSpec perturbed_four_bar_batch(long n, uint64_t seed = 2024) {
-  const hs::ModelDescriptor& m = *hs::find_model("four-bar");
+// The same instances as parameter rows of a registered model (default
+// "four-bar": rows are built exactly as perturbed_four_bars draws them), in a
+// batch with Brown–McPhee friction and the double step (the host's flat
+// representation). Every actuator's Coulomb force takes the instance's one
+// scale; a model with a controller runs it (lift-tilt: the VDC inside the kernel).
+inline hs::BatchSpec perturbed_batch(long n, const std::string& model = "four-bar", uint64_t seed = 2024) {
+  const hs::ModelDescriptor* found = hs::find_model(model);
+  if (!found) {
+    std::fprintf(stderr, "bench: unknown model '%s'\n", model.c_str());
+    std::exit(2);
+  }
+  const hs::ModelDescriptor& m = *found;
   hs::BatchSpec spec;
   spec.model = &m;
   spec.friction = "brown-mcphee";
   spec.formulation = "double-step";
-  const int coulomb = m.find_parameter("friction.coulomb_force")->index;
+  // Every actuator's Coulomb force ("friction.coulomb_force" or
+  // "actuator<k>.friction.coulomb_force"), one draw per instance.
+  const std::string tail = "friction.coulomb_force";
+  std::vector<int> coulomb;
+  for (const auto& info : m.parameters)
+    if (info.name.size() >= tail.size() && info.name.compare(info.name.size() - tail.size(), tail.size(), tail) == 0)
+      coulomb.push_back(info.index);
   spec.parameters.reserve(static_cast<size_t>(n * m.parameter_count()));
   uint64_t state = seed;
   for (long i = 0; i < n; ++i) {
     std::vector<double> row = m.defaults;
-    row[coulomb] *= 1.0 + 0.1 * (2.0 * uniform01(state) - 1.0);
+    const double scale = 1.0 + 0.1 * (2.0 * uniform01(state) - 1.0);
+    for (int c : coulomb) row[c] *= scale;
     spec.parameters.insert(spec.parameters.end(), row.begin(), row.end());
   }
   return spec;

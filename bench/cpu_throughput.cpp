@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  hs::BatchSpec spec = hb::perturbed_four_bar_batch(n_instances);
+  hs::BatchSpec spec = hb::perturbed_batch(n_instances);
   spec.settings.duration = duration;  // dt = 1 ms and the rest: IntegratorSettings defaults
   spec.trajectory_stride = 0;  // summaries only: measure the integrator, not trajectory storage
 

@@ -4,14 +4,17 @@
 // Workload: the default four-bar (seed 002) with Brown–McPhee friction,
 // FP64, dt = 1 ms, the first `duration` seconds of the work cycle (default
 // 2 s: rest, then the valve opening at t = 1 s), instances perturbed by
-// ±10 % in the Coulomb force. Timed: BatchResult::wall_seconds, the
+// ±10 % in the Coulomb force; --model lift-tilt runs seed 004's manipulator
+// with its controller in the kernel instead (same perturbation, every
+// actuator). --backends keeps only the named configurations. Timed: BatchResult::wall_seconds, the
 // instance loop including host<->device copies for the GPU. A point whose
 // estimated time (from the previous batch size's rate) exceeds
 // --max-seconds is skipped and recorded as such.
 //
-//   bench_throughput [--sizes 100,1000,...] [--duration S] [--max-seconds T] [--out FILE]
+//   bench_throughput [--model M] [--backends LIST] [--sizes 100,1000,...] [--duration S] [--max-seconds T] [--out FILE]
 // writes bench/results/throughput-<device>.json and, when python3 with
 // matplotlib is present, the PNG next to it (bench/plot_throughput.py).
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -24,7 +27,9 @@
 namespace {
 
 const char* kUsage =
-    "usage: bench_throughput [--sizes LIST] [--duration S] [--max-seconds T] [--out FILE]\n"
+    "usage: bench_throughput [--model M] [--backends LIST] [--sizes LIST] [--duration S] [--max-seconds T] [--out FILE]\n"
+    "  --model M        registered model (default four-bar; lift-tilt runs its controller)\n"
+    "  --backends LIST  comma-separated: cpu-1-core, cpu-all-cores, kokkos, cuda (default: all this build has)\n"
     "  --sizes LIST     comma-separated batch sizes (default 100,1000,10000,100000,1000000)\n"
     "  --duration S     simulated seconds per instance (default 2)\n"
     "  --max-seconds T  skip a point estimated to take longer (default 60)\n"
@@ -45,7 +50,20 @@ struct Point {
 int main(int argc, char** argv) {
   namespace hb = hs::bench;
   const hb::Args args(argc, argv);
-  args.check_known({"--sizes", "--duration", "--max-seconds", "--out"}, {}, kUsage);
+  args.check_known({"--model", "--backends", "--sizes", "--duration", "--max-seconds", "--out"}, {}, kUsage);
+  const std::string model = args.get("--model", "four-bar");
+  std::vector<std::string> wanted;
+  {
+    std::stringstream in(args.get("--backends", "cpu-1-core,cpu-all-cores,kokkos,cuda"));
+    for (std::string item; std::getline(in, item, ',');) {
+      if (item != "cpu-1-core" && item != "cpu-all-cores" && item != "kokkos" && item != "cuda") {
+        std::fprintf(stderr, "bench_throughput: --backends: unknown '%s'\n%s", item.c_str(), kUsage);
+        return 2;
+      }
+      wanted.push_back(item);
+    }
+  }
+  auto want = [&](const char* name) { return std::find(wanted.begin(), wanted.end(), name) != wanted.end(); };
   std::vector<long> sizes;
   {
     std::stringstream in(args.get("--sizes", "100,1000,10000,100000,1000000"));
@@ -56,7 +74,9 @@ int main(int argc, char** argv) {
   const bool cuda = hs::backend_available(hs::Backend::cuda);
   const std::string device = cuda ? hs::backend_device(hs::Backend::cuda) : hb::cpu_model();
   const std::string tag = cuda ? hb::slug(device.substr(0, device.find(" ("))) : hb::machine_tag();
-  const std::string out_path = args.get("--out", std::string(HS_SOURCE_DIR) + "/bench/results/throughput-" + tag + ".json");
+  const std::string model_tag = model == "four-bar" ? "" : model + "-";
+  const std::string out_path =
+      args.get("--out", std::string(HS_SOURCE_DIR) + "/bench/results/throughput-" + model_tag + tag + ".json");
   const int cores = hb::logical_cores();
 
   struct Config {
@@ -64,13 +84,14 @@ int main(int argc, char** argv) {
     hs::Backend backend;
     int threads;
   };
-  std::vector<Config> configs = {{"cpu-1-core", hs::Backend::cpu, 1}};
-  if (cores > 1) configs.push_back({"cpu-" + std::to_string(cores) + "-cores", hs::Backend::cpu, cores});
-  if (hs::backend_available(hs::Backend::kokkos))
+  std::vector<Config> configs;
+  if (want("cpu-1-core")) configs.push_back({"cpu-1-core", hs::Backend::cpu, 1});
+  if (cores > 1 && want("cpu-all-cores")) configs.push_back({"cpu-" + std::to_string(cores) + "-cores", hs::Backend::cpu, cores});
+  if (hs::backend_available(hs::Backend::kokkos) && want("kokkos"))
     configs.push_back({"kokkos-" + hs::backend_device(hs::Backend::kokkos).substr(7), hs::Backend::kokkos, 0});
-  if (cuda) configs.push_back({"cuda", hs::Backend::cuda, 0});
+  if (cuda && want("cuda")) configs.push_back({"cuda", hs::Backend::cuda, 0});
 
-  std::printf("bench_throughput: four-bar (seed 002), brown-mcphee, FP64, dt = 1 ms, %.3g s per instance; %s\n", duration,
+  std::printf("bench_throughput: %s, brown-mcphee, FP64, dt = 1 ms, %.3g s per instance; %s\n", model.c_str(), duration,
               device.c_str());
   std::printf("%-22s %10s %10s %18s %8s\n", "backend", "instances", "wall [s]", "instance-steps/s", "failed");
   std::vector<Point> points;
@@ -89,7 +110,7 @@ int main(int argc, char** argv) {
                     steps / rate);
         continue;
       }
-      hs::BatchSpec spec = hb::perturbed_four_bar_batch(n);
+      hs::BatchSpec spec = hb::perturbed_batch(n, model);
       spec.settings.duration = duration;
       spec.threads = c.threads;
       const hs::BatchResult r = hs::run_batch(spec, c.backend);
@@ -108,12 +129,12 @@ int main(int argc, char** argv) {
   hb::write_machine(j);
   j.field("device", device);
   j.begin_object("workload")
-      .field("model", "four-bar (seed 002)")
+      .field("model", model == "four-bar" ? std::string("four-bar (seed 002)") : model)
       .field("friction", "brown-mcphee")
       .field("precision", "FP64")
       .field("dt_s", 1e-3)
       .field("duration_s", duration)
-      .field("perturbation", "friction.coulomb_force scaled by U(0.9, 1.1)")
+      .field("perturbation", "every actuator's friction.coulomb_force scaled by one U(0.9, 1.1) draw")
       .field("timing", "BatchResult::wall_seconds: instance loop, including host-device copies for CUDA")
       .end_object();
   j.begin_array("results");

@@ -175,6 +175,31 @@ TEST(GpuBackendCodePath, SliceSizeFollowsTheDeviceMemory) {
 }
 #endif
 
+// Every registered model with every formulation and friction law the device
+// is built for, on the GPU against the CPU (the real-device twin of
+// GpuBackendCodePath.EveryModelFormulationAndFrictionLawAgreesWithCpuBitForBit):
+// 64 instances, 2 s, trajectories every 100 steps. nvcc contracts a*b + c
+// into FMAs where g++ does not, so the two round differently; the test prints
+// the worst scaled difference per combination (the tolerance is the one of
+// the four-bar's acceptance test above).
+TEST(Gpu, EveryModelFormulationAndFrictionLawAgreesWithCpu) {
+  REQUIRE_CUDA();
+  for (const auto& m : models()) {
+    if (!m.supports_command("run")) continue;
+    for (const auto& formulation : m.device_formulations)
+    for (const auto& friction : m.friction_laws_of(formulation)) {
+      SCOPED_TRACE(m.name + " / " + friction + " / " + formulation);
+      BatchSpec spec = backend_test::model_batch(m.name, 64, 13, 100, 2.0, friction);
+      spec.formulation = formulation;
+      const BatchResult cpu = run_batch_cpu(spec);
+      const BatchResult gpu = run_batch_cuda(spec);
+      const auto worst = backend_test::expect_agreement(cpu, gpu, 1e-10, m);
+      std::cout << "CUDA vs CPU " << m.name << " / " << friction << " / " << formulation
+                << ": worst scaled difference " << worst.text() << "\n";
+    }
+  }
+}
+
 TEST(Gpu, EmptyBatch) {
   REQUIRE_CUDA();
   BatchSpec spec = backend_test::random_batch(1, 1, 0, 1.0);
@@ -221,6 +246,57 @@ TEST(Gpu, StabilityMapAgreesWithCpu) {
         EXPECT_NEAR(cpu[i].im[k], gpu[i].im[k], 1e-10 * radius) << i << " " << k;
       }
     }
+  }
+}
+
+// Every model with a stability map (the four-bars' reduced Jacobian and the
+// lift-tilt's sampled closed loop, 10 eigenvalues): 300 points around the
+// defaults, every actuator's bulk modulus from 0.5 to 1.5 of its default, on
+// the GPU against the CPU. Eigenvalues within 1e-10 of the spectral radius
+// (FMA contraction differs); an infinite real part (a multiplier at zero)
+// must be the same on both.
+TEST(Gpu, EveryModelsStabilityMapAgreesWithCpu) {
+  REQUIRE_CUDA();
+  for (const auto& m : models()) {
+    if (!m.supports_command("stability")) continue;
+    SCOPED_TRACE(m.name);
+    StabilityBatch batch;
+    batch.model = &m;
+    batch.friction = m.friction_laws.front();
+    const std::string tail = "circuit.oil_bulk_modulus";
+    for (int i = 0; i < 300; ++i) {
+      std::vector<double> P = m.defaults;
+      for (const auto& info : m.parameters)
+        if (info.name.size() >= tail.size() && info.name.compare(info.name.size() - tail.size(), tail.size(), tail) == 0)
+          P[info.index] *= 0.5 + i / 299.0;
+      batch.parameters.insert(batch.parameters.end(), P.begin(), P.end());
+    }
+    const auto cpu = run_stability_cpu(batch);
+    const auto gpu = run_stability_cuda(batch);
+    ASSERT_EQ(cpu.size(), gpu.size());
+    double worst = 0.0;
+    for (size_t i = 0; i < cpu.size(); ++i) {
+      ASSERT_EQ(cpu[i].status, gpu[i].status) << i;
+      if (cpu[i].status != 0) continue;
+      EXPECT_EQ(cpu[i].structural_zeros, gpu[i].structural_zeros) << i;
+      double radius = 0.0;
+      for (int k = 0; k < kStabilityRecordEigenvalues; ++k) {
+        const double mag = std::hypot(cpu[i].re[k], cpu[i].im[k]);
+        if (std::isfinite(mag)) radius = std::max(radius, mag);
+      }
+      for (int k = 0; k < kStabilityRecordEigenvalues; ++k) {
+        if (!std::isfinite(cpu[i].re[k]) || !std::isfinite(gpu[i].re[k])) {
+          // NaN: beyond the model's eigenvalue count (a four-bar has 6 of
+          // the record's 10); -inf: a multiplier at zero. Same on both.
+          EXPECT_TRUE(backend_test::identical(cpu[i].re[k], gpu[i].re[k])) << i << " " << k;
+          continue;
+        }
+        worst = std::max(worst, std::max(std::abs(cpu[i].re[k] - gpu[i].re[k]), std::abs(cpu[i].im[k] - gpu[i].im[k])) / radius);
+        EXPECT_NEAR(cpu[i].re[k], gpu[i].re[k], 1e-10 * radius) << i << " " << k;
+        EXPECT_NEAR(cpu[i].im[k], gpu[i].im[k], 1e-10 * radius) << i << " " << k;
+      }
+    }
+    std::cout << "CUDA vs CPU stability map " << m.name << ": worst difference " << worst << " of the spectral radius\n";
   }
 }
 #endif

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# The checks that need a GPU, for a session that is lent one (README, "GPU").
+# The device machine has CUDA but none of the Debian libraries hydrosweep
+# links (HDF5, Kokkos, ...) and no package registry, so the programs are built
+# here and carried there with the shared libraries its image lacks:
+#
+#   here:   cmake -S . -B build-device -DCMAKE_BUILD_TYPE=Release -DHYDROSWEEP_NATIVE=OFF
+#           cmake --build build-device --target test_gpu test_gpu_eigen hydrosweep \
+#                 bench_throughput bench_stability_throughput bench_eigen_throughput
+#           bash scripts/device_check.sh pack build-device      # -> .devcarry/bundle.tar.xz (git-ignored)
+#   there:  bash scripts/device_check.sh run                    # -> $OUT/device-check.tar.gz, $OUT/device-check.log
+#
+# HYDROSWEEP_NATIVE=OFF: the device's CPU need not have this machine's
+# instruction set extensions. `run` executes, each under its own time limit so
+# that one hang does not lose the rest: the gpu-labelled test programs (what
+# `ctest -L gpu` runs), compute-sanitizer memcheck on the small-batch tests,
+# the GPU benchmarks (four-bar and lift-tilt runs, stability maps, eigenvalues),
+# the manipulator's Monte Carlo, Sobol' and stability-map studies on the GPU,
+# and Nsight Compute's summary of the simulation kernel.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mode="${1:-}"
+programs=(tests/test_gpu tests/test_gpu_eigen host/cli/hydrosweep bench/bench_throughput
+          bench/bench_stability_throughput bench/bench_eigen_throughput)
+
+if [[ "$mode" == pack ]]; then
+  build="${2:?usage: device_check.sh pack BUILD_DIR}"
+  rm -rf .devcarry && mkdir -p .devcarry/bin .devcarry/lib
+  for p in "${programs[@]}"; do cp "$build/$p" .devcarry/bin/ || exit 1; done
+  # Every shared library the programs load, except the C runtime and the
+  # compiler's (the device image's are newer) and CUDA's own (the device has
+  # the same CUDA 13 toolkit; cuSOLVER and cuBLAS are too large to carry).
+  for p in .devcarry/bin/*; do ldd "$p"; done | awk '/=> \//{print $3}' | sort -u | while read -r lib; do
+    case "$(basename "$lib")" in
+      libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|libresolv.so*|ld-linux*|libstdc++.so*|libgcc_s.so*) ;;
+      libcusolver*|libcublas*|libcusparse*|libnvJitLink*|libcuda.so*) ;;
+      *) cp -L "$lib" .devcarry/lib/ ;;
+    esac
+  done
+  # The programs are ~47 MB each, almost all of it the same sm_90 fatbin: one
+  # xz stream with a dictionary larger than a program stores it once (~49 MB
+  # for the six, under the device tool's 64 MiB).
+  tar -C .devcarry -cf - bin lib | xz -T2 -9e --lzma2=preset=9e,dict=256MiB > .devcarry.tar.xz
+  rm -rf .devcarry && mkdir .devcarry && mv .devcarry.tar.xz .devcarry/bundle.tar.xz
+  du -sh .devcarry
+  exit 0
+fi
+[[ "$mode" == run ]] || { echo "usage: device_check.sh pack BUILD_DIR | run" >&2; exit 2; }
+
+out="${OUT:-/tmp/device-check}"
+mkdir -p "$out/r"
+log="$out/device-check.log"
+exec > >(tee "$log") 2>&1
+carry=/tmp/devcarry
+mkdir -p "$carry"
+tar -C "$carry" -xJf .devcarry/bundle.tar.xz 2>/dev/null ||
+  python3 -c "import tarfile, sys; tarfile.open('.devcarry/bundle.tar.xz').extractall(sys.argv[1])" "$carry" || exit 1
+cuda_lib=""
+for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do [[ -d $d ]] && cuda_lib="$cuda_lib:$d"; done
+# cuSOLVER and cuBLAS where the image keeps them (the toolkit, or pip's nvidia-* wheels)
+for f in $(find /usr/local /opt /usr/lib -name 'libcusolver.so.*' -o -name 'libcublas.so.*' 2>/dev/null); do
+  cuda_lib="$cuda_lib:$(dirname "$f")"
+done
+export LD_LIBRARY_PATH="$carry/lib${cuda_lib}:${LD_LIBRARY_PATH:-}"
+export OMP_NUM_THREADS="$(nproc)"
+bin="$carry/bin"
+step() { echo; echo "=== $(date +%T) $*"; }
+# Each step under its own limit; the results so far are packed after each
+# (the tool returns what is under $OUT even when the whole command times out).
+run() {
+  local limit=$1; shift; SECONDS=0; timeout "$limit" "$@"; local rc=$?
+  echo "--- rc $rc in ${SECONDS} s: $*"
+  tar -C "$out" -czf "$out/device-check.tar.gz" r
+}
+
+step "machine"
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv
+nproc; grep -m1 "model name" /proc/cpuinfo; ldd --version | head -1
+ldd "$bin/hydrosweep" | grep -i "not found" && echo "MISSING LIBRARIES"
+
+step "ctest -L gpu: its two programs"
+run 150 "$bin/test_gpu" --gtest_color=no
+run 90 "$bin/test_gpu_eigen" --gtest_color=no
+
+step "compute-sanitizer memcheck"
+run 90 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 3 \
+  "$bin/test_gpu" --gtest_color=no --gtest_filter='Gpu.SmallBatchWithTrajectoriesAndReference:Gpu.EmptyBatch'
+run 60 compute-sanitizer --tool memcheck --error-exitcode 3 \
+  "$bin/test_gpu_eigen" --gtest_color=no --gtest_filter='GpuEigen.CusolverGeevLoopAgreesWithEigen:GpuEigen.SyevjBatchedAgreesWithSelfAdjointEigenSolver'
+
+step "benchmarks: runs"
+run 90 "$bin/bench_throughput" --backends cpu-all-cores,cuda --sizes 1000,10000,100000,1000000 --max-seconds 15 \
+  --out "$out/r/throughput-gpu.json"
+run 90 "$bin/bench_throughput" --model lift-tilt --backends cpu-all-cores,cuda --sizes 1000,10000,100000 --max-seconds 15 \
+  --out "$out/r/throughput-lift-tilt-gpu.json"
+
+step "manipulator studies on the GPU"
+run 150 "$bin/hydrosweep" run studies/manipulator_monte_carlo.toml --out "$out/r/manipulator_mc" --backend cuda --progress lines
+run 40 "$bin/hydrosweep" stability studies/stability_manipulator.toml --out "$out/r/stability_manipulator_cuda" --backend cuda
+run 60 "$bin/hydrosweep" stability studies/stability_manipulator.toml --out "$out/r/stability_manipulator_cpu" --backend cpu
+run 60 "$bin/hydrosweep" run studies/manipulator_sobol.toml --out "$out/r/manipulator_sobol" --backend cuda --progress lines
+
+step "benchmarks: stability maps and eigenvalues"
+run 60 "$bin/bench_stability_throughput" --out "$out/r/stability-throughput-gpu.json"
+run 60 "$bin/bench_eigen_throughput" --out "$out/r/eigen-throughput-gpu.json"
+
+step "Nsight Compute: the simulation kernel, four-bar, 100 000 instances"
+run 90 ncu --kernel-name regex:for_each_index --launch-count 1 --section SpeedOfLight --section Occupancy \
+  --section LaunchStats --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
+  "$bin/bench_throughput" --backends cuda --sizes 100000 --out "$out/r/ncu-throughput.json"
+
+step "done"
+ls -la "$out"
