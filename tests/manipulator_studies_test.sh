@@ -5,7 +5,7 @@
 # 64 instances (the shipped file runs 10 000), each with its plots
 # (studies/plot_manipulator.py, hydrosweep plot). Checks, from results.h5:
 #   path study: every payload ends ok; the 100 kg instance (the controller's
-#   model) tracks with RMS < 1 mm (measured 0.26 mm); the desired TCP channel
+#   model) tracks with RMS < 1 mm (measured 0.13 mm); the desired TCP channel
 #   ends at waypoint A = (2.5, 1.0) m; the 300 kg plant (model error 200 kg)
 #   tracks worse than the 100 kg one;
 #   Monte Carlo: 64 instances, every status a known one, the analysis group

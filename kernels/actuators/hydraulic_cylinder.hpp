@@ -88,6 +88,20 @@ struct HydraulicCylinder {
     return Circuit::spool_step(P.circuit, U, U_ref, dt);
   }
 
+  // The pressure rates at the start of a step over which the spool opening
+  // is U (docs/models/integrators.md §3.7): a spool with a state is
+  // continuous, so the rates stored at the end of the previous step hold;
+  // an ideal spool jumps to U at t_k (a zero-order-held input), so the
+  // trapezoid's start rate is the one at t_k⁺, with U, not the stored one
+  // taken with the previous opening U_prev (which would smear the hold by
+  // half a step and make each jump a first-order error).
+  HS_HD HS_FORCEINLINE static void step_start_rates(const Params& P, const Constants& K, const double* p,
+                                                    double U_prev, double U, double s, double sdot, double* pdot) {
+    if constexpr (!Circuit::Spool::has_state) {
+      if (U != U_prev) Circuit::pressure_rates(P.circuit, K.circuit, p, U, s - K.s0, sdot, pdot);
+    }
+  }
+
   // Static state holding the force F0 at rest, valve closed (docs/models/hydraulics.md §9):
   // the circuit's static pressures, friction states zero.
   HS_HD HS_FORCEINLINE static void static_state(const Params& P, const Constants& K, double F0, double* p, double* w) {

@@ -263,11 +263,17 @@ struct DoubleStepTrapezoidal {
   // (docs/models/integrators.md §11.3): an open-loop schedule is sampled at
   // the step midpoint (schedules switch on step boundaries, so U_ref is
   // constant over each step and the trapezoid stays second order across the
-  // switches); a sampled controller sees the state at t_k.
-  HS_HD static void advance_spools(const Params& P, State& s, double dt, double* U) {
+  // switches); a sampled controller sees the state at t_k. An ideal spool
+  // takes its new opening at t_k, so the start rates of its pressures are
+  // re-evaluated with it (HydraulicCylinder::step_start_rates).
+  HS_HD static void advance_spools(const Params& P, const Constants& K, State& s, double dt, double* U) {
     double U_ref[na];
     input_for_step<Input, na>(P, s.input, s.t0, s.steps, dt, [&]() { return observation(s); }, U_ref);
-    for (int a = 0; a < na; ++a) U[a] = Actuator::spool_step(P.actuator[a], s.U[a], U_ref[a], dt);
+    for (int a = 0; a < na; ++a) {
+      U[a] = Actuator::spool_step(P.actuator[a], s.U[a], U_ref[a], dt);
+      Actuator::step_start_rates(P.actuator[a], K.actuator[a], s.p + a * npa, s.U[a], U[a], s.s_act[a],
+                                 s.sdot_act[a], s.pd + a * npa);
+    }
   }
 
   // Actuator states in the Newton unknowns from offset nz (after the nz
@@ -541,7 +547,7 @@ struct DoubleStepTrapezoidal {
       if (partition_determinant(s.constraint_jacobian, s.part) < 0.5 * best_det) s.part = best;
     }
     ctx.part = s.part;
-    advance_spools(P, s, dt, ctx.U);
+    advance_spools(P, K, s, dt, ctx.U);
     for (int k = 0; k < nq; ++k) {
       ctx.q_guess[k] = s.q[k] + dt * s.qd[k] + 0.5 * dt * dt * s.qdd[k];  // predictor, docs/models/integrators.md §3.2
       ctx.qd_hat[k] = -((2.0 / dt) * s.q[k] + s.qd[k]);

@@ -149,7 +149,7 @@ struct PenaltyTrapezoidal : DoubleStepTrapezoidal<ModelT> {
     StepContext ctx;
     ctx.dt = dt;
     ctx.alpha = S.penalty_factor;
-    Base::advance_spools(P, s, dt, ctx.U);
+    Base::advance_spools(P, K, s, dt, ctx.U);
     double x[nx];
     for (int k = 0; k < nq; ++k) {
       x[k] = s.q[k] + dt * s.qd[k] + 0.5 * dt * dt * s.qdd[k];  // predictor, docs/models/integrators.md §3.2
