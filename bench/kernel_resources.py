@@ -88,7 +88,7 @@ def main():
         jobs = {}
         for group, (source, defines) in SOURCES.items():
             cmd = [args.nvcc, *defines, *includes, "-O3", "-DNDEBUG", f"-arch=sm_{args.arch}",
-                   "--expt-relaxed-constexpr", "--extended-lambda", "-std=c++17", "-Xptxas", "-v",
+                   "--expt-relaxed-constexpr", "--extended-lambda", "--fmad=false", "-std=c++17", "-Xptxas", "-v",
                    "-c", os.path.join(ROOT, source), "-o", os.path.join(tmp, group + ".o")]
             print(f"compiling {source} for sm_{args.arch} ...", flush=True)
             jobs[group] = (source, subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))

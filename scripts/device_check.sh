@@ -64,6 +64,9 @@ done
 export LD_LIBRARY_PATH="$carry/lib${cuda_lib}:${LD_LIBRARY_PATH:-}"
 export OMP_NUM_THREADS="$(nproc)"
 bin="$carry/bin"
+# DEVICE_CHECK_STEPS: the groups to run (default all): tests sanitizer runs studies maps ncu
+steps="${DEVICE_CHECK_STEPS:-tests sanitizer runs studies maps ncu}"
+want() { [[ " $steps " == *" $1 "* ]]; }
 step() { echo; echo "=== $(date +%T) $*"; }
 # Each step under its own limit; the results so far are packed after each
 # (the tool returns what is under $OUT even when the whole command times out).
@@ -78,36 +81,49 @@ nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=c
 nproc; grep -m1 "model name" /proc/cpuinfo; ldd --version | head -1
 ldd "$bin/hydrosweep" | grep -i "not found" && echo "MISSING LIBRARIES"
 
+if want tests; then
 step "ctest -L gpu: its two programs"
-run 150 "$bin/test_gpu" --gtest_color=no
+run 240 "$bin/test_gpu" --gtest_color=no
 run 90 "$bin/test_gpu_eigen" --gtest_color=no
+fi
 
+if want sanitizer; then
 step "compute-sanitizer memcheck"
 run 90 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 3 \
   "$bin/test_gpu" --gtest_color=no --gtest_filter='Gpu.SmallBatchWithTrajectoriesAndReference:Gpu.EmptyBatch'
 run 60 compute-sanitizer --tool memcheck --error-exitcode 3 \
   "$bin/test_gpu_eigen" --gtest_color=no --gtest_filter='GpuEigen.CusolverGeevLoopAgreesWithEigen:GpuEigen.SyevjBatchedAgreesWithSelfAdjointEigenSolver'
+fi
 
+if want runs; then
 step "benchmarks: runs"
 run 90 "$bin/bench_throughput" --backends cpu-all-cores,cuda --sizes 1000,10000,100000,1000000 --max-seconds 15 \
   --out "$out/r/throughput-gpu.json"
 run 90 "$bin/bench_throughput" --model lift-tilt --backends cpu-all-cores,cuda --sizes 1000,10000,100000 --max-seconds 15 \
   --out "$out/r/throughput-lift-tilt-gpu.json"
+fi
 
+if want studies; then
 step "manipulator studies on the GPU"
 run 150 "$bin/hydrosweep" run studies/manipulator_monte_carlo.toml --out "$out/r/manipulator_mc" --backend cuda --progress lines
 run 40 "$bin/hydrosweep" stability studies/stability_manipulator.toml --out "$out/r/stability_manipulator_cuda" --backend cuda
 run 60 "$bin/hydrosweep" stability studies/stability_manipulator.toml --out "$out/r/stability_manipulator_cpu" --backend cpu
 run 60 "$bin/hydrosweep" run studies/manipulator_sobol.toml --out "$out/r/manipulator_sobol" --backend cuda --progress lines
+fi
 
+if want maps; then
 step "benchmarks: stability maps and eigenvalues"
 run 60 "$bin/bench_stability_throughput" --out "$out/r/stability-throughput-gpu.json"
 run 60 "$bin/bench_eigen_throughput" --out "$out/r/eigen-throughput-gpu.json"
+fi
 
+if want ncu; then
 step "Nsight Compute: the simulation kernel, four-bar, 100 000 instances"
 run 90 ncu --kernel-name regex:for_each_index --launch-count 1 --section SpeedOfLight --section Occupancy \
   --section LaunchStats --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
   "$bin/bench_throughput" --backends cuda --sizes 100000 --out "$out/r/ncu-throughput.json"
+fi
 
 step "done"
+tar -C "$out" -czf "$out/device-check.tar.gz" r && rm -rf "$out/r"
 ls -la "$out"

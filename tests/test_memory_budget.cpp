@@ -152,6 +152,23 @@ trajectory_stride = 1
   }
 }
 
+// The automatic chunk: about 20 chunks on the CPU (at least 8 instances per
+// thread, at most 65536), the whole study on a GPU backend (up to 262144
+// instances: a GPU needs ~1e5 in flight), each lowered by halving until a
+// chunk takes at most a quarter of the memory budget.
+TEST(MemoryBudget, AutomaticChunkIsLargeOnAGpuBackend) {
+  TempDir tmp;
+  const fs::path study = tmp.path / "grid.toml";
+  write_file(study, kGrid100x100);  // 10 000 instances, no trajectories
+  const hs::Study s = hs::load_study(study.string());
+  EXPECT_EQ(hs::plan_run_memory(s.record(), s.design(), 0, 2, false), 500);     // 10 000 / 20
+  EXPECT_EQ(hs::plan_run_memory(s.record(), s.design(), 0, 2, true), 10000);    // the whole study
+  EXPECT_EQ(hs::plan_run_memory(s.record(), s.design(), 123, 2, true), 123);    // an explicit size wins
+  const double one = hs::run_chunk_bytes(s.record(), s.design(), 1);
+  MemoryLimit m(std::to_string(static_cast<long>(4.0 * 3000.0 * one)).c_str());  // a quarter holds 3000
+  EXPECT_EQ(hs::plan_run_memory(s.record(), s.design(), 0, 2, true), 2500);     // 10 000 halved twice
+}
+
 TEST(MemoryBudget, BadLimitValueIsAClearError) {
   TempDir tmp;
   write_file(tmp.path / "s.toml", "[integrator]\nduration = 0.01\n");

@@ -126,6 +126,7 @@ int run(const std::string& study_path, const std::string& out_dir, const RunFlag
     throw UsageError(e.what());
   }
   std::signal(SIGINT, SIG_DFL);
+  if (!rep.note.empty() && !flags.quiet) std::fprintf(stderr, "hydrosweep: note: %s\n", rep.note.c_str());
   if (rep.interrupted) {
     const long saved = rep.resumed + rep.ran;
     if (saved == 0)  // run_study removed the empty partial directory
@@ -240,7 +241,7 @@ int stability(const std::string& study_path, const std::string& out_dir, const S
   std::string note;
   hs::Backend backend;
   try {
-    backend = hs::stability_backend(requested, &note);
+    backend = hs::stability_backend(requested, &note, study.record().model, study.record().friction);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }

@@ -49,9 +49,11 @@ double run_chunk_bytes(const StudyRecord& record, const Design& design, long chu
 // Checks everything `hydrosweep run` allocates that the study sizes (see the
 // file comment) and returns the chunk size to use: `requested` (> 0: the
 // command line's or the study's, checked) or, when 0, the automatic size
-// (about 20 chunks, at least 8 instances per thread, at most 65536) lowered
-// until a chunk fits in a quarter of the budget.
-long plan_run_memory(const StudyRecord& record, const Design& design, long requested, int threads);
+// (about 20 chunks, at least 8 instances per thread, at most 65536; on a GPU
+// backend, `device`, the whole study up to 262144 instances, since a GPU
+// needs ~1e5 instances in flight) lowered until a chunk fits in a quarter of
+// the budget.
+long plan_run_memory(const StudyRecord& record, const Design& design, long requested, int threads, bool device = false);
 
 // Checks everything `hydrosweep stability` allocates that the study sizes.
 void plan_stability_memory(const StudyRecord& record, const Design& design);

@@ -1,5 +1,6 @@
 // Chunked, resumable study runs (see runner.hpp).
 #include "host/run/runner.hpp"
+#include "host/run/device_verification.hpp"
 
 #include "host/run/memory_budget.hpp"
 
@@ -517,6 +518,25 @@ StudyRunReport run_study(const StudyRecord& record,
                         " is not built for the CUDA backend (the CPU reference integrator); use --backend cpu or kokkos");
     backend = Backend::cpu;
   }
+  // What a device measured of this combination (host/run/device_verification.hpp).
+  if (backend == Backend::cuda) {
+    const DeviceFinding found = device_finding("run", record.model, record.formulation, record.friction);
+    const std::string what = "model " + record.model + " with formulation " + record.formulation + " and friction " + record.friction;
+    if (found.verdict == DeviceVerdict::disagrees) {
+      if (requested != Backend::automatic)
+        throw ResumeError("backend cuda: for " + what + " the CUDA backend disagreed with the CPU: " + found.note +
+                          "; use --backend cpu");
+      backend = Backend::cpu;
+      rep.note = "running on the CPU: for " + what + " the CUDA backend disagreed with the CPU (" + found.note + ")";
+    } else if (found.verdict == DeviceVerdict::unverified) {
+      if (requested == Backend::automatic) {
+        backend = Backend::cpu;
+        rep.note = "running on the CPU: the CUDA backend has not been compared with the CPU on a device for " + what;
+      } else {
+        rep.note = "the CUDA backend has not been compared with the CPU on a device for " + what + "; check its results";
+      }
+    }
+  }
   rep.backend = backend_name(backend);
   const long n = design.instance_count();
   const long samples = sample_count(record.settings, record.trajectory_stride);
@@ -531,7 +551,8 @@ StudyRunReport run_study(const StudyRecord& record,
 
   // Every study-sized buffer is checked against the memory budget before
   // anything is allocated; the automatic chunk size fits it (host/run/memory_budget.hpp).
-  long chunk = plan_run_memory(record, design, opt.chunk_size > 0 ? opt.chunk_size : record.chunk_size, rep.threads);
+  long chunk = plan_run_memory(record, design, opt.chunk_size > 0 ? opt.chunk_size : record.chunk_size, rep.threads,
+                               backend == Backend::cuda);
 
   std::error_code ec;
   const bool have_partial = fs::exists(manifest_path, ec);

@@ -50,6 +50,7 @@ struct StudyRunReport {
   double wall_seconds = 0.0;  // this call's integration time
   int threads = 1;
   std::string backend;        // the backend that ran
+  std::string note;           // why `auto` did not take the GPU, or a warning about it (device_verification.hpp)
   long chunk_size = 0, chunks = 0;
   bool interrupted = false;   // cancelled: nothing but the finished chunks was kept
   OutputPaths paths;          // empty when interrupted

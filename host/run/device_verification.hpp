@@ -1,0 +1,30 @@
+#pragma once
+// What a run on a real GPU found about the CUDA backend, per (command,
+// model, formulation, friction law): the backend's kernels are the same
+// source as the CPU's, but only a device shows whether nvcc's build of them
+// agrees with g++'s. scripts/device_check.sh runs the gpu-labelled tests
+// (tests/test_gpu.cpp) on a lent device; their findings are recorded here,
+// with the device and the date, and the commands act on them:
+//   verified    the device agreed with the CPU to rounding: `auto` may pick CUDA;
+//   disagrees   a device measured results that are not the CPU's: `auto` runs on
+//               the CPU (with a note), an explicit `--backend cuda` is refused
+//               (exit 2) naming the combination and what was measured;
+//   unverified  never compared on a device: `auto` runs on the CPU (with a
+//               note), an explicit `--backend cuda` runs with a warning.
+// A new finding is a new line in device_verification.cpp.
+#include <string>
+
+namespace hs {
+
+enum class DeviceVerdict { verified, disagrees, unverified };
+
+struct DeviceFinding {
+  DeviceVerdict verdict = DeviceVerdict::unverified;
+  std::string note;  // what was measured, on which device and when
+};
+
+// command: "run" or "stability" (formulation "" for stability).
+DeviceFinding device_finding(const std::string& command, const std::string& model, const std::string& formulation,
+                             const std::string& friction);
+
+}  // namespace hs

@@ -1,0 +1,47 @@
+// The record of what a real GPU measured per combination
+// (host/run/device_verification.hpp): the commands pick or refuse the CUDA
+// backend from it. These check the table's lookups; what the commands do
+// with a verdict needs a device (a machine without one never selects CUDA).
+#include <gtest/gtest.h>
+
+#include "host/run/device_verification.hpp"
+#include "host/run/stability.hpp"
+
+using namespace hs;
+
+TEST(DeviceVerification, MeasuredDisagreementsAreRecordedWithWhatWasMeasured) {
+  for (const char* model : {"four-bar", "four-bar-seed001"}) {
+    const DeviceFinding f = device_finding("run", model, "double-step", "none");
+    EXPECT_EQ(f.verdict, DeviceVerdict::disagrees) << model;
+    EXPECT_NE(f.note.find("did not move"), std::string::npos) << f.note;
+  }
+  EXPECT_EQ(device_finding("run", "four-bar-3d", "penalty", "lugre").verdict, DeviceVerdict::disagrees);
+  EXPECT_EQ(device_finding("run", "four-bar-3d", "double-step", "brown-mcphee").verdict, DeviceVerdict::disagrees);
+  const DeviceFinding lift = device_finding("stability", "lift-tilt", "", "brown-mcphee");
+  EXPECT_EQ(lift.verdict, DeviceVerdict::disagrees);
+  EXPECT_NE(lift.note.find("-3.0003"), std::string::npos) << lift.note;
+}
+
+TEST(DeviceVerification, VerifiedAndUnverifiedCombinations) {
+  // First match wins: friction 'none' with the double step disagrees, the
+  // four-bar's other combinations agreed.
+  EXPECT_EQ(device_finding("run", "four-bar", "double-step", "brown-mcphee").verdict, DeviceVerdict::verified);
+  EXPECT_EQ(device_finding("run", "four-bar", "penalty", "none").verdict, DeviceVerdict::verified);
+  EXPECT_EQ(device_finding("run", "lift-tilt", "double-step", "brown-mcphee").verdict, DeviceVerdict::verified);
+  EXPECT_EQ(device_finding("stability", "four-bar-3d", "", "brown-mcphee").verdict, DeviceVerdict::verified);
+  // Never compared on a device: the quick-return's runs, the lift-tilt without friction.
+  const DeviceFinding qr = device_finding("run", "quick-return", "double-step", "brown-mcphee");
+  EXPECT_EQ(qr.verdict, DeviceVerdict::unverified);
+  EXPECT_FALSE(qr.note.empty());
+  EXPECT_EQ(device_finding("run", "lift-tilt", "double-step", "none").verdict, DeviceVerdict::unverified);
+  EXPECT_EQ(device_finding("run", "a-model-of-tomorrow", "double-step", "brown-mcphee").verdict, DeviceVerdict::unverified);
+}
+
+// Without a device `auto` keeps every map on the CPU, with no note about the
+// device's findings (they matter only where CUDA could have been chosen).
+TEST(DeviceVerification, AutoWithoutADeviceRunsMapsOnTheCpu) {
+  if (backend_available(Backend::cuda)) GTEST_SKIP() << "a CUDA device is visible";
+  std::string note;
+  EXPECT_EQ(stability_backend(Backend::automatic, &note, "lift-tilt", "brown-mcphee"), Backend::cpu);
+  EXPECT_TRUE(note.empty()) << note;
+}
