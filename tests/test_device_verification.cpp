@@ -45,3 +45,24 @@ TEST(DeviceVerification, AutoWithoutADeviceRunsMapsOnTheCpu) {
   EXPECT_EQ(stability_backend(Backend::automatic, &note, "lift-tilt", "brown-mcphee"), Backend::cpu);
   EXPECT_TRUE(note.empty()) << note;
 }
+
+// The decision both commands take from a finding: auto stays on the CPU with
+// a note unless verified; an explicit request is refused where a device
+// disagreed, warned where none compared.
+TEST(DeviceVerification, DecisionFollowsTheFinding) {
+  const DeviceDecision verified = decide_device("run", "four-bar", "double-step", "brown-mcphee", false);
+  EXPECT_TRUE(verified.use_device);
+  EXPECT_TRUE(verified.note.empty() && verified.refusal.empty());
+  const DeviceDecision auto_bad = decide_device("run", "four-bar", "double-step", "none", false);
+  EXPECT_FALSE(auto_bad.use_device);
+  EXPECT_TRUE(auto_bad.refusal.empty());
+  EXPECT_NE(auto_bad.note.find("running on the CPU"), std::string::npos) << auto_bad.note;
+  const DeviceDecision named_bad = decide_device("stability", "lift-tilt", "", "brown-mcphee", true);
+  EXPECT_FALSE(named_bad.use_device);
+  EXPECT_NE(named_bad.refusal.find("use --backend cpu"), std::string::npos) << named_bad.refusal;
+  const DeviceDecision auto_unknown = decide_device("run", "quick-return", "double-step", "lugre", false);
+  EXPECT_FALSE(auto_unknown.use_device);
+  const DeviceDecision named_unknown = decide_device("run", "quick-return", "double-step", "lugre", true);
+  EXPECT_TRUE(named_unknown.use_device);
+  EXPECT_NE(named_unknown.note.find("check its results"), std::string::npos) << named_unknown.note;
+}

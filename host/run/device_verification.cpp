@@ -51,4 +51,24 @@ DeviceFinding device_finding(const std::string& command, const std::string& mode
   return {DeviceVerdict::unverified, "not yet compared with the CPU on a device"};
 }
 
+DeviceDecision decide_device(const std::string& command, const std::string& model, const std::string& formulation,
+                             const std::string& friction, bool requested) {
+  const DeviceFinding found = device_finding(command, model, formulation, friction);
+  const std::string what =
+      "model " + model + (formulation.empty() ? "" : " with formulation " + formulation) + " and friction " + friction;
+  DeviceDecision d;
+  if (found.verdict == DeviceVerdict::disagrees) {
+    d.use_device = false;
+    if (requested)
+      d.refusal = "backend cuda: for " + what + " the CUDA backend disagreed with the CPU: " + found.note + "; use --backend cpu";
+    else
+      d.note = "running on the CPU: for " + what + " the CUDA backend disagreed with the CPU (" + found.note + ")";
+  } else if (found.verdict == DeviceVerdict::unverified) {
+    d.use_device = requested;
+    d.note = requested ? "the CUDA backend has not been compared with the CPU on a device for " + what + "; check its results"
+                       : "running on the CPU: the CUDA backend has not been compared with the CPU on a device for " + what;
+  }
+  return d;
+}
+
 }  // namespace hs

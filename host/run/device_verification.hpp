@@ -27,4 +27,14 @@ struct DeviceFinding {
 DeviceFinding device_finding(const std::string& command, const std::string& model, const std::string& formulation,
                              const std::string& friction);
 
+// What a command does with the finding when CUDA could run it: `requested`
+// when the user named the backend (command line or study file), else `auto`.
+struct DeviceDecision {
+  bool use_device = true;
+  std::string note;     // for the user: why the CPU, or a warning
+  std::string refusal;  // non-empty: the explicit request is refused with this message
+};
+DeviceDecision decide_device(const std::string& command, const std::string& model, const std::string& formulation,
+                             const std::string& friction, bool requested);
+
 }  // namespace hs

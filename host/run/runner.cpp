@@ -520,22 +520,11 @@ StudyRunReport run_study(const StudyRecord& record,
   }
   // What a device measured of this combination (host/run/device_verification.hpp).
   if (backend == Backend::cuda) {
-    const DeviceFinding found = device_finding("run", record.model, record.formulation, record.friction);
-    const std::string what = "model " + record.model + " with formulation " + record.formulation + " and friction " + record.friction;
-    if (found.verdict == DeviceVerdict::disagrees) {
-      if (requested != Backend::automatic)
-        throw ResumeError("backend cuda: for " + what + " the CUDA backend disagreed with the CPU: " + found.note +
-                          "; use --backend cpu");
-      backend = Backend::cpu;
-      rep.note = "running on the CPU: for " + what + " the CUDA backend disagreed with the CPU (" + found.note + ")";
-    } else if (found.verdict == DeviceVerdict::unverified) {
-      if (requested == Backend::automatic) {
-        backend = Backend::cpu;
-        rep.note = "running on the CPU: the CUDA backend has not been compared with the CPU on a device for " + what;
-      } else {
-        rep.note = "the CUDA backend has not been compared with the CPU on a device for " + what + "; check its results";
-      }
-    }
+    const DeviceDecision d =
+        decide_device("run", record.model, record.formulation, record.friction, requested != Backend::automatic);
+    if (!d.refusal.empty()) throw ResumeError(d.refusal);
+    if (!d.use_device) backend = Backend::cpu;
+    rep.note = d.note;
   }
   rep.backend = backend_name(backend);
   const long n = design.instance_count();

@@ -92,9 +92,11 @@ std::vector<StabilityPoint> run_stability_cpu(const StudyRecord& record, const D
 int stability_threads(int threads) { return threads > 0 ? threads : omp_get_max_threads(); }
 
 Backend stability_backend(Backend requested, std::string* note, const std::string& model, const std::string& friction) {
-  const DeviceFinding found = model.empty() ? DeviceFinding{DeviceVerdict::verified, ""}
-                                            : device_finding("stability", model, "", friction);
-  const std::string what = "model " + model + " with friction " + friction;
+  // What a device measured of this map (host/run/device_verification.hpp); a
+  // caller without a model asks for the backend alone.
+  auto decide = [&](bool requested) {
+    return model.empty() ? DeviceDecision{} : decide_device("stability", model, "", friction, requested);
+  };
   if (requested == Backend::kokkos) {
     std::string why;
     if (!backend_available(Backend::kokkos, &why)) throw std::invalid_argument("backend kokkos: " + why);
@@ -112,21 +114,17 @@ Backend stability_backend(Backend requested, std::string* note, const std::strin
     if (!kernel)
       throw std::invalid_argument("backend cuda: this build has no CUDA stability kernel (host/run/backends/cuda_stability.cu "
                                   "was not there when it was configured); use --backend cpu");
-    if (found.verdict == DeviceVerdict::disagrees)
-      throw std::invalid_argument("backend cuda: for " + what + " the CUDA stability kernel disagreed with the CPU: " +
-                                  found.note + "; use --backend cpu");
-    if (found.verdict == DeviceVerdict::unverified && note)
-      *note = "the CUDA stability kernel has not been compared with the CPU on a device for " + what + "; check its results";
+    const DeviceDecision d = decide(true);
+    if (!d.refusal.empty()) throw std::invalid_argument(d.refusal);
+    if (note && !d.note.empty()) *note = d.note;
     return Backend::cuda;
   }
   // automatic
   if (resolve_backend(Backend::automatic) == Backend::cuda) {
-    if (kernel && found.verdict == DeviceVerdict::verified) return Backend::cuda;
     if (kernel) {
-      if (note)
-        *note = found.verdict == DeviceVerdict::disagrees
-                    ? "running on the CPU: for " + what + " the CUDA stability kernel disagreed with the CPU (" + found.note + ")"
-                    : "running on the CPU: the CUDA stability kernel has not been compared with the CPU on a device for " + what;
+      const DeviceDecision d = decide(false);
+      if (d.use_device) return Backend::cuda;
+      if (note) *note = d.note;
       return Backend::cpu;
     }
     if (note) *note = "a CUDA device is visible but this build has no CUDA stability kernel; running on the CPU";
