@@ -6,7 +6,7 @@
 #
 #   here:   cmake -S . -B build-device -DCMAKE_BUILD_TYPE=Release -DHYDROSWEEP_NATIVE=OFF
 #           cmake --build build-device --target test_gpu test_gpu_eigen hydrosweep \
-#                 bench_throughput bench_stability_throughput bench_eigen_throughput
+#                 bench_throughput bench_stability_throughput bench_eigen_throughput device_trace
 #           bash scripts/device_check.sh pack build-device      # -> .devcarry/bundle.tar.xz (git-ignored)
 #   there:  bash scripts/device_check.sh run                    # -> $OUT/device-check.tar.gz, $OUT/device-check.log
 #
@@ -21,7 +21,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-}"
 programs=(tests/test_gpu tests/test_gpu_eigen host/cli/hydrosweep bench/bench_throughput
-          bench/bench_stability_throughput bench/bench_eigen_throughput)
+          bench/bench_stability_throughput bench/bench_eigen_throughput tests/device_trace)
 
 if [[ "$mode" == pack ]]; then
   build="${2:?usage: device_check.sh pack BUILD_DIR}"
@@ -64,8 +64,8 @@ done
 export LD_LIBRARY_PATH="$carry/lib${cuda_lib}:${LD_LIBRARY_PATH:-}"
 export OMP_NUM_THREADS="$(nproc)"
 bin="$carry/bin"
-# DEVICE_CHECK_STEPS: the groups to run (default all): tests sanitizer runs studies maps ncu
-steps="${DEVICE_CHECK_STEPS:-tests sanitizer runs studies maps ncu}"
+# DEVICE_CHECK_STEPS: the groups to run (default all): trace tests sanitizer runs studies maps ncu
+steps="${DEVICE_CHECK_STEPS:-trace tests sanitizer runs studies maps ncu}"
 want() { [[ " $steps " == *" $1 "* ]]; }
 step() { echo; echo "=== $(date +%T) $*"; }
 # Each step under its own limit; the results so far are packed after each
@@ -80,6 +80,11 @@ step "machine"
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv
 nproc; grep -m1 "model name" /proc/cpuinfo; ldd --version | head -1
 ldd "$bin/hydrosweep" | grep -i "not found" && echo "MISSING LIBRARIES"
+
+if want trace; then
+step "device_trace: where the disagreeing combinations leave the CPU"
+run 120 "$bin/device_trace"
+fi
 
 if want tests; then
 step "ctest -L gpu: its two programs"

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 debs=(cmake g++ make pkg-config
-      libeigen3-dev libhdf5-dev hdf5-tools libtomlplusplus-dev libcli11-dev
+      libeigen3-dev liblapack-dev libhdf5-dev hdf5-tools libtomlplusplus-dev libcli11-dev
       libgtest-dev libgmock-dev libbenchmark-dev libsundials-dev
       libtrilinos-kokkos-dev)  # Kokkos (Serial space): the optional Kokkos backend
 missing=()
