@@ -52,3 +52,10 @@ if(Python3_Interpreter_FOUND)
   set_tests_properties(Python.ResultsReproduce PROPERTIES LABELS cpu TIMEOUT 300
                        ENVIRONMENT "HYDROSWEEP_EXE=$<TARGET_FILE:hydrosweep>")
 endif()
+
+# Seed 003's constrained systems through `hydrosweep stability` and `check`.
+add_executable(test_constrained_cli ${CMAKE_CURRENT_LIST_DIR}/test_constrained_cli.cpp)
+target_link_libraries(test_constrained_cli PRIVATE hydrosweep_host HDF5::HDF5 GTest::gtest_main)
+target_compile_definitions(test_constrained_cli PRIVATE HYDROSWEEP_EXE="$<TARGET_FILE:hydrosweep>" HYDROSWEEP_SOURCE_DIR="${_hs_root}")
+add_dependencies(test_constrained_cli hydrosweep)
+gtest_discover_tests(test_constrained_cli PROPERTIES LABELS "cpu" TIMEOUT 300 DISCOVERY_TIMEOUT 60)

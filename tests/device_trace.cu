@@ -19,7 +19,6 @@
 #include <string>
 #include <vector>
 
-#include "host/models/registry.hpp"
 #include "host/run/backends/cuda_support.hpp"
 #include "host/run/backends/instance_kernel.hpp"
 #include "kernels/integrators/formulations.hpp"
@@ -140,6 +139,37 @@ HS_HD void init_probe(const typename I::Params& P, const IntegratorSettings& S, 
     for (int k = 0; k < nq; ++k) r.put(ds[k]);
   }
   for (int a = 0; a < I::np; ++a) r.put(s.p[a]);
+  // initialize's static force, step by step (na == 1).
+  for (int j = 0; j < I::ni; ++j) r.put(s.part.indep[j]);
+  {
+    double Sdep[I::nc][I::ni], qv[nq], resid = -1.0;
+    for (int k = 0; k < nq; ++k) qv[k] = s.q[k];
+    const bool solved = I::solve_dependent(P, s.part, S.constraint_tolerance, S.max_position_iterations, qv, Sdep, &resid);
+    r.put(solved);
+    r.put(resid);
+    for (int k = 0; k < I::nc; ++k) r.put(Sdep[k][0]);
+    const auto act = I::Actuators::actuator(P.mechanism, pose, motion, 0);
+    double ds[nq];
+    I::Actuators::actuator_jacobian(P.mechanism, pose, act, ds, 0);
+    double reduced_r = res[s.part.indep[0]], reduced_s = ds[s.part.indep[0]];
+    for (int k = 0; k < I::nc; ++k) {
+      reduced_r += Sdep[k][0] * res[s.part.dep[k]];
+      reduced_s += Sdep[k][0] * ds[s.part.dep[k]];
+    }
+    r.put(reduced_r);
+    r.put(reduced_s);
+    r.put(reduced_r / reduced_s);
+    typename I::State s2;
+    typename I::Constants K2;
+    s2.p[0] = -1.0;
+    const Status st2 = I::initialize(P, S, s2, K2);
+    r.put(static_cast<int>(st2));
+    for (int k = 0; k < I::np; ++k) r.put(s2.p[k]);
+    double p_static[I::np > 0 ? I::np : 1];
+    double w_static[I::nw > 0 ? I::nw : 1];
+    I::Actuator::static_state(P.actuator[0], K2.actuator[0], reduced_r / reduced_s, p_static, w_static);
+    for (int k = 0; k < I::npa; ++k) r.put(p_static[k]);
+  }
   PathJet<double> x[2];
   const double x0[2] = {0.7, -1.3}, xd[2] = {0.3, 2.0}, xdd[2] = {-0.5, 0.25};
   seed_path<double>(x0, xd, xdd, 2, x);
@@ -206,10 +236,20 @@ void compare(const std::vector<Record>& host, const std::vector<Record>& device,
   std::printf("%s: host and device agree within 1e-9 of scale over %zu records\n", what, host.size());
 }
 
+// The model's descriptor from its physics (kernels/models/*_descriptor.hpp),
+// without the host registry: this program builds from headers alone.
+template <class Physics>
+const ModelDescriptor* find_in(const std::string& model) {
+  static const std::vector<ModelDescriptor> all = Physics::describe();
+  for (const auto& d : all)
+    if (d.name == model) return &d;
+  return nullptr;
+}
+
 template <class Physics, class Friction>
 void trace_model(const std::string& model) {
   using I = typename DoubleStepFormulation::template Integrator<Physics, Friction>;
-  const ModelDescriptor* m = find_model(model);
+  const ModelDescriptor* m = find_in<Physics>(model);
   if (!m) {
     std::printf("%s: no such model\n", model.c_str());
     return;
@@ -331,7 +371,7 @@ template <class Physics, class Friction>
 void trace_stability_model(const std::string& model) {
   using System = typename Physics::template Linearized<Friction>;
   using Model = typename Physics::template Model<Friction>;
-  const ModelDescriptor* m = find_model(model);
+  const ModelDescriptor* m = find_in<Physics>(model);
   const typename System::Params P = default_params<typename System::Params>(*m);
   StabilitySettings S;
   constexpr int kStages = 8;

@@ -5,6 +5,7 @@
 //   ctest -L gpu --output-on-failure
 //   compute-sanitizer --tool memcheck ./build/tests/test_gpu --gtest_filter='*Small*'
 #include "tests/backend_agreement.hpp"
+#include "host/linearize/constrained_models.hpp"
 #include "host/run/stability.hpp"
 #include "kernels/models/four_bar.hpp"
 #include "host/run/device_verification.hpp"
@@ -279,6 +280,7 @@ TEST(Gpu, EveryModelsStabilityMapAgreesWithCpu) {
   REQUIRE_CUDA();
   for (const auto& m : models()) {
     if (!m.supports_command("stability")) continue;
+    if (find_constrained_model(m.name)) continue;  // seed 003's systems: host path only (stability_backend refuses cuda)
     SCOPED_TRACE(m.name);
     const DeviceFinding found = device_finding("stability", m.name, "", m.friction_laws.front());
     if (found.verdict == DeviceVerdict::disagrees) {

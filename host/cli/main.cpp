@@ -37,6 +37,7 @@
 #include "host/results/output.hpp"
 #include "host/models/registry.hpp"
 #include "host/run/runner.hpp"
+#include "host/run/memory_budget.hpp"
 #include "host/run/stability.hpp"
 #include "host/study/study.hpp"
 
@@ -314,6 +315,8 @@ void print_design(const hs::Study& s) {
 
 int check(const std::string& study_path) {
   const hs::Study study = hs::load_study(study_path);
+  // Seed 003's systems: their dense matrices must fit (StudyError, exit 2).
+  hs::plan_constrained_memory(study.record(), study.design(), hs::stability_threads(0));
   print_study(study);
   print_design(study);
   return 0;

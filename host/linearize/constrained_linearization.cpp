@@ -116,21 +116,21 @@ void first_order_pencil(const Eigen::MatrixXd& M, const Eigen::MatrixXd& C, cons
   E.bottomRightCorner(n, n) = M;
 }
 
+}  // namespace
+
 // MCS: R from coordinate partitioning (full-pivoting LU of Φ_q picks the
 // dependent coordinates), M_r = RᵀMR, C_r = RᵀC_qR, K_r = RᵀK_qR (seed 003 eq (16)
-// with K_r = RᵀK_qR at an equilibrium, docs/models/nloop-and-flexible.md §2).
-void mcs(const ConstrainedSystem& sys, const ConstrainedEquilibrium& eq, const ConstrainedSettings& S,
-         ConstrainedLinearization& out) {
+// with K_r = RᵀK_qR at an equilibrium, docs/models/nloop-and-flexible.md §6 item 3).
+bool mcs_reduced_matrices(const ConstrainedSystem& sys, const ConstrainedEquilibrium& eq, const ConstrainedSettings& S,
+                          Eigen::MatrixXd& Mr, Eigen::MatrixXd& Cr, Eigen::MatrixXd& Kr, std::string& why) {
   const int n = sys.n(), m = sys.m();
-  const auto t0 = Clock::now();
   const Terms t = terms_at(sys, eq.q);
   const int rank = numerical_rank(t.phi_q, S.rank_tolerance);
   if (rank < m) {
-    out.status = Status::constraint_failure;
-    out.message = "mcs: the constraint Jacobian has rank " + std::to_string(rank) + " < m = " + std::to_string(m) +
-                  " at the equilibrium (a singular configuration): no fixed set of independent coordinates exists "
-                  "there; rcs and ucs handle it";
-    return;
+    why = "mcs: the constraint Jacobian has rank " + std::to_string(rank) + " < m = " + std::to_string(m) +
+          " at the equilibrium (a singular configuration): no fixed set of independent coordinates exists "
+          "there; rcs and ucs handle it";
+    return false;
   }
   Eigen::FullPivLU<Eigen::MatrixXd> lu(t.phi_q);
   const Eigen::VectorXi cols = lu.permutationQ().indices();  // pivot order: first m dependent
@@ -145,9 +145,23 @@ void mcs(const ConstrainedSystem& sys, const ConstrainedEquilibrium& eq, const C
     for (int k = 0; k < m; ++k) R(cols[k], j) = -G(k, j);
   }
   const Eigen::MatrixXd Kq = sys.constraint_hessian(eq.q, eq.lambda) - t.df_dq;
-  const Eigen::MatrixXd M = sys.mass_matrix(eq.q);
-  const Eigen::MatrixXd Mr = R.transpose() * M * R, Kr = R.transpose() * Kq * R,
-                        Cr = R.transpose() * (-t.df_dqd) * R;
+  Mr = R.transpose() * sys.mass_matrix(eq.q) * R;
+  Kr = R.transpose() * Kq * R;
+  Cr = R.transpose() * (-t.df_dqd) * R;
+  return true;
+}
+
+namespace {
+
+void mcs(const ConstrainedSystem& sys, const ConstrainedEquilibrium& eq, const ConstrainedSettings& S,
+         ConstrainedLinearization& out) {
+  const auto t0 = Clock::now();
+  Eigen::MatrixXd Mr, Cr, Kr;
+  if (!mcs_reduced_matrices(sys, eq, S, Mr, Cr, Kr, out.message)) {
+    out.status = Status::constraint_failure;
+    return;
+  }
+  const int ni = static_cast<int>(Mr.rows());
   out.total = 2 * ni;
   if (Cr.cwiseAbs().maxCoeff() == 0.0) {
     // Undamped: K_r v = ω² M_r v, symmetric-definite; s = ±i√(ω²).

@@ -76,6 +76,11 @@ struct ConstrainedLinearization {
   Eigen::VectorXd q;     // the equilibrium linearized about (UCS: the penalty system's)
 };
 
+// MCS's reduced matrices at the equilibrium (seed 003 eq (16)): M_r, C_r, K_r
+// of order n − m. False (and why) at a singular configuration.
+bool mcs_reduced_matrices(const ConstrainedSystem& sys, const ConstrainedEquilibrium& eq, const ConstrainedSettings& S,
+                          Eigen::MatrixXd& Mr, Eigen::MatrixXd& Cr, Eigen::MatrixXd& Kr, std::string& why);
+
 ConstrainedLinearization linearize_constrained(const ConstrainedSystem& sys, const ConstrainedEquilibrium& eq,
                                                ConstrainedMethod method, const ConstrainedSettings& S = {});
 

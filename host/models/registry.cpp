@@ -1,11 +1,18 @@
 #include "host/models/registry.hpp"
 
+#include "host/linearize/constrained_models.hpp"
 #include "kernels/models/catalog.hpp"
 
 namespace hs {
 
 const std::vector<ModelDescriptor>& models() {
-  static const std::vector<ModelDescriptor> list = describe_catalog();
+  // The compiled physics (kernels/models/catalog.hpp), then the constrained
+  // systems of run-time size (host/linearize/constrained_models.hpp).
+  static const std::vector<ModelDescriptor> list = [] {
+    std::vector<ModelDescriptor> all = describe_catalog();
+    for (const auto& c : constrained_models()) all.push_back(c.descriptor);
+    return all;
+  }();
   return list;
 }
 

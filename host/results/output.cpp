@@ -616,6 +616,17 @@ std::string equilibrium_text(const Design& design) {
   if (d && !d->stability_equilibrium.empty()) return d->stability_equilibrium;
   return std::string("reduced Jacobian of seed 000 at the ") + kEquilibriumText;
 }
+// Seed 003's constrained systems (their methods are mcs, rcs, ucs) order and
+// select their eigenvalues differently (host/linearize/constrained_models.hpp).
+bool constrained_map(const Design& design) {
+  return design.descriptor && !design.descriptor->stability_methods.empty() &&
+         design.descriptor->stability_methods.front() != "reduced";
+}
+std::string stability_method(const StudyRecord& record, const Design& design) {
+  if (!record.stability.method.empty()) return record.stability.method;
+  return design.descriptor && !design.descriptor->stability_methods.empty() ? design.descriptor->stability_methods.front()
+                                                                            : "reduced";
+}
 int eigenvalue_columns(const Design& design) {
   const ModelDescriptor* d = design.descriptor;
   return d && d->stability_eigenvalues > 0 ? std::min(d->stability_eigenvalues, kStabilityRecordEigenvalues) : 6;
@@ -665,8 +676,11 @@ void write_stability_h5(const std::string& path, const StudyRecord& record,
     }
     for (const auto& p : pts) failed += p.status != 0;
     matrix("eigenvalues_real", ne, "1/s",
-           "Re of all " + std::to_string(ne) + " eigenvalues (open loop: of the reduced Jacobian; sampled closed loop: ln(mu)/T "
-           "of the one-period multipliers mu), by decreasing real part (pairs: +Im first)",
+           constrained_map(design)
+               ? "Re of the " + std::to_string(ne) + " lowest-frequency true eigenvalues of the study's [stability] method (" +
+                     stability_method(record, design) + ", seed 003), by increasing |Im| (pairs: +Im first)"
+               : "Re of all " + std::to_string(ne) + " eigenvalues (open loop: of the reduced Jacobian; sampled closed loop: ln(mu)/T "
+                 "of the one-period multipliers mu), by decreasing real part (pairs: +Im first)",
            [](const P& p, hsize_t k) { return p.re[k]; });
     matrix("eigenvalues_imag", ne, "1/s", "Im of the eigenvalues, same order as eigenvalues_real",
            [](const P& p, hsize_t k) { return p.im[k]; });
@@ -696,6 +710,7 @@ void write_stability_h5(const std::string& path, const StudyRecord& record,
   attribute(g, "equilibrium", equilibrium_text(design));
   attribute(g, "zero_tolerance", record.stability.zero_tolerance);
   attribute(g, "oscillatory_tolerance", record.stability.oscillatory_tolerance);
+  attribute(g, "method", stability_method(record, design));  // reduced (seed 000) or mcs / rcs / ucs (seed 003)
   attribute(g, "backend", run.backend);
   attribute(g, "device", run.device);
   attribute(g, "threads", static_cast<long>(run.threads));
@@ -713,11 +728,15 @@ void write_stability_csv(const std::string& path, const StudyRecord& record, con
   const int ne = eigenvalue_columns(design);
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (!f) throw OutputError("cannot create " + path + ": " + std::strerror(errno));
+  const std::string order = constrained_map(design)
+                                ? "the lowest-frequency true eigenvalues of method " + stability_method(record, design) +
+                                      " by increasing |Im|"
+                                : std::string("eigenvalues by decreasing real part");
   std::fprintf(f,
                "# hydrosweep stability map of %s (model %s): one row per point; max_real and lambda<k>_re/_im in 1/s "
-               "(eigenvalues by decreasing real part); frequency_hz = frequency/(2*pi) in Hz, the damped frequency of the "
+               "(%s); frequency_hz = frequency/(2*pi) in Hz, the damped frequency of the "
                "dominant pair; damping_ratio and frequency_hz are nan when overdamped; max_real excludes the structural zeros\n",
-               record.name.c_str(), record.model.c_str());
+               record.name.c_str(), record.model.c_str(), order.c_str());
   std::fputs("index", f);
   for (const auto& name : varied.names) std::fprintf(f, ",%s", name.c_str());
   std::fputs(",status,max_real,damping_ratio,frequency_hz,overdamped,structural_zeros", f);

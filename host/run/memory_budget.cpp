@@ -1,6 +1,8 @@
 // Memory budget and the study-sized allocation checks (memory_budget.hpp).
 #include "host/run/memory_budget.hpp"
 
+#include "host/linearize/constrained_models.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -139,6 +141,30 @@ long plan_run_memory(const StudyRecord& record, const Design& design, long reque
                  "output.trajectory_stride = " + std::to_string(record.trajectory_stride),
                  "the trajectories of one instance", "raise the stride or shorten the run");
   return chunk;
+}
+
+void plan_constrained_memory(const StudyRecord& record, const Design& design, int threads) {
+  const ConstrainedModel* c = find_constrained_model(design.descriptor->name);
+  if (!c) return;
+  // The largest point of the design, times the points linearized at once.
+  double worst = 0.0;
+  long worst_n = 0, worst_m = 0;
+  const long count = design.instance_count(), chunk = 4096;
+  for (long first = 0; first < count; first += chunk) {
+    const long k = std::min(chunk, count - first);
+    const std::vector<double> rows = design.rows(first, k);
+    for (long i = 0; i < k; ++i) {
+      long n = 0, m = 0;
+      c->size(rows.data() + i * design.parameter_count(), n, m);
+      const double b = constrained_point_bytes(n, m);
+      if (b > worst) { worst = b; worst_n = n; worst_m = m; }
+    }
+  }
+  require_memory(record, worst * threads, c->size_key,
+                 "the dense matrices of " + std::to_string(threads) + " point(s) linearized at once (n = " +
+                     std::to_string(worst_n) + " coordinates, m = " + std::to_string(worst_m) +
+                     " constraints: pencils of order up to 2n + m)",
+                 "choose a smaller " + c->size_key + " or fewer threads (--threads)");
 }
 
 void plan_stability_memory(const StudyRecord& record, const Design& design) {

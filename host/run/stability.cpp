@@ -15,6 +15,7 @@
 #include <string>
 #include <type_traits>
 
+#include "host/linearize/constrained_models.hpp"
 #include "host/run/backends/instance_kernel.hpp"
 
 namespace hs {
@@ -58,8 +59,33 @@ void flag_invalid(const std::vector<char>& skip, std::vector<StabilityPoint>& ou
     if (skip[i]) out[i] = blank_stability_point(Status::invalid_parameters);
 }
 
+// Seed 003's constrained systems (host/linearize/constrained_models.hpp):
+// the study's [stability] method, one point per thread on the host path.
+void run_constrained(const ConstrainedModel& model, const StabilityBatch& batch, const std::vector<char>& skip,
+                     std::vector<StabilityPoint>& out) {
+  ConstrainedMethod method = ConstrainedMethod::mcs;
+  if (!batch.method.empty() && !parse_constrained_method(batch.method, method))
+    throw std::invalid_argument("model " + model.descriptor.name + " has no stability method '" + batch.method + "'");
+  ConstrainedSettings settings;
+  settings.penalty = model.default_penalty;
+  if (batch.penalty.alpha > 0) settings.penalty.alpha = batch.penalty.alpha;
+  if (batch.penalty.xi > 0) settings.penalty.xi = batch.penalty.xi;
+  if (batch.penalty.omega > 0) settings.penalty.omega = batch.penalty.omega;
+  const long n = batch.point_count(), P = batch.model->parameter_count();
+  const int nt = batch.threads > 0 ? batch.threads : omp_get_max_threads();
+  // Point sizes may differ along the design (a sweep over N): dynamic.
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+  for (long i = 0; i < n; ++i)
+    if (skip.empty() || !skip[i])
+      out[i] = constrained_stability_point(model, batch.parameters.data() + i * P, method, settings, batch.settings);
+}
+
 std::vector<StabilityPoint> run_cpu(const StabilityBatch& batch, const std::vector<char>& skip) {
   std::vector<StabilityPoint> out(static_cast<size_t>(batch.point_count()), blank_stability_point(Status::not_run));
+  if (const ConstrainedModel* c = batch.model ? find_constrained_model(batch.model->name) : nullptr) {
+    run_constrained(*c, batch, skip, out);
+    return out;
+  }
   with_batch_combination(batch, [&](auto combination) {
     run_points<typename decltype(combination)::System>(batch, skip, out);
   });
@@ -70,11 +96,14 @@ std::vector<StabilityPoint> run_cpu(const StabilityBatch& batch, const std::vect
 
 StabilityBatch stability_batch(const StudyRecord& record, const Design& design, int threads) {
   plan_stability_memory(record, design);  // before any study-sized allocation (host/run/memory_budget.hpp)
+  plan_constrained_memory(record, design, stability_threads(threads));
   StabilityBatch b;
   b.model = design.descriptor;
   b.friction = record.friction;
   b.parameters = design.instances();
   b.settings = stability_settings(record.stability);
+  b.method = record.stability.method;
+  b.penalty = {record.stability.penalty_alpha, record.stability.penalty_xi, record.stability.penalty_omega};
   b.threads = threads;
   return b;
 }
@@ -92,6 +121,14 @@ std::vector<StabilityPoint> run_stability_cpu(const StudyRecord& record, const D
 int stability_threads(int threads) { return threads > 0 ? threads : omp_get_max_threads(); }
 
 Backend stability_backend(Backend requested, std::string* note, const std::string& model, const std::string& friction) {
+  // Seed 003's systems of run-time size run on the host path only.
+  if (!model.empty() && find_constrained_model(model)) {
+    if (requested == Backend::cuda || requested == Backend::kokkos)
+      throw std::invalid_argument("backend " + backend_name(requested) + ": model " + model +
+                                  " is linearized on the host (dense LAPACK, its size is a study parameter); use "
+                                  "--backend cpu or auto");
+    return Backend::cpu;
+  }
   // What a device measured of this map (host/run/device_verification.hpp); a
   // caller without a model asks for the backend alone.
   auto decide = [&](bool requested) {

@@ -37,6 +37,12 @@ struct StabilityBatch {
   std::string friction;
   std::vector<double> parameters;
   StabilitySettings settings;
+  // Seed 003's constrained systems: [stability] method and UCS's penalty
+  // (0: the model's default); the compiled models ignore them.
+  std::string method;
+  struct {
+    double alpha = 0.0, xi = 0.0, omega = 0.0;
+  } penalty;
   int threads = 0;          // CPU threads (0: all cores)
   long point_count() const { return model ? static_cast<long>(parameters.size()) / model->parameter_count() : 0; }
 };

@@ -786,7 +786,13 @@ class Parser {
 
   void read_stability(const toml::table* t) {
     if (!t) return;
-    check_keys(*t, "stability", {"zero_tolerance", "oscillatory_tolerance"});
+    check_keys(*t, "stability",
+               {"zero_tolerance", "oscillatory_tolerance", "method", "penalty_alpha", "penalty_xi", "penalty_omega"});
+    const std::vector<std::string>& methods = s_.descriptor->stability_methods;
+    if (auto n = t->get("method")) s_.stability.method = choice(*n, "stability.method", methods);
+    if (auto n = t->get("penalty_alpha")) s_.stability.penalty_alpha = number_in(*n, "stability.penalty_alpha", {0, 1e16, true, false}, "");
+    if (auto n = t->get("penalty_xi")) s_.stability.penalty_xi = number_in(*n, "stability.penalty_xi", {0, 1e3, true, false}, "");
+    if (auto n = t->get("penalty_omega")) s_.stability.penalty_omega = number_in(*n, "stability.penalty_omega", {0, 1e6, true, false}, "rad/s");
     if (auto n = t->get("zero_tolerance"))
       s_.stability.zero_tolerance = number_in(*n, "stability.zero_tolerance", {0, 1e-3, true, false}, "");
     if (auto n = t->get("oscillatory_tolerance"))

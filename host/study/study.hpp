@@ -114,6 +114,10 @@ struct AnalysisSpec {
 struct StabilitySpec {
   double zero_tolerance = 1e-9;         // structural zero: |λ| <= zero_tolerance · max_k |λ_k|
   double oscillatory_tolerance = 1e-6;  // oscillatory: |Im λ| > oscillatory_tolerance · |λ|
+  // method: one of the model's stability_methods (empty: its default);
+  // penalty_*: UCS's α, ξ, ω (0: the model's default, seed 003 §3.3).
+  std::string method;
+  double penalty_alpha = 0.0, penalty_xi = 0.0, penalty_omega = 0.0;
 };
 
 // Stage 1 of the pipeline (host/README.md): what a study file says about

@@ -105,6 +105,11 @@ struct ModelDescriptor {
   // reduced Jacobian's, or the sampled closed loop's) and pressures.
   int stability_eigenvalues = 0, stability_pressures = 0;
   std::string stability_equilibrium;  // what is linearized where (output metadata)
+  // The linearizations `hydrosweep stability` offers ([stability] method;
+  // first = default): "reduced" (seed 000's reduced Jacobian, the
+  // hydraulically actuated models) or seed 003's "mcs", "rcs", "ucs" (the
+  // constrained systems of host/linearize/constrained_models.hpp).
+  std::vector<std::string> stability_methods = {"reduced"};
   // What a model checks of an instance beyond parameter ranges and order
   // rules (e.g. that a controller's path stays inside the workspace, that its
   // period is a whole number of integrator steps dt): the parameter at fault

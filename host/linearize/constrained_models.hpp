@@ -1,0 +1,49 @@
+// The constrained mechanical systems of seed 003 as registered models of the
+// engine (docs/models/nloop-and-flexible.md): each has a ModelDescriptor (its
+// parameter table for study files, `hydrosweep parameters`, the registry) and
+// the stability map's point, linearized by the study's [stability] method
+// (mcs, rcs or ucs; host/linearize/constrained_linearization.hpp). Their size
+// (N loops, n_p elements) is a parameter of the study, not of the build, so
+// they run on the host path (dense LAPACK), one point per CPU thread.
+//
+// Adding one: its kernels/models/ element model and one line in
+// constrained_models.cpp's list.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "host/linearize/constrained_linearization.hpp"
+#include "kernels/linearize/stability.hpp"
+#include "kernels/models/descriptor.hpp"
+
+namespace hs {
+
+struct ConstrainedModel {
+  ModelDescriptor descriptor;
+  PenaltySettings default_penalty;  // seed 003 §3.3: α = 1e6 (linkage), 1e7 (pendulum)
+  std::string size_key;             // the parameter that sets n (messages)
+  // n and m of the system a parameter row describes (before building it).
+  std::function<void(const double* row, long& n, long& m)> size;
+  // The system, its equilibrium guess and the coordinate a map reports.
+  std::function<void(const double* row, ConstrainedSystem*& sys, Eigen::VectorXd& q0, int& reported)> build;
+};
+
+const std::vector<ConstrainedModel>& constrained_models();
+const ConstrainedModel* find_constrained_model(const std::string& name);
+
+// Peak bytes of one point's dense matrices (n coordinates, m constraints):
+// the largest pencil (RCS: 2n + m, UCS: 2n with eigenvectors) and the
+// equilibrium's (n + m)² Newton matrix, with their working copies.
+double constrained_point_bytes(long n, long m);
+
+// One point of a stability map: equilibrium, the method's eigenvalues and
+// the map's figures. The record keeps the 10 lowest-frequency true
+// eigenvalues (by |Im s|); max_real, the dominant pair and the structural
+// zeros are over all of them. crank_angle holds the reported coordinate
+// (the linkage's φ, the pendulum's θ_1). Never throws: a failure is the
+// point's status.
+StabilityRecord constrained_stability_point(const ConstrainedModel& model, const double* row, ConstrainedMethod method,
+                                            const ConstrainedSettings& settings, const StabilitySettings& figures);
+
+}  // namespace hs
