@@ -228,12 +228,21 @@ void compare(const std::vector<Record>& host, const std::vector<Record>& device,
                     k < static_cast<int>(names.size()) ? names[k].c_str() : "?", host[step].v[k], device[step].v[k],
                     std::fabs(host[step].v[k] - device[step].v[k]) / scale[k]);
     }
-    if (shown > 0) {
-      // The same entries one record earlier and later, for context.
-      return;
-    }
+    if (shown > 0) break;
   }
-  std::printf("%s: host and device agree within 1e-9 of scale over %zu records\n", what, host.size());
+  // The worst entry over the whole run, and the last record.
+  double worst = 0.0;
+  int worst_k = 0;
+  size_t worst_step = 0;
+  for (size_t step = 0; step < host.size(); ++step)
+    for (int k = 0; k < n; ++k) {
+      if (std::isnan(host[step].v[k]) && std::isnan(device[step].v[k])) continue;
+      const double d = std::fabs(host[step].v[k] - device[step].v[k]) / scale[k];
+      if (!(d <= worst)) { worst = d; worst_k = k; worst_step = step; }
+    }
+  std::printf("%s: worst |host - device| / scale %.3e (%s at step %zu); last record: q0 host % .12e device % .12e\n", what,
+              worst, worst_k < static_cast<int>(names.size()) ? names[worst_k].c_str() : "?", worst_step,
+              host.back().v[2], device.back().v[2]);
 }
 
 // The model's descriptor from its physics (kernels/models/*_descriptor.hpp),

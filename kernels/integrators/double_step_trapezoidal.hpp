@@ -647,6 +647,19 @@ struct DoubleStepTrapezoidal {
     const auto pose = Mech::pose(P.mechanism, s.q);
     const auto motion = Mech::motion(pose, zero);
     const auto acc = Mech::acceleration(pose, motion, zero);
+    // Project with R_z = ∂z/∂z_i from the split. Sdep first, then the
+    // residual and the actuator Jacobians that use it: with the residual
+    // computed before this solve, nvcc (CUDA 13, sm_90) built a kernel that
+    // read a stale residual for the 3D four-bar (r_z projected to ~1e-18
+    // instead of −162.5 N m, so F0 = 0 and p1 = p2 = p3 A3/A2 exactly), while
+    // the same values printed correct afterwards and g++/clang agree; this order
+    // gives the CPU's value on the device (measured on an H200, 2026-11-26,
+    // tests/device_trace.cu; README "GPU").
+    double Sdep[nc][ni];
+    double qv[nq];
+    for (int k = 0; k < nq; ++k) qv[k] = s.q[k];
+    if (!solve_dependent(P, s.part, S.constraint_tolerance, S.max_position_iterations, qv, Sdep, &res))
+      return Status::invalid_parameters;
     double r[nq], ds_dz[na][nq];
     Mech::dynamics_residual(P.mechanism, pose, motion, acc, r);
     for (int a = 0; a < na; ++a) {
@@ -654,12 +667,6 @@ struct DoubleStepTrapezoidal {
       K.actuator[a] = Actuator::constants(P.actuator[a], act.length);
       Actuators::actuator_jacobian(P.mechanism, pose, act, ds_dz[a], a);
     }
-    // Project with R_z = ∂z/∂z_i from the split.
-    double Sdep[nc][ni];
-    double qv[nq];
-    for (int k = 0; k < nq; ++k) qv[k] = s.q[k];
-    if (!solve_dependent(P, s.part, S.constraint_tolerance, S.max_position_iterations, qv, Sdep, &res))
-      return Status::invalid_parameters;
     double F0[na];
     if constexpr (na == 1) {
       // One actuator: along the first independent direction.
