@@ -145,6 +145,6 @@ int main(int argc, char** argv) {
   }
   j.end_array();
   j.end_object();
-  if (!quick && hs::bench::save_result(out, j)) std::printf("\nwrote %s\n", out.c_str());
+  if (!quick) hs::bench::save_result(out, j);
   return 0;
 }

@@ -54,7 +54,7 @@ def bench_tables(path, plot):
     b = json.load(open(path))
     m = b.get("machine", {})
     print("\nLinearization time (terms + eigenproblem, equilibrium excluded), %s; paper: i7-4790K, MATLAB" %
-          m.get("cpu", "this machine"))
+          "%s, %s cores" % (m.get("cpu_model", "this machine"), m.get("logical_cores", "?")))
     print("%4s | %9s %9s %9s | %9s %9s %9s   [ms]" % ("N", "MCS", "RCS", "UCS", "paper MCS", "RCS", "UCS"))
     for r in b["nloop"]:
         p = [r.get("paper_%s_ms" % k) for k in ("mcs", "rcs", "ucs")]
@@ -89,8 +89,8 @@ def bench_tables(path, plot):
     ax[0].legend(fontsize=8)
     for a in ax:
         a.grid(True, which="both", alpha=0.3)
-    fig.suptitle("Seed 003 linearization: terms + eigenproblem (equilibrium excluded); %s vs i7-4790K MATLAB" %
-                 m.get("cpu", ""), fontsize=9)
+    fig.suptitle("Seed 003 linearization: terms + eigenproblem (equilibrium excluded); %s (%s cores, reference LAPACK) "
+                 "vs i7-4790K MATLAB" % (m.get("cpu_model", ""), m.get("logical_cores", "?")), fontsize=9)
     fig.tight_layout()
     os.makedirs(os.path.dirname(os.path.abspath(plot)), exist_ok=True)
     fig.savefig(plot, dpi=110)

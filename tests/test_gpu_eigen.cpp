@@ -179,7 +179,11 @@ TEST(GpuEigen, CusolverSygvdAgreesWithLapackOnThePendulumsMcsProblem) {
     }
     std::printf("cusolverDnDsygvd vs LAPACK dsygvd, n_p = %d (order %d, %d problems): first four %.2e relative, "
                 "all %.2e of the largest\n", np, order, count, worst_low, worst_all);
-    EXPECT_LE(worst_all, 1e-12);  // backward stable on both sides: a few eps of the largest
-    EXPECT_LE(worst_low, 1e-6);   // the lowest lose accuracy with cond(M_r): bound from the conditioning
+    // Both are backward stable for K and M, but the Cholesky of the ill-conditioned M_r (cond ~1e10 at
+    // n_p = 50) makes the two implementations' roundings differ by up to eps·cond: measured on an H200
+    // (2026-11-26) 8.3e-12 (n_p = 10) and 2.5e-10 (n_p = 50) of the largest eigenvalue, 3.5e-9 and 8.0e-8
+    // relative on the first four ω²; bounds 10× those.
+    EXPECT_LE(worst_all, np == 10 ? 1e-10 : 3e-9);
+    EXPECT_LE(worst_low, np == 10 ? 5e-8 : 1e-6);
   }
 }

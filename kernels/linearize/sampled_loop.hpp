@@ -58,9 +58,8 @@ struct SampledClosedLoop {
   // actuator lengths and rates, the pressures.
   template <class T>
   HS_HD static bool law(const Params& P, const typename Plant::Reference& R, const double* q_hold, const T* z, const T* m,
-                        T* v, T* m_next, T* zdot_out = nullptr) {
-    T zdot_here[N], s[na], sdot[na];
-    T* zdot = zdot_out ? zdot_out : zdot_here;
+                        T* v, T* m_next) {
+    T zdot[N], s[na], sdot[na];
     const double u0[na] = {};
     if (!Plant::rates(P, R, z, u0, zdot, s, sdot)) return false;
     Input::sampled_law(P, q_hold, z + Plant::iz, z + Plant::izd, s, sdot, z + Plant::ip, m, v, m_next);
@@ -85,7 +84,14 @@ struct SampledClosedLoop {
       // is the last sample's output (checked: the second pass must agree).
       for (int k = 0; k < nm; ++k) mj[k] = D(0.0);
       if (!law(P, R, q_hold, zj, mj, v, mn)) return Status::constraint_failure;
-      if (!law(P, R, q_hold, zj, mn, v, mj, zdot)) return Status::constraint_failure;
+      if (!law(P, R, q_hold, zj, mn, v, mj)) return Status::constraint_failure;
+      // The plant's rates where they are used: taken out of the law's call
+      // (where a pointer chose between the caller's array and a local one),
+      // nvcc (CUDA 13, sm_90) built a kernel whose equilibrium left the CPU's
+      // (2026-11-26, tests/device_trace.cu), like the stale residual of
+      // DoubleStepTrapezoidal::initialize.
+      const double u0[na] = {};
+      if (!Plant::rates(P, R, zj, u0, zdot)) return Status::constraint_failure;
       D res[nu];
       for (int j = 0; j < ni; ++j) res[j] = zdot[Plant::izd + j];
       for (int a = 0; a < na; ++a) res[ni + a] = v[a];
