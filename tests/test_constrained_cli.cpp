@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <string>
@@ -78,7 +79,12 @@ values = [0.0, -9.81]
       EXPECT_NE(r.out.find("1 failed"), std::string::npos) << r.out;
     } else {
       EXPECT_EQ(status[0], 0.0);
-      EXPECT_NEAR(freq[0], std::sqrt(2 * 9.81), 1e-9);  // the dominant (least damped: all on the axis) pair is one of the two
+      // The dominant pair is the one with the largest Re s; both lie on the
+      // imaginary axis (Re ~ ±1e-15), so which one is reported follows the
+      // rounding of the build (the sanitizer build picks the other): either
+      // √(6g/5) or √(2g).
+      const double w1 = std::sqrt(6 * 9.81 / 5), w2 = std::sqrt(2 * 9.81);
+      EXPECT_LT(std::min(std::fabs(freq[0] - w1), std::fabs(freq[0] - w2)), 1e-9) << freq[0];
     }
     // Gravity along (1, −1): the linkage hangs at φ = −π/4, a regular configuration.
     EXPECT_EQ(status[1], 0.0);
