@@ -58,14 +58,16 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-int numerical_rank(const Eigen::MatrixXd& A, double tolerance) {
-  if (A.size() == 0) return 0;
-  Eigen::JacobiSVD<Eigen::MatrixXd> svd(A);
-  const Eigen::VectorXd& s = svd.singularValues();
+// Singular values (descending) above tolerance · σ_max: the numerical rank.
+int rank_of(const Eigen::VectorXd& s, double tolerance) {
   int r = 0;
   for (long k = 0; k < s.size(); ++k)
     if (s[k] > tolerance * s[0]) ++r;
   return r;
+}
+int numerical_rank(const Eigen::MatrixXd& A, double tolerance) {
+  if (A.size() == 0) return 0;
+  return rank_of(Eigen::JacobiSVD<Eigen::MatrixXd>(A).singularValues(), tolerance);
 }
 
 // The minimum-norm solution of A x = b (complete orthogonal decomposition).
@@ -210,10 +212,7 @@ void rcs(const ConstrainedSystem& sys, const ConstrainedEquilibrium& eq, const C
   // the rows are compressed to the r independent combinations U_rᵀΦ_q (SVD),
   // which keeps the minimum-norm multipliers (they lie in range(Φ_q)).
   Eigen::JacobiSVD<Eigen::MatrixXd> svd(t.phi_q, Eigen::ComputeThinU);
-  const Eigen::VectorXd& sv = svd.singularValues();
-  int rank = 0;
-  for (long k = 0; k < sv.size(); ++k)
-    if (sv[k] > S.rank_tolerance * sv[0]) ++rank;
+  const int rank = rank_of(svd.singularValues(), S.rank_tolerance);
   const Eigen::MatrixXd phi_q =
       rank < sys.m() ? Eigen::MatrixXd(svd.matrixU().leftCols(rank).transpose() * t.phi_q) : t.phi_q;
   const int m = static_cast<int>(phi_q.rows()), N = 2 * n + m;
