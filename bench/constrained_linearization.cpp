@@ -3,7 +3,8 @@
 // flexible pendulum), beside the paper's Tables 1 and 4 (MATLAB on an Intel
 // i7-4790K), and the batched throughput of the host path: a 10 000-point
 // sweep of N = 5 linkages (spring stiffness x damping) on one and on all
-// cores, equilibrium included.
+// cores, equilibrium included; and the size switch: N = 3 linkages by MCS on
+// the per-thread code against the host path.
 //
 //   bench_constrained_linearization [--quick] [--out FILE]
 // writes bench/results/seed003-linearization-<machine>.json by default.
@@ -139,6 +140,35 @@ int main(int argc, char** argv) {
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       std::printf("  %s, %d thread(s): %.4g problems/s (%ld failed)\n", method_name(m), threads, points / wall, failed);
       j.begin_object().field("method", method_name(m)).field("threads", threads).field("points", points)
+          .field("problems_per_second", points / wall).field("failed", failed).end_object();
+      if (omp_get_max_threads() == 1) break;
+    }
+  }
+  j.end_array();
+
+  // --- The size switch: N = 3 linkages (n = 9) by MCS, per-thread code vs host path ---
+  for (long i = 0; i < points; ++i) rows[i * P + loops_col] = 3;
+  std::printf("\nSize switch: %ld N = 3 linkages (n = 9), MCS, per-thread code (kernels/linearize/constrained_per_thread.hpp) "
+              "vs host path, equilibrium included\n", points);
+  j.begin_array("size_switch");
+  for (const char* path : {"per-thread", "host"}) {
+    ConstrainedSettings S;
+    StabilitySettings figures;
+    for (int threads : {1, omp_get_max_threads()}) {
+      long failed = 0;
+      const bool per_thread = std::strcmp(path, "per-thread") == 0;
+      const auto t0 = std::chrono::steady_clock::now();
+#pragma omp parallel for schedule(dynamic, 16) num_threads(threads) reduction(+ : failed)
+      for (long i = 0; i < points; ++i) {
+        const double* row = rows.data() + i * P;
+        const StabilityRecord r = per_thread
+                                      ? constrained_stability_point(model, row, ConstrainedMethod::mcs, S, figures)
+                                      : constrained_stability_point_host(model, row, ConstrainedMethod::mcs, S, figures);
+        failed += r.status != 0;
+      }
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::printf("  %s, %d thread(s): %.4g problems/s (%ld failed)\n", path, threads, points / wall, failed);
+      j.begin_object().field("path", path).field("threads", threads).field("points", points)
           .field("problems_per_second", points / wall).field("failed", failed).end_object();
       if (omp_get_max_threads() == 1) break;
     }

@@ -11,6 +11,16 @@ about the GPU path on a machine without one. Timings need a device
 (bench_throughput, bench_stability_throughput).
 
     python3 bench/kernel_resources.py [--arch 90] [--out bench/results/kernel-resources-sm90.json]
+
+The gate (issue 16): registers and stack frame (spill slots live in the stack
+frame) of every hs:: kernel in the CUDA objects of a built library, read with
+cuobjdump --dump-resource-usage (PyPI nvidia-cuda-cuobjdump; no recompilation),
+against bench/results/kernel-resources-gate-sm90.json. The build runs it after
+hydrosweep_host (CMake target kernel_resources_gate) and fails when a kernel's
+registers or stack grow past the record, or a kernel has no record:
+
+    python3 bench/kernel_resources.py --gate build/libhydrosweep_host.a [--record FILE]
+    python3 bench/kernel_resources.py --record-gate build/libhydrosweep_host.a   # after a deliberate change
 """
 import argparse
 import json
@@ -71,12 +81,118 @@ def short(name):
     return name.split("(")[0]
 
 
+GATE_RECORD = os.path.join(ROOT, "bench", "results", "kernel-resources-gate-sm90.json")
+
+
+def find_cuobjdump(explicit=None):
+    """cuobjdump from --cuobjdump, PATH, the CUDA toolkit or the PyPI wheel."""
+    candidates = [explicit, shutil.which("cuobjdump"), "/usr/local/cuda/bin/cuobjdump"]
+    try:
+        import nvidia  # the namespace package of the nvidia-cuda-cuobjdump wheel
+        for base in getattr(nvidia, "__path__", []):
+            for sub in sorted(os.listdir(base)):
+                candidates.append(os.path.join(base, sub, "bin", "cuobjdump"))
+    except ImportError:
+        pass
+    for c in candidates:
+        if c and os.path.isfile(c):
+            if not os.access(c, os.X_OK):
+                os.chmod(c, 0o755)
+            return c
+    return None
+
+
+def resource_usage(library, cuobjdump):
+    """{mangled kernel name: {"registers", "stack_bytes"}} of the hs:: kernels
+    (for_each_index and the other __global__ functions of our own) in the CUDA
+    objects of a static library or one object file."""
+    kernels = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        if library.endswith(".a"):
+            members = subprocess.run(["ar", "t", library], capture_output=True, text=True, check=True).stdout.split()
+            objects = [m for m in members if m.endswith(".cu.o")]
+            subprocess.run(["ar", "x", os.path.abspath(library), *objects], cwd=tmp, check=True)
+            paths = [os.path.join(tmp, o) for o in objects]
+        else:
+            paths = [library]
+        for path in paths:
+            out = subprocess.run([cuobjdump, "--dump-resource-usage", path], capture_output=True, text=True)
+            if out.returncode != 0:
+                sys.exit(f"kernel_resources: cuobjdump failed on {path}: {out.stderr.strip()}")
+            current = None
+            for line in out.stdout.splitlines():
+                m = re.match(r"\s*Function (\S+?):?$", line)
+                if m:
+                    current = m.group(1)
+                    continue
+                m = re.search(r"REG:(\d+) STACK:(\d+)", line)
+                if m and current and current.startswith("_ZN2hs"):
+                    kernels[current] = {"registers": int(m.group(1)), "stack_bytes": int(m.group(2)),
+                                        "object": os.path.basename(path)}
+                    current = None
+    names = demangle(list(kernels))
+    for (mangled, k), name in zip(list(kernels.items()), names):
+        k["name"] = short(name)
+    return kernels
+
+
+def gate(args):
+    cuobjdump = find_cuobjdump(args.cuobjdump)
+    if not cuobjdump:
+        sys.exit("kernel_resources: cuobjdump not found; install it with `python3 -m pip install nvidia-cuda-cuobjdump` "
+                 "(scripts/setup.sh does) or pass --cuobjdump PATH")
+    library = args.gate or args.record_gate
+    if not os.path.exists(library):
+        sys.exit(f"kernel_resources: {library} does not exist (build hydrosweep_host with CUDA first)")
+    now = resource_usage(library, cuobjdump)
+    record_path = args.record or GATE_RECORD
+    if args.record_gate:
+        with open(record_path, "w") as f:
+            json.dump({"benchmark": "kernel_resources_gate", "arch": "sm_90",
+                       "source": "cuobjdump --dump-resource-usage of the built library (static; no GPU)",
+                       "kernels": dict(sorted(now.items()))}, f, indent=1)
+            f.write("\n")
+        print(f"kernel_resources: recorded {len(now)} kernels in {record_path}")
+        return 0
+    with open(record_path) as f:
+        record = json.load(f)["kernels"]
+    problems = []
+    for mangled, k in sorted(now.items(), key=lambda kv: kv[1]["name"]):
+        r = record.get(mangled)
+        if r is None:
+            problems.append(f"  new kernel without a record: {k['name']} ({k['registers']} registers, "
+                            f"{k['stack_bytes']} B stack; {k['object']})")
+            continue
+        for field, unit in (("registers", ""), ("stack_bytes", " B")):
+            if k[field] > r[field]:
+                problems.append(f"  {k['name']}: {field} {r[field]}{unit} -> {k[field]}{unit} "
+                                f"(+{k[field] - r[field]}{unit}; {k['object']})")
+    shrunk = sum(1 for m, k in now.items() if m in record and
+                 (k["registers"] < record[m]["registers"] or k["stack_bytes"] < record[m]["stack_bytes"]))
+    if problems:
+        print(f"kernel_resources gate FAILED: {len(problems)} kernel(s) grew past {os.path.relpath(record_path, ROOT)} "
+              "or have no record:")
+        print("\n".join(problems))
+        print("If the growth is deliberate, re-record with: python3 bench/kernel_resources.py --record-gate " + library)
+        return 1
+    worst = max(now.values(), key=lambda k: k["stack_bytes"]) if now else None
+    print(f"kernel_resources gate: {len(now)} kernels within their record ({shrunk} below it)"
+          + (f"; largest stack {worst['stack_bytes']} B ({worst['name']})" if worst else ""))
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--gate", metavar="LIBRARY", help="check the built library's kernels against the record")
+    ap.add_argument("--record-gate", metavar="LIBRARY", help="write the record from the built library")
+    ap.add_argument("--record", metavar="FILE", help=f"the gate's record (default {os.path.relpath(GATE_RECORD, ROOT)})")
+    ap.add_argument("--cuobjdump", help="cuobjdump to use")
     ap.add_argument("--arch", default="90", help="SM architecture number (default 90: H100/H200)")
     ap.add_argument("--out", help="result file (default bench/results/kernel-resources-sm<arch>.json)")
     ap.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
     args = ap.parse_args()
+    if args.gate or args.record_gate:
+        return gate(args)
     if not os.path.exists(args.nvcc):
         sys.exit("kernel_resources: nvcc not found (pass --nvcc PATH)")
     out_path = args.out or os.path.join(ROOT, "bench", "results", f"kernel-resources-sm{args.arch}.json")
@@ -113,4 +229,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

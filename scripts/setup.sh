@@ -24,4 +24,13 @@ if ! python3 -c "import h5py, matplotlib, numpy, scipy, pytest" 2>/dev/null; the
   echo "setup: installing python packages h5py matplotlib numpy scipy pytest"
   python3 -m pip install -q h5py matplotlib numpy scipy pytest
 fi
+# cuobjdump and nvdisasm for the kernel-resources gate of CUDA builds
+# (bench/kernel_resources.py --gate) and the GPU projection (bench/gpu_projection.py);
+# the CUDA toolkit here ships without them: PyPI's nvidia-cuda-cuobjdump, nvidia-cuda-nvdisasm.
+if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
+  if ! python3 -c "import nvidia, os, sys; sys.exit(not any(os.path.isfile(os.path.join(b, s, 'bin', 'nvdisasm')) for b in nvidia.__path__ for s in os.listdir(b)))" 2>/dev/null; then
+    echo "setup: installing python packages nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm"
+    python3 -m pip install -q nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm
+  fi
+fi
 echo "setup: ok"

@@ -112,17 +112,26 @@ TEST(ConstrainedCli, CheckRefusesASizeOverTheMemoryBudget) {
   EXPECT_FALSE(fs::exists(tmp.path / "o"));
 }
 
-// Host path only: an explicit GPU or Kokkos backend is refused with the reason.
+// The backends: Kokkos never, CUDA only for a model with per-thread code
+// (the linkage, method mcs, N <= 3; check_device_constrained, tested in
+// test_gpu's GpuBackendCodePath); on this machine without a device the
+// linkage's --backend cuda is refused for the missing device.
 TEST(ConstrainedCli, RunsOnTheHostPathOnly) {
   TempDir tmp;
-  const fs::path study = tmp.path / "s.toml";
-  write_file(study, "[study]\nmodel = \"nloop-linkage\"\n");
-  for (const char* backend : {"cuda", "kokkos"}) {
-    const Result r =
-        hydrosweep("stability '" + study.string() + "' --out '" + (tmp.path / "o").string() + "' --backend " + backend, tmp.path);
+  const fs::path linkage = tmp.path / "s.toml", pendulum = tmp.path / "p.toml";
+  write_file(linkage, "[study]\nmodel = \"nloop-linkage\"\n");
+  write_file(pendulum, "[study]\nmodel = \"flexible-pendulum\"\n");
+  auto stability = [&](const fs::path& study, const char* backend) {
+    return hydrosweep("stability '" + study.string() + "' --out '" + (tmp.path / "o").string() + "' --backend " + backend,
+                      tmp.path);
+  };
+  for (const Result& r : {stability(linkage, "kokkos"), stability(pendulum, "kokkos"), stability(pendulum, "cuda")}) {
     EXPECT_EQ(r.code, 2) << r.err;
     EXPECT_NE(r.err.find("is linearized on the host"), std::string::npos) << r.err;
   }
+  const Result cuda = stability(linkage, "cuda");
+  if (cuda.code == 2) EXPECT_NE(cuda.err.find("backend cuda"), std::string::npos) << cuda.err;
+  else EXPECT_EQ(cuda.code, 0) << cuda.err;  // a machine with a device
   const Result r = hydrosweep("parameters --model flexible-pendulum", tmp.path);
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("pendulum.elements"), std::string::npos) << r.out;

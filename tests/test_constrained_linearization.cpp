@@ -9,6 +9,8 @@
 #include <complex>
 
 #include "host/linearize/constrained_linearization.hpp"
+#include "host/linearize/constrained_models.hpp"
+#include "kernels/linearize/constrained_per_thread.hpp"
 #include "kernels/models/flexible_pendulum.hpp"
 #include "kernels/models/nloop_linkage.hpp"
 
@@ -255,6 +257,119 @@ TEST(ElementDerivatives, ConstraintHessianMatchesDifferencesOfTheGradient) {
       const double fd = (lambda[0] * (Jp[i] - Jm[i]) + lambda[1] * (Jp[7 + i] - Jm[7 + i])) / (2 * h);
       EXPECT_NEAR(H[i * 7 + j], fd, 1e-8) << i << "," << j;  // central differences: O(h²) ~ 1e-11, rounding 1e-10
     }
+  }
+}
+
+}  // namespace
+}  // namespace hs
+
+namespace hs {
+namespace {
+
+// The size switch (docs/models/nloop-and-flexible.md §6 item 10): the
+// per-thread MCS code (kernels/linearize/constrained_per_thread.hpp) against
+// the host path (Eigen + LAPACK) and the closed form, N = 1, 2, 3, undamped
+// and damped, over spring, mass, length and gravity. Different algorithms
+// (LU Newton vs minimum-norm steps, Gaussian elimination vs full-pivoting
+// LU, Hessenberg QR of a 2 x 2 vs dsygvd / QZ): they agree to rounding.
+TEST(PerThreadMcs, AgreesWithTheHostPathAndTheClosedForm) {
+  const ConstrainedModel& model = *find_constrained_model("nloop-linkage");
+  const auto& table = model.descriptor.parameters;
+  auto at = [&](const char* name) { return model.descriptor.find_parameter(name)->index; };
+  double worst_phi = 0.0, worst_s = 0.0, worst_exact = 0.0;
+  for (int N = 1; N <= 3; ++N)
+    for (double k : {0.0, 25.0, 400.0})
+      for (double c : {0.0, 1.0, 30.0})
+        for (double mass : {0.3, 1.0}) {
+          SCOPED_TRACE("N = " + std::to_string(N) + " k = " + std::to_string(k) + " c = " + std::to_string(c) +
+                       " m = " + std::to_string(mass));
+          std::vector<double> row = model.descriptor.defaults;
+          row[at("linkage.loops")] = N;
+          row[at("linkage.spring_stiffness")] = k;
+          row[at("linkage.damping")] = c;
+          row[at("linkage.rod_mass")] = mass;
+          NLoopLinkageParams p = unpack_row(table, row.data(), NLoopLinkageParams{});
+          ASSERT_TRUE(fits_per_thread<NLoopLinkage>(p));
+          const StabilityRecord fast = constrained_mcs_point<NLoopLinkage>(p, PerThreadConstrainedSettings{}, {});
+          const StabilityRecord host =
+              constrained_stability_point_host(model, row.data(), ConstrainedMethod::mcs, ConstrainedSettings{}, {});
+          ASSERT_EQ(fast.status, 0);
+          ASSERT_EQ(host.status, 0);
+          ASSERT_EQ(fast.eigenvalue_count, 2);
+          ASSERT_EQ(host.eigenvalue_count, 2);
+          worst_phi = std::fmax(worst_phi, std::fabs(fast.crank_angle - host.crank_angle));
+          const double scale = std::hypot(host.re[0], host.im[0]);
+          for (int j = 0; j < 2; ++j)
+            worst_s = std::fmax(worst_s, std::hypot(fast.re[j] - host.re[j], fast.im[j] - host.im[j]) / scale);
+          EXPECT_EQ(fast.overdamped, host.overdamped);
+          EXPECT_EQ(fast.structural_zeros, host.structural_zeros);
+          if (mass == 1.0 && k == 25.0) {  // the closed form: m = 1 kg, l = 1 m, φ_eq in (π/2, π)
+            const NLoopClosedForm exact(N, k, c);
+            worst_exact = std::fmax(worst_exact, std::fabs(fast.crank_angle - exact.phi));
+            const std::complex<double> s0(fast.re[0], fast.im[0]);
+            // The root with Im ≥ 0 of the closed form; the record's first is the one of lowest |Im|.
+            const std::complex<double> e = fast.im[0] >= 0 ? exact.s1 : std::conj(exact.s1);
+            const std::complex<double> e2 = (-exact.Cr - std::sqrt(std::complex<double>(exact.Cr * exact.Cr - 4 * exact.Mr * exact.Kr))) / (2 * exact.Mr);
+            worst_exact = std::fmax(worst_exact, std::min(std::abs(s0 - e), std::abs(s0 - e2)) / std::abs(e));
+          }
+        }
+  // Measured: φ 8.9e-16 apart, eigenvalues 4.4e-14 of |s|, the closed form 2.6e-15.
+  EXPECT_LT(worst_phi, 1e-14);
+  EXPECT_LT(worst_s, 5e-13);
+  EXPECT_LT(worst_exact, 3e-14);
+  std::printf("per-thread vs host: phi %.2e, s %.2e of |s|; vs closed form %.2e\n", worst_phi, worst_s, worst_exact);
+}
+
+TEST(PerThreadMcs, Table1Row1AndTheSingularCase) {
+  NLoopLinkageParams p;
+  const StabilityRecord r = constrained_mcs_point<NLoopLinkage>(p, {}, {});
+  ASSERT_EQ(r.status, 0);
+  EXPECT_NEAR(r.crank_angle, 2.2343, 5e-5);  // seed 003 Table 1, N = 1
+  EXPECT_NEAR(r.im[0], 2.1477, 5e-5);
+  EXPECT_NEAR(r.im[1], -2.1477, 5e-5);
+  EXPECT_NEAR(r.frequency, r.im[0], 0.0);
+  EXPECT_EQ(r.overdamped, 0);
+
+  NLoopLinkageParams s;  // seed 003 §5.1: MCS cannot linearize there
+  s.spring_stiffness = 0.0;
+  s.gravity_x = 9.81;
+  s.gravity_y = 0.0;
+  s.angle_guess = 0.0;
+  const StabilityRecord bad = constrained_mcs_point<NLoopLinkage>(s, {}, {});
+  EXPECT_EQ(bad.status, static_cast<int>(Status::constraint_failure));
+  EXPECT_TRUE(std::isnan(bad.re[0]));
+
+  // From that singular guess with gravity along (1, −1): Newton leaves it
+  // (regularized steps) and finds the hanging φ = −π/4, a regular point.
+  s.gravity_y = -9.81;
+  const StabilityRecord hanging = constrained_mcs_point<NLoopLinkage>(s, {}, {});
+  ASSERT_EQ(hanging.status, 0);
+  EXPECT_NEAR(hanging.crank_angle, -M_PI / 4, 1e-12);
+}
+
+// Where the switch is: n ≤ 9 (N ≤ 3) per thread, above it the host path,
+// through the one entry point a map calls; RCS and UCS always on the host.
+TEST(PerThreadMcs, TheSizeSwitch) {
+  const ConstrainedModel& model = *find_constrained_model("nloop-linkage");
+  EXPECT_EQ(model.per_thread_coordinates, 9);
+  EXPECT_FALSE(find_constrained_model("flexible-pendulum")->per_thread_mcs);
+  auto at = [&](const char* name) { return model.descriptor.find_parameter(name)->index; };
+  for (int N : {3, 4}) {
+    std::vector<double> row = model.descriptor.defaults;
+    row[at("linkage.loops")] = N;
+    StabilityRecord r;
+    EXPECT_EQ(model.per_thread_mcs(row.data(), ConstrainedSettings{}, {}, r), N <= 3) << N;
+    // Through the switch: N = 3 is the per-thread record bit for bit, N = 4 the host's.
+    const StabilityRecord chosen = constrained_stability_point(model, row.data(), ConstrainedMethod::mcs, {}, {});
+    const StabilityRecord host =
+        constrained_stability_point_host(model, row.data(), ConstrainedMethod::mcs, {}, {});
+    const StabilityRecord& expect = N <= 3 ? r : host;
+    EXPECT_EQ(chosen.crank_angle, expect.crank_angle) << N;
+    EXPECT_EQ(chosen.im[0], expect.im[0]) << N;
+    const StabilityRecord rcs = constrained_stability_point(model, row.data(), ConstrainedMethod::rcs, {}, {});
+    const StabilityRecord rcs_host =
+        constrained_stability_point_host(model, row.data(), ConstrainedMethod::rcs, {}, {});
+    EXPECT_EQ(rcs.im[0], rcs_host.im[0]) << N;
   }
 }
 

@@ -8,6 +8,7 @@
 #include "host/linearize/constrained_models.hpp"
 #include "host/run/stability.hpp"
 #include "kernels/models/four_bar.hpp"
+#include "kernels/models/nloop_linkage.hpp"
 #include "host/run/device_verification.hpp"
 
 #include <iostream>
@@ -134,6 +135,73 @@ TEST(GpuBackendCodePath, StabilityAgreesWithCpuBitForBitAcrossSlices) {
       }
     }
   }
+}
+
+// Seed 003's N-loop linkage through the stability map's device code path:
+// the per-thread MCS kernel (kernels/linearize/constrained_per_thread.hpp)
+// over N = 1..3 in slices of 1, 5 and all points, bit-identical to the CPU
+// path (which runs the same code at these sizes), a singular point flagged;
+// and what the device refuses before it launches (check_device_constrained):
+// rcs / ucs, a point above the per-thread size, a model without per-thread code.
+TEST(GpuBackendCodePath, ConstrainedLinkagePerThreadMcsAgreesWithCpuBitForBit) {
+  const ModelDescriptor& m = *find_model("nloop-linkage");
+  StabilityBatch batch;
+  batch.model = &m;
+  batch.friction = "none";
+  batch.method = "mcs";
+  auto at = [&](const char* name) { return m.find_parameter(name)->index; };
+  for (int i = 0; i < 12; ++i) {
+    std::vector<double> P = m.defaults;
+    P[at("linkage.loops")] = 1 + i % 3;
+    P[at("linkage.spring_stiffness")] = 10.0 + 5.0 * i;
+    P[at("linkage.damping")] = 0.5 * (i % 4);
+    if (i == 7) {  // seed 003 §5.1's singular configuration: MCS cannot
+      P[at("linkage.loops")] = 1;
+      P[at("linkage.spring_stiffness")] = 0.0;
+      P[at("linkage.gravity_x")] = 9.81;
+      P[at("linkage.gravity_y")] = 0.0;
+      P[at("linkage.angle_guess")] = 0.0;
+    }
+    batch.parameters.insert(batch.parameters.end(), P.begin(), P.end());
+  }
+  check_device_constrained(batch);  // fits: no throw
+  const auto cpu = run_stability_cpu(batch);
+  EXPECT_EQ(cpu[7].status, static_cast<int>(Status::constraint_failure));
+  const double per_point = sizeof(NLoopLinkageParams) + sizeof(StabilityRecord);
+  for (long slice : {1L, 5L, 12L}) {
+    SCOPED_TRACE("slices of " + std::to_string(slice));
+    const auto dev = run_stability_device_code_path_on_omp(batch, slice * per_point + 1.0);
+    ASSERT_EQ(dev.size(), cpu.size());
+    for (size_t i = 0; i < cpu.size(); ++i) {
+      EXPECT_EQ(cpu[i].status, dev[i].status) << i;
+      EXPECT_EQ(cpu[i].eigenvalue_count, dev[i].eigenvalue_count) << i;
+      for (int k = 0; k < 2; ++k) {
+        EXPECT_TRUE(backend_test::identical(cpu[i].re[k], dev[i].re[k])) << i << " " << k;
+        EXPECT_TRUE(backend_test::identical(cpu[i].im[k], dev[i].im[k])) << i << " " << k;
+      }
+      EXPECT_TRUE(backend_test::identical(cpu[i].crank_angle, dev[i].crank_angle)) << i;
+      EXPECT_TRUE(backend_test::identical(cpu[i].damping_ratio, dev[i].damping_ratio)) << i;
+    }
+  }
+  auto refusal = [](const StabilityBatch& b) {
+    try {
+      check_device_constrained(b);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  StabilityBatch rcs = batch;
+  rcs.method = "rcs";
+  EXPECT_NE(refusal(rcs).find("mcs only"), std::string::npos) << refusal(rcs);
+  StabilityBatch big = batch;
+  big.parameters[3 * m.parameter_count() + at("linkage.loops")] = 4;
+  EXPECT_NE(refusal(big).find("point 3 of model nloop-linkage has n = 11 coordinates (linkage.loops)"), std::string::npos)
+      << refusal(big);
+  StabilityBatch pendulum;
+  pendulum.model = find_model("flexible-pendulum");
+  pendulum.parameters = pendulum.model->defaults;
+  EXPECT_NE(refusal(pendulum).find("host only"), std::string::npos) << refusal(pendulum);
 }
 
 // Every registered model with every formulation and friction law the device is built for,
@@ -268,6 +336,40 @@ TEST(Gpu, StabilityMapAgreesWithCpu) {
   }
 }
 
+// Seed 003's N-loop linkage by per-thread MCS on the GPU (N = 1..3, spring
+// stiffness and damping swept) against the CPU, which runs the same
+// per-thread code for these sizes. Not yet run on a device (2026-11-26);
+// the tolerance is the open-loop maps' (kMapTolerance of |s|).
+TEST(Gpu, ConstrainedLinkageMapAgreesWithCpu) {
+  REQUIRE_CUDA();
+  const ModelDescriptor& m = *find_model("nloop-linkage");
+  StabilityBatch batch;
+  batch.model = &m;
+  batch.friction = "none";
+  batch.method = "mcs";
+  auto at = [&](const char* name) { return m.find_parameter(name)->index; };
+  for (int i = 0; i < 3000; ++i) {
+    std::vector<double> P = m.defaults;
+    P[at("linkage.loops")] = 1 + i % 3;
+    P[at("linkage.spring_stiffness")] = 5.0 + 0.1 * (i % 997);
+    P[at("linkage.damping")] = 0.01 * (i % 101);
+    batch.parameters.insert(batch.parameters.end(), P.begin(), P.end());
+  }
+  const auto cpu = run_stability_cpu(batch);
+  const auto gpu = run_stability_cuda(batch);
+  ASSERT_EQ(cpu.size(), gpu.size());
+  for (size_t i = 0; i < cpu.size(); ++i) {
+    ASSERT_EQ(cpu[i].status, gpu[i].status) << i;
+    if (cpu[i].status != 0) continue;
+    const double radius = std::hypot(cpu[i].re[0], cpu[i].im[0]);
+    EXPECT_NEAR(cpu[i].crank_angle, gpu[i].crank_angle, kMapTolerance) << i;
+    for (int k = 0; k < 2; ++k) {
+      EXPECT_NEAR(cpu[i].re[k], gpu[i].re[k], kMapTolerance * radius) << i << " " << k;
+      EXPECT_NEAR(cpu[i].im[k], gpu[i].im[k], kMapTolerance * radius) << i << " " << k;
+    }
+  }
+}
+
 // Every model with a stability map (the four-bars' reduced Jacobian and the
 // lift-tilt's sampled closed loop, 10 eigenvalues): 300 points around the
 // defaults, every actuator's bulk modulus from 0.5 to 1.5 of its default, on
@@ -280,7 +382,7 @@ TEST(Gpu, EveryModelsStabilityMapAgreesWithCpu) {
   REQUIRE_CUDA();
   for (const auto& m : models()) {
     if (!m.supports_command("stability")) continue;
-    if (find_constrained_model(m.name)) continue;  // seed 003's systems: host path only (stability_backend refuses cuda)
+    if (find_constrained_model(m.name)) continue;  // seed 003's systems: Gpu.ConstrainedLinkageMapAgreesWithCpu
     SCOPED_TRACE(m.name);
     const DeviceFinding found = device_finding("stability", m.name, "", m.friction_laws.front());
     if (found.verdict == DeviceVerdict::disagrees) {

@@ -187,3 +187,53 @@ TEST(GpuEigen, CusolverSygvdAgreesWithLapackOnThePendulumsMcsProblem) {
     EXPECT_LE(worst_low, np == 10 ? 5e-8 : 1e-6);
   }
 }
+
+// The batched path for a sweep's many small problems (potrfBatched, two
+// trsmBatched, syevjBatched): the pendulum's MCS problem at n_p = 5 (order 32,
+// syevjBatched's largest) over 256 Young's moduli against LAPACK's dsygvd on
+// the host. Not yet run on a device (written 2026-11-26); the bound is the
+// dsygvd loop's at n_p = 10 (above), whose M_r is worse conditioned.
+TEST(GpuEigen, CusolverBatchedSymmetricDefiniteAgreesWithLapack) {
+  REQUIRE_CUDA();
+  const int count = 256;
+  std::vector<double> K, M;
+  std::vector<Eigen::VectorXd> ref;
+  int order = 0;
+  for (int i = 0; i < count; ++i) {
+    FlexiblePendulumParams p;
+    p.elements = 5;
+    p.young_modulus = 5e7 * (1.0 + 0.05 * i);
+    ConstrainedSystem sys(FlexiblePendulum::coordinates(p), FlexiblePendulum::constraint_count(p));
+    FlexiblePendulum::build(p, sys);
+    Eigen::VectorXd q0(sys.n());
+    FlexiblePendulum::initial_guess(p, q0.data());
+    const ConstrainedEquilibrium eq = lagrange_equilibrium(sys, q0);
+    ASSERT_EQ(eq.status, Status::ok);
+    Eigen::MatrixXd Mr, Cr, Kr;
+    std::string why;
+    ASSERT_TRUE(mcs_reduced_matrices(sys, eq, ConstrainedSettings{}, Mr, Cr, Kr, why)) << why;
+    order = static_cast<int>(Mr.rows());
+    const Eigen::MatrixXd Ks = 0.5 * (Kr + Kr.transpose()), Ms = 0.5 * (Mr + Mr.transpose());
+    K.insert(K.end(), Ks.data(), Ks.data() + Ks.size());
+    M.insert(M.end(), Ms.data(), Ms.data() + Ms.size());
+    Eigen::VectorXd w;
+    ASSERT_TRUE(lapack::symmetric_definite(Ks, Ms, w));
+    ref.push_back(w);
+  }
+  ASSERT_EQ(order, 32);
+  std::vector<double> w;
+  const std::vector<int> info = symmetric_definite_cusolver_batched(K, M, order, count, w);
+  double worst = 0.0;
+  for (int i = 0; i < count; ++i) {
+    ASSERT_EQ(info[i], 0) << i;
+    const double radius = ref[i].cwiseAbs().maxCoeff();
+    for (int k = 0; k < order; ++k)
+      worst = std::max(worst, std::abs(w[static_cast<size_t>(i) * order + k] - ref[i][k]) / radius);
+  }
+  std::printf("batched potrf + trsm + syevj vs LAPACK dsygvd, order %d, %d problems: %.2e of the largest\n", order, count,
+              worst);
+  EXPECT_LE(worst, 1e-10);
+  std::vector<double> unused;
+  EXPECT_THROW(symmetric_definite_cusolver_batched(std::vector<double>(33 * 33), std::vector<double>(33 * 33), 33, 1, unused),
+               std::invalid_argument);
+}

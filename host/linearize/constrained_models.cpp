@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "kernels/models/flexible_pendulum.hpp"
 #include "kernels/models/nloop_linkage.hpp"
@@ -59,6 +60,16 @@ ConstrainedModel make(ModelDescriptor d, PenaltySettings penalty, const char* si
     Model::initial_guess(p, q0.data());
     reported = Model::reported_coordinate(p);
   };
+  if constexpr (HasPerThreadMcs<Model>::value) {
+    cm.per_thread_coordinates = Model::per_thread_coordinates;
+    cm.per_thread_mcs = [params](const double* row, const ConstrainedSettings& settings,
+                                 const StabilitySettings& figures, StabilityRecord& out) {
+      const auto p = params(row);
+      if (!fits_per_thread<Model>(p)) return false;
+      out = constrained_mcs_point<Model>(p, per_thread_settings(settings), figures);
+      return true;
+    };
+  }
   return cm;
 }
 
@@ -81,7 +92,7 @@ ModelDescriptor describe_nloop() {
   t.add("linkage.gravity_y", "m/s2", -1e3, 1e3, false, "gravity along y", [](P& p) -> double& { return p.gravity_y; });
   t.add("linkage.angle_guess", "rad", -7, 7, false, "phi where the equilibrium search starts (the singular case: 0)",
         [](P& p) -> double& { return p.angle_guess; });
-  return stability_only("nloop-linkage", "N-loop four-bar linkage with springs and dampers, natural coordinates",
+  return stability_only(NLoopLinkage::name, "N-loop four-bar linkage with springs and dampers, natural coordinates",
                         "seed 003 §4.1", "docs/models/nloop-and-flexible.md", t, d);
 }
 
@@ -128,8 +139,25 @@ double constrained_point_bytes(long n, long m) {
   return 8.0 * (5.0 * pencil * pencil + 2.0 * newton * newton + 8.0 * static_cast<double>(n) * n);
 }
 
+PerThreadConstrainedSettings per_thread_settings(const ConstrainedSettings& settings) {
+  PerThreadConstrainedSettings p;
+  p.max_iterations = settings.max_iterations;
+  p.step_tolerance = settings.step_tolerance;
+  p.rank_tolerance = settings.rank_tolerance;
+  return p;
+}
+
 StabilityRecord constrained_stability_point(const ConstrainedModel& model, const double* row, ConstrainedMethod method,
                                             const ConstrainedSettings& settings, const StabilitySettings& figures) {
+  StabilityRecord out;
+  if (method == ConstrainedMethod::mcs && model.per_thread_mcs && model.per_thread_mcs(row, settings, figures, out))
+    return out;
+  return constrained_stability_point_host(model, row, method, settings, figures);
+}
+
+StabilityRecord constrained_stability_point_host(const ConstrainedModel& model, const double* row,
+                                                 ConstrainedMethod method, const ConstrainedSettings& settings,
+                                                 const StabilitySettings& figures) {
   StabilityRecord out;
   blank_stability(out, 0);
   try {
@@ -153,27 +181,12 @@ StabilityRecord constrained_stability_point(const ConstrainedModel& model, const
       out.re[k] = L.eigenvalues[k].real();
       out.im[k] = L.eigenvalues[k].imag();
     }
-    double radius = 0.0;
-    for (const auto& s : L.eigenvalues) radius = std::fmax(radius, std::abs(s));
-    out.max_real = -INFINITY;
-    out.overdamped = 1;
-    double dominant = -INFINITY;
-    for (const auto& s : L.eigenvalues) {
-      const double mag = std::abs(s);
-      if (mag <= figures.zero_tolerance * radius) {
-        ++out.structural_zeros;
-        continue;
-      }
-      out.max_real = std::fmax(out.max_real, s.real());
-      if (std::fabs(s.imag()) > figures.oscillatory_tolerance * mag) {
-        out.overdamped = 0;
-        if (s.imag() > 0.0 && s.real() > dominant) {
-          dominant = s.real();
-          out.damping_ratio = -s.real() / mag;
-          out.frequency = s.imag();
-        }
-      }
+    std::vector<double> re(count), im(count);
+    for (int k = 0; k < count; ++k) {
+      re[k] = L.eigenvalues[k].real();
+      im[k] = L.eigenvalues[k].imag();
     }
+    stability_figures(re.data(), im.data(), count, figures, out);
   } catch (const std::exception&) {
     // LAPACK's failure or an allocation: this point only.
     out.status = static_cast<int>(Status::diverged);

@@ -4,7 +4,9 @@
 // the stability map's point, linearized by the study's [stability] method
 // (mcs, rcs or ucs; host/linearize/constrained_linearization.hpp). Their size
 // (N loops, n_p elements) is a parameter of the study, not of the build, so
-// they run on the host path (dense LAPACK), one point per CPU thread.
+// they run on the host path (dense LAPACK), one point per CPU thread, except
+// where the size switch sends a small system to the per-thread MCS code
+// (kernels/linearize/constrained_per_thread.hpp; docs/models/nloop-and-flexible.md §6 item 10).
 //
 // Adding one: its kernels/models/ element model and one line in
 // constrained_models.cpp's list.
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "host/linearize/constrained_linearization.hpp"
+#include "kernels/linearize/constrained_per_thread.hpp"
 #include "kernels/linearize/stability.hpp"
 #include "kernels/models/descriptor.hpp"
 
@@ -27,6 +30,12 @@ struct ConstrainedModel {
   std::function<void(const double* row, long& n, long& m)> size;
   // The system, its equilibrium guess and the coordinate a map reports.
   std::function<void(const double* row, ConstrainedSystem*& sys, Eigen::VectorXd& q0, int& reported)> build;
+  // The per-thread MCS point (kernels/linearize/constrained_per_thread.hpp) of
+  // a model that declares a per-thread capacity; false (nothing computed)
+  // where the row's system does not fit. Empty for the others.
+  int per_thread_coordinates = 0;  // n up to which a point fits (0: never)
+  std::function<bool(const double* row, const ConstrainedSettings&, const StabilitySettings&, StabilityRecord&)>
+      per_thread_mcs;
 };
 
 const std::vector<ConstrainedModel>& constrained_models();
@@ -43,7 +52,16 @@ double constrained_point_bytes(long n, long m);
 // zeros are over all of them. crank_angle holds the reported coordinate
 // (the linkage's φ, the pendulum's θ_1). Never throws: a failure is the
 // point's status.
+// The size switch: MCS on a system that fits the model's per-thread
+// capacity runs the per-thread code (the same function the CUDA backend
+// launches), everything else the host path below.
 StabilityRecord constrained_stability_point(const ConstrainedModel& model, const double* row, ConstrainedMethod method,
                                             const ConstrainedSettings& settings, const StabilitySettings& figures);
+// The host path at every size (dense matrices, LAPACK).
+StabilityRecord constrained_stability_point_host(const ConstrainedModel& model, const double* row,
+                                                 ConstrainedMethod method, const ConstrainedSettings& settings,
+                                                 const StabilitySettings& figures);
+// The settings of the per-thread code from the host's.
+PerThreadConstrainedSettings per_thread_settings(const ConstrainedSettings& settings);
 
 }  // namespace hs

@@ -17,4 +17,14 @@ namespace hs {
 std::vector<int> symmetric_definite_cusolver(const std::vector<double>& K, const std::vector<double>& M, int n, int count,
                                              std::vector<double>& w);
 
+// The batched path for small orders (n ≤ 32, cuSOLVER's syevjBatched limit),
+// a sweep's many small problems in three batched calls rather than a loop:
+// M = L Lᵀ (cusolverDnDpotrfBatched), S = L⁻¹ K L⁻ᵀ (two cublasDtrsmBatched),
+// the eigenvalues of S (cusolverDnDsyevjBatched, Jacobi). Same layout and
+// results as symmetric_definite_cusolver. info per problem: 0 ok; > 0 and
+// ≤ n: M not positive definite (the leading minor); > n: Jacobi did not
+// converge. Throws std::invalid_argument for n > 32.
+std::vector<int> symmetric_definite_cusolver_batched(const std::vector<double>& K, const std::vector<double>& M, int n,
+                                                     int count, std::vector<double>& w);
+
 }  // namespace hs

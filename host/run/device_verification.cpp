@@ -40,6 +40,8 @@ const std::vector<Entry>& findings() {
        "on an H100 and an H200 (2026-11-25, again 2026-11-26) the GPU's closed-loop equilibrium and so its "
        "eigenvalues left the CPU's (dominant -2.44 against -3.0003 1/s at the defaults, where the exact-model "
        "closed form is -lambda = -3)"},
+      {"stability", "nloop-linkage", "*", "*", DeviceVerdict::unverified,
+       "its per-thread MCS kernel (2026-11-26) has not run on a device yet"},
       {"stability", "*", "*", "*", DeviceVerdict::verified, ""},
   };
   return table;

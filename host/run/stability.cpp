@@ -80,6 +80,30 @@ void run_constrained(const ConstrainedModel& model, const StabilityBatch& batch,
       out[i] = constrained_stability_point(model, batch.parameters.data() + i * P, method, settings, batch.settings);
 }
 
+}  // namespace
+
+void check_device_constrained(const StabilityBatch& batch) {
+  const ConstrainedModel* c = batch.model ? find_constrained_model(batch.model->name) : nullptr;
+  if (!c) return;
+  const std::string& name = batch.model->name;
+  if (!c->per_thread_mcs)
+    throw std::invalid_argument("model " + name + " is linearized on the host only; use --backend cpu");
+  if (!batch.method.empty() && batch.method != "mcs")
+    throw std::invalid_argument("[stability] method = \"" + batch.method + "\": on the GPU model " + name +
+                                " runs per thread by mcs only (rcs and ucs need the host's QZ); use --backend cpu");
+  const long P = batch.model->parameter_count();
+  for (long i = 0; i < batch.point_count(); ++i) {
+    long n = 0, m = 0;
+    c->size(batch.parameters.data() + i * P, n, m);
+    if (n > c->per_thread_coordinates)
+      throw std::invalid_argument("point " + std::to_string(i) + " of model " + name + " has n = " + std::to_string(n) +
+                                  " coordinates (" + c->size_key + "); the GPU's per-thread code holds up to " +
+                                  std::to_string(c->per_thread_coordinates) + "; use --backend cpu");
+  }
+}
+
+namespace {
+
 std::vector<StabilityPoint> run_cpu(const StabilityBatch& batch, const std::vector<char>& skip) {
   std::vector<StabilityPoint> out(static_cast<size_t>(batch.point_count()), blank_stability_point(Status::not_run));
   if (const ConstrainedModel* c = batch.model ? find_constrained_model(batch.model->name) : nullptr) {
@@ -121,13 +145,16 @@ std::vector<StabilityPoint> run_stability_cpu(const StudyRecord& record, const D
 int stability_threads(int threads) { return threads > 0 ? threads : omp_get_max_threads(); }
 
 Backend stability_backend(Backend requested, std::string* note, const std::string& model, const std::string& friction) {
-  // Seed 003's systems of run-time size run on the host path only.
-  if (!model.empty() && find_constrained_model(model)) {
-    if (requested == Backend::cuda || requested == Backend::kokkos)
+  // Seed 003's systems of run-time size: the host path, except a model with a
+  // per-thread MCS capacity, which --backend cuda runs one point per GPU
+  // thread (run_stability checks the method and the sizes). auto stays on
+  // the CPU, where the same per-thread code runs for the small ones.
+  if (const ConstrainedModel* c = model.empty() ? nullptr : find_constrained_model(model)) {
+    if (requested == Backend::kokkos || (requested == Backend::cuda && !c->per_thread_mcs))
       throw std::invalid_argument("backend " + backend_name(requested) + ": model " + model +
                                   " is linearized on the host (dense LAPACK, its size is a study parameter); use "
                                   "--backend cpu or auto");
-    return Backend::cpu;
+    if (requested != Backend::cuda) return Backend::cpu;
   }
   // What a device measured of this map (host/run/device_verification.hpp); a
   // caller without a model asks for the backend alone.
@@ -173,6 +200,7 @@ std::vector<StabilityPoint> run_stability(const StudyRecord& record,
                                           const Design& design, Backend backend, int threads) {
   if (backend == Backend::cpu) return run_stability_cpu(record, design, threads);
   const StabilityBatch batch = stability_batch(record, design, threads);
+  check_device_constrained(batch);
   const std::vector<char> skip = inadmissible(design, batch);
   std::vector<StabilityPoint> out;
   if (backend == Backend::kokkos) {

@@ -83,6 +83,10 @@ Backend stability_backend(Backend requested, std::string* note = nullptr, const 
 // invalid_parameters on every backend.
 std::vector<StabilityPoint> run_stability(const StudyRecord& record,
                                           const Design& design, Backend backend, int threads);
+// Before a device run of seed 003's constrained systems: the model must have
+// a per-thread MCS capacity, the method be mcs and every point fit it; else
+// std::invalid_argument naming the method or the point, its n and the size key.
+void check_device_constrained(const StabilityBatch& batch);
 // OpenMP threads a CPU run with `threads` uses.
 int stability_threads(int threads);
 

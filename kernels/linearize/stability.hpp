@@ -86,11 +86,46 @@ HS_HD StabilityResult<W> widen_stability(const StabilityResult<N>& in) {
   return out;
 }
 
+// The map's figures of `count` eigenvalues in any order (the header's
+// rules): structural zeros, max Re λ without them, overdamped, the dominant
+// pair's ζ and ω_d. A real part of −∞ (a multiplier at zero of a sampled
+// loop, sampled_loop.hpp) counts as a finite, very fast mode; the
+// structural-zero radius is over the finite magnitudes only. Shared by the
+// fixed-size systems below and seed 003's constrained systems of any size
+// (kernels/linearize/constrained_per_thread.hpp, host/linearize/constrained_models.cpp).
+template <int N>
+HS_HD void stability_figures(const double* re, const double* im, int count, const StabilitySettings& S,
+                             StabilityResult<N>& out) {
+  double radius = 0.0;
+  for (int k = 0; k < count; ++k) {
+    const double mag = hypot(re[k], im[k]);
+    if (mag < INFINITY) radius = fmax(radius, mag);
+  }
+  out.structural_zeros = 0;
+  out.max_real = -INFINITY;
+  out.overdamped = 1;
+  out.damping_ratio = out.frequency = NAN;
+  double dominant = -INFINITY;
+  for (int k = 0; k < count; ++k) {
+    const double mag = hypot(re[k], im[k]);
+    if (mag <= S.zero_tolerance * radius) {
+      ++out.structural_zeros;
+      continue;
+    }
+    out.max_real = fmax(out.max_real, re[k]);
+    if (fabs(im[k]) > S.oscillatory_tolerance * mag) {
+      out.overdamped = 0;
+      if (im[k] > 0.0 && re[k] > dominant) {
+        dominant = re[k];
+        out.damping_ratio = -re[k] / mag;
+        out.frequency = im[k];
+      }
+    }
+  }
+}
+
 // Sort the eigenvalues (decreasing real part, then decreasing imaginary
-// part) and derive the map's figures (the header's rules). A real part of
-// −∞ (a multiplier at zero of a sampled loop, sampled_loop.hpp) counts as
-// a finite, very fast mode; the structural-zero radius is over the finite
-// magnitudes only.
+// part) into the record and derive the map's figures (stability_figures).
 template <int N>
 HS_HD void classify_eigenvalues(const double* re, const double* im, const StabilitySettings& S, StabilityResult<N>& out) {
   for (int k = 0; k < N; ++k) { out.re[k] = re[k]; out.im[k] = im[k]; }
@@ -102,32 +137,7 @@ HS_HD void classify_eigenvalues(const double* re, const double* im, const Stabil
       out.re[j] = out.re[j - 1]; out.im[j] = out.im[j - 1];
       out.re[j - 1] = a; out.im[j - 1] = b;
     }
-  double radius = 0.0;
-  for (int k = 0; k < N; ++k) {
-    const double mag = hypot(out.re[k], out.im[k]);
-    if (mag < INFINITY) radius = fmax(radius, mag);
-  }
-  out.structural_zeros = 0;
-  out.max_real = -INFINITY;
-  out.overdamped = 1;
-  out.damping_ratio = out.frequency = NAN;
-  double dominant = -INFINITY;
-  for (int k = 0; k < N; ++k) {
-    const double mag = hypot(out.re[k], out.im[k]);
-    if (mag <= S.zero_tolerance * radius) {
-      ++out.structural_zeros;
-      continue;
-    }
-    out.max_real = fmax(out.max_real, out.re[k]);
-    if (fabs(out.im[k]) > S.oscillatory_tolerance * mag) {
-      out.overdamped = 0;
-      if (out.im[k] > 0.0 && out.re[k] > dominant) {
-        dominant = out.re[k];
-        out.damping_ratio = -out.re[k] / mag;
-        out.frequency = out.im[k];
-      }
-    }
-  }
+  stability_figures(out.re, out.im, N, S, out);
 }
 
 // The host's one record type for every model's map: room for the widest

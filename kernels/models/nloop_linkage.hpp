@@ -31,13 +31,19 @@ struct NLoopLinkageParams {
 
 struct NLoopLinkage {
   using Params = NLoopLinkageParams;
-  static int coordinates(const Params& p) { return 2 * p.loops + 3; }
-  static int constraint_count(const Params& p) { return 2 * p.loops + 2; }
-  static int x(int i) { return 2 * i; }  // x_Bi; y_Bi is x(i) + 1
-  static int phi(const Params& p) { return 2 * p.loops + 2; }
+  static constexpr const char* name = "nloop-linkage";  // the registered model (host/linearize/constrained_models.cpp)
+  HS_HD static int coordinates(const Params& p) { return 2 * p.loops + 3; }
+  HS_HD static int constraint_count(const Params& p) { return 2 * p.loops + 2; }
+  HS_HD static int x(int i) { return 2 * i; }  // x_Bi; y_Bi is x(i) + 1
+  HS_HD static int phi(const Params& p) { return 2 * p.loops + 2; }
+  // The size switch (docs/models/nloop-and-flexible.md §8): up to N = 3 loops
+  // (n = 9) a point runs per thread (kernels/linearize/constrained_per_thread.hpp)
+  // on every backend; MCS reduces every N to this one degree of freedom.
+  static constexpr int per_thread_coordinates = 9;
+  static constexpr int degrees_of_freedom = 1;
 
   template <class Assembly>
-  static void build(const Params& p, Assembly& a) {
+  HS_HD static void build(const Params& p, Assembly& a) {
     const int N = p.loops;
     const double l = p.rod_length, m = p.rod_mass;
     const natural::PointForce half_weight{0.5 * m * p.gravity_x, 0.5 * m * p.gravity_y};
@@ -63,15 +69,15 @@ struct NLoopLinkage {
   }
 
   // The parallelogram branch B_i = A_i + l (cos φ, sin φ) at φ = angle_guess.
-  static void initial_guess(const Params& p, double* q) {
+  HS_HD static void initial_guess(const Params& p, double* q) {
     for (int i = 0; i <= p.loops; ++i) {
-      q[x(i)] = i * p.rod_length + p.rod_length * std::cos(p.angle_guess);
-      q[x(i) + 1] = p.rod_length * std::sin(p.angle_guess);
+      q[x(i)] = i * p.rod_length + p.rod_length * math::cos(p.angle_guess);
+      q[x(i) + 1] = p.rod_length * math::sin(p.angle_guess);
     }
     q[phi(p)] = p.angle_guess;
   }
   // The coordinate a map reports as "the equilibrium angle" (Table 1's d).
-  static int reported_coordinate(const Params& p) { return phi(p); }
+  HS_HD static int reported_coordinate(const Params& p) { return phi(p); }
 };
 
 }  // namespace hs

@@ -35,6 +35,8 @@
 
 #include "host/run/backends/instance_kernel.hpp"
 #include "host/run/stability.hpp"
+#include "kernels/linearize/constrained_per_thread.hpp"
+#include "kernels/models/per_thread_constrained_models.hpp"
 
 namespace hs {
 namespace device_batch {
@@ -171,11 +173,41 @@ inline long stability_slice_size(long n, double device_bytes, double params_byte
   return std::max<long>(1, std::min<long>(n, static_cast<long>(device_bytes / (params_bytes + sizeof(StabilityRecord)))));
 }
 
+// Seed 003's small constrained systems, one point per thread by MCS
+// (kernels/linearize/constrained_per_thread.hpp). The caller has checked that
+// the method is mcs and that every point fits (host/run/stability.cpp);
+// a point that does not is flagged invalid_parameters by the kernel.
+template <class Model>
+struct ConstrainedMcsKernel {
+  const typename Model::Params* params;
+  PerThreadConstrainedSettings constrained;
+  StabilitySettings settings;
+  StabilityRecord* points;
+  HS_HD void operator()(long i) const { points[i] = constrained_mcs_point<Model>(params[i], constrained, settings); }
+};
+
 template <class Launch>
 std::vector<StabilityPoint> run_stability(const StabilityBatch& batch, double device_bytes, Launch&& launch) {
   const long n = batch.point_count();
   std::vector<StabilityPoint> out(static_cast<size_t>(n), blank_stability_point(Status::not_run));
   if (n == 0) return out;
+  const bool constrained = with_per_thread_constrained_model(batch.model->name.c_str(), [&](auto model) {
+    using Model = decltype(model);
+    using Params = typename Model::Params;
+    const long slice = stability_slice_size(n, device_bytes, sizeof(Params));
+    const long P = batch.model->parameter_count();
+    for (long first = 0; first < n; first += slice) {
+      const long count = std::min(slice, n - first);
+      const auto here = params_of_rows<Params>(*batch.model, batch.parameters.data() + first * P, count);
+      const thrust::device_vector<Params> params(here.begin(), here.end());
+      thrust::device_vector<StabilityRecord> points(static_cast<size_t>(count));
+      const ConstrainedMcsKernel<Model> kernel{thrust::raw_pointer_cast(params.data()), PerThreadConstrainedSettings{},
+                                               batch.settings, thrust::raw_pointer_cast(points.data())};
+      launch(kernel, count);
+      thrust::copy(points.begin(), points.end(), out.begin() + first);
+    }
+  });
+  if (constrained) return out;
   with_batch_combination(batch, [&](auto combination) {
         using System = typename decltype(combination)::System;
         using Params = typename System::Params;
