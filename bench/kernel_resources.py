@@ -102,6 +102,23 @@ def find_cuobjdump(explicit=None):
     return None
 
 
+def stable_name(mangled):
+    """A kernel's mangled name without nvcc's per-build anonymous-namespace tag:
+    `<len>_GLOBAL__N__<hash>_<file>_<hash>_<n>` (it changes with the build's path
+    and time) becomes `11_GLOBAL__N_`, so a record made here matches a fresh clone's."""
+    out, i = [], 0
+    for m in re.finditer(r"(\d+)_GLOBAL__N_", mangled):
+        if m.start() < i:
+            continue
+        length = int(m.group(1))
+        ident_start = m.start() + len(m.group(1))
+        out.append(mangled[i:m.start()])
+        out.append("11_GLOBAL__N_")
+        i = ident_start + length
+    out.append(mangled[i:])
+    return "".join(out)
+
+
 def resource_usage(library, cuobjdump):
     """{mangled kernel name: {"registers", "stack_bytes"}} of the hs:: kernels
     (for_each_index and the other __global__ functions of our own) in the CUDA
@@ -127,7 +144,7 @@ def resource_usage(library, cuobjdump):
                     continue
                 m = re.search(r"REG:(\d+) STACK:(\d+)", line)
                 if m and current and current.startswith("_ZN2hs"):
-                    kernels[current] = {"registers": int(m.group(1)), "stack_bytes": int(m.group(2)),
+                    kernels[stable_name(current)] = {"registers": int(m.group(1)), "stack_bytes": int(m.group(2)),
                                         "object": os.path.basename(path)}
                     current = None
     names = demangle(list(kernels))

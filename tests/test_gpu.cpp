@@ -98,6 +98,23 @@ TEST(GpuBackendCodePath, SmallBatchWithReferenceAndEmptyBatch) {
   EXPECT_TRUE(empty.failed_indices.empty());
 }
 
+// Two records of one point bit for bit: status, counts, every eigenvalue slot,
+// every figure (NaN equal to NaN).
+void expect_identical_points(const StabilityRecord& a, const StabilityRecord& b, size_t i) {
+  EXPECT_EQ(a.status, b.status) << i;
+  EXPECT_EQ(a.eigenvalue_count, b.eigenvalue_count) << i;
+  EXPECT_EQ(a.structural_zeros, b.structural_zeros) << i;
+  EXPECT_EQ(a.overdamped, b.overdamped) << i;
+  for (int k = 0; k < kStabilityRecordEigenvalues; ++k) {
+    EXPECT_TRUE(backend_test::identical(a.re[k], b.re[k])) << i << " " << k;
+    EXPECT_TRUE(backend_test::identical(a.im[k], b.im[k])) << i << " " << k;
+  }
+  for (double StabilityRecord::*f : {&StabilityRecord::max_real, &StabilityRecord::damping_ratio,
+                                     &StabilityRecord::frequency, &StabilityRecord::crank_angle})
+    EXPECT_TRUE(backend_test::identical(a.*f, b.*f)) << i;
+  for (int k = 0; k < kStabilityPressures; ++k) EXPECT_TRUE(backend_test::identical(a.pressure[k], b.pressure[k])) << i;
+}
+
 // The stability map's CUDA host logic (device_batch::run_stability) on the
 // OpenMP device system: the same stability_point over the same rows as the
 // CPU path, in slices of 1, 7 and all points: bit-identical, both
@@ -123,16 +140,7 @@ TEST(GpuBackendCodePath, StabilityAgreesWithCpuBitForBitAcrossSlices) {
       const auto dev = run_stability_device_code_path_on_omp(batch, slice * per_point + 1.0);
       ASSERT_EQ(dev.size(), cpu.size());
       EXPECT_NE(cpu[11].status, 0);
-      for (size_t i = 0; i < cpu.size(); ++i) {
-        EXPECT_EQ(cpu[i].status, dev[i].status) << i;
-        EXPECT_EQ(cpu[i].structural_zeros, dev[i].structural_zeros) << i;
-        for (int k = 0; k < 6; ++k) {
-          EXPECT_TRUE(backend_test::identical(cpu[i].re[k], dev[i].re[k])) << i << " " << k;
-          EXPECT_TRUE(backend_test::identical(cpu[i].im[k], dev[i].im[k])) << i << " " << k;
-        }
-        EXPECT_TRUE(backend_test::identical(cpu[i].crank_angle, dev[i].crank_angle)) << i;
-        for (int k = 0; k < 3; ++k) EXPECT_TRUE(backend_test::identical(cpu[i].pressure[k], dev[i].pressure[k])) << i;
-      }
+      for (size_t i = 0; i < cpu.size(); ++i) expect_identical_points(cpu[i], dev[i], i);
     }
   }
 }
@@ -143,16 +151,29 @@ TEST(GpuBackendCodePath, StabilityAgreesWithCpuBitForBitAcrossSlices) {
 // path (which runs the same code at these sizes), a singular point flagged;
 // and what the device refuses before it launches (check_device_constrained):
 // rcs / ucs, a point above the per-thread size, a model without per-thread code.
-TEST(GpuBackendCodePath, ConstrainedLinkagePerThreadMcsAgreesWithCpuBitForBit) {
+// A map of `count` N-loop linkages by MCS, N = 1, 2, 3 in turn, k_f and c_f
+// from `row(i, P, at)`, which may change any parameter of point i.
+template <class Row>
+StabilityBatch linkage_batch(int count, Row&& row) {
   const ModelDescriptor& m = *find_model("nloop-linkage");
   StabilityBatch batch;
   batch.model = &m;
   batch.friction = "none";
   batch.method = "mcs";
   auto at = [&](const char* name) { return m.find_parameter(name)->index; };
-  for (int i = 0; i < 12; ++i) {
+  for (int i = 0; i < count; ++i) {
     std::vector<double> P = m.defaults;
     P[at("linkage.loops")] = 1 + i % 3;
+    row(i, P, at);
+    batch.parameters.insert(batch.parameters.end(), P.begin(), P.end());
+  }
+  return batch;
+}
+
+TEST(GpuBackendCodePath, ConstrainedLinkagePerThreadMcsAgreesWithCpuBitForBit) {
+  const ModelDescriptor& m = *find_model("nloop-linkage");
+  auto at = [&](const char* name) { return m.find_parameter(name)->index; };
+  const StabilityBatch batch = linkage_batch(12, [](int i, std::vector<double>& P, auto at) {
     P[at("linkage.spring_stiffness")] = 10.0 + 5.0 * i;
     P[at("linkage.damping")] = 0.5 * (i % 4);
     if (i == 7) {  // seed 003 §5.1's singular configuration: MCS cannot
@@ -162,8 +183,7 @@ TEST(GpuBackendCodePath, ConstrainedLinkagePerThreadMcsAgreesWithCpuBitForBit) {
       P[at("linkage.gravity_y")] = 0.0;
       P[at("linkage.angle_guess")] = 0.0;
     }
-    batch.parameters.insert(batch.parameters.end(), P.begin(), P.end());
-  }
+  });
   check_device_constrained(batch);  // fits: no throw
   const auto cpu = run_stability_cpu(batch);
   EXPECT_EQ(cpu[7].status, static_cast<int>(Status::constraint_failure));
@@ -172,16 +192,7 @@ TEST(GpuBackendCodePath, ConstrainedLinkagePerThreadMcsAgreesWithCpuBitForBit) {
     SCOPED_TRACE("slices of " + std::to_string(slice));
     const auto dev = run_stability_device_code_path_on_omp(batch, slice * per_point + 1.0);
     ASSERT_EQ(dev.size(), cpu.size());
-    for (size_t i = 0; i < cpu.size(); ++i) {
-      EXPECT_EQ(cpu[i].status, dev[i].status) << i;
-      EXPECT_EQ(cpu[i].eigenvalue_count, dev[i].eigenvalue_count) << i;
-      for (int k = 0; k < 2; ++k) {
-        EXPECT_TRUE(backend_test::identical(cpu[i].re[k], dev[i].re[k])) << i << " " << k;
-        EXPECT_TRUE(backend_test::identical(cpu[i].im[k], dev[i].im[k])) << i << " " << k;
-      }
-      EXPECT_TRUE(backend_test::identical(cpu[i].crank_angle, dev[i].crank_angle)) << i;
-      EXPECT_TRUE(backend_test::identical(cpu[i].damping_ratio, dev[i].damping_ratio)) << i;
-    }
+    for (size_t i = 0; i < cpu.size(); ++i) expect_identical_points(cpu[i], dev[i], i);
   }
   auto refusal = [](const StabilityBatch& b) {
     try {
@@ -301,6 +312,25 @@ TEST(Gpu, EmptyBatch) {
 #ifdef HYDROSWEEP_HAVE_CUDA_STABILITY
 #include "host/run/stability.hpp"
 constexpr double kMapTolerance = 2e-14;
+// CPU and GPU maps point by point: the same status, structural zeros,
+// overdamped flag and crank angle (to kMapTolerance of 1 rad), the first
+// `count` eigenvalues within kMapTolerance of their spectral radius.
+void expect_map_agreement(const std::vector<StabilityPoint>& cpu, const std::vector<StabilityPoint>& gpu, int count) {
+  ASSERT_EQ(cpu.size(), gpu.size());
+  for (size_t i = 0; i < cpu.size(); ++i) {
+    ASSERT_EQ(cpu[i].status, gpu[i].status) << i;
+    if (cpu[i].status != 0) continue;
+    EXPECT_EQ(cpu[i].structural_zeros, gpu[i].structural_zeros) << i;
+    EXPECT_EQ(cpu[i].overdamped, gpu[i].overdamped) << i;
+    EXPECT_NEAR(cpu[i].crank_angle, gpu[i].crank_angle, kMapTolerance) << i;
+    double radius = 0.0;
+    for (int k = 0; k < count; ++k) radius = std::max(radius, std::hypot(cpu[i].re[k], cpu[i].im[k]));
+    for (int k = 0; k < count; ++k) {
+      EXPECT_NEAR(cpu[i].re[k], gpu[i].re[k], kMapTolerance * radius) << i << " " << k;
+      EXPECT_NEAR(cpu[i].im[k], gpu[i].im[k], kMapTolerance * radius) << i << " " << k;
+    }
+  }
+}
 TEST(Gpu, StabilityMapAgreesWithCpu) {
   REQUIRE_CUDA();
   for (const char* model : {"four-bar", "four-bar-3d"}) {
@@ -318,21 +348,7 @@ TEST(Gpu, StabilityMapAgreesWithCpu) {
       if (i == 500) P[at("mechanism.cut_x")] = 20.0;  // one point that cannot assemble
       batch.parameters.insert(batch.parameters.end(), P.begin(), P.end());
     }
-    const auto cpu = run_stability_cpu(batch);
-    const auto gpu = run_stability_cuda(batch);
-    ASSERT_EQ(cpu.size(), gpu.size());
-    for (size_t i = 0; i < cpu.size(); ++i) {
-      ASSERT_EQ(cpu[i].status, gpu[i].status) << i;
-      if (cpu[i].status != 0) continue;
-      EXPECT_EQ(cpu[i].structural_zeros, gpu[i].structural_zeros) << i;
-      EXPECT_EQ(cpu[i].overdamped, gpu[i].overdamped) << i;
-      double radius = 0.0;
-      for (int k = 0; k < 6; ++k) radius = std::max(radius, std::hypot(cpu[i].re[k], cpu[i].im[k]));
-      for (int k = 0; k < 6; ++k) {
-        EXPECT_NEAR(cpu[i].re[k], gpu[i].re[k], kMapTolerance * radius) << i << " " << k;
-        EXPECT_NEAR(cpu[i].im[k], gpu[i].im[k], kMapTolerance * radius) << i << " " << k;
-      }
-    }
+    expect_map_agreement(run_stability_cpu(batch), run_stability_cuda(batch), 6);
   }
 }
 
@@ -342,32 +358,11 @@ TEST(Gpu, StabilityMapAgreesWithCpu) {
 // the tolerance is the open-loop maps' (kMapTolerance of |s|).
 TEST(Gpu, ConstrainedLinkageMapAgreesWithCpu) {
   REQUIRE_CUDA();
-  const ModelDescriptor& m = *find_model("nloop-linkage");
-  StabilityBatch batch;
-  batch.model = &m;
-  batch.friction = "none";
-  batch.method = "mcs";
-  auto at = [&](const char* name) { return m.find_parameter(name)->index; };
-  for (int i = 0; i < 3000; ++i) {
-    std::vector<double> P = m.defaults;
-    P[at("linkage.loops")] = 1 + i % 3;
+  const StabilityBatch batch = linkage_batch(3000, [](int i, std::vector<double>& P, auto at) {
     P[at("linkage.spring_stiffness")] = 5.0 + 0.1 * (i % 997);
     P[at("linkage.damping")] = 0.01 * (i % 101);
-    batch.parameters.insert(batch.parameters.end(), P.begin(), P.end());
-  }
-  const auto cpu = run_stability_cpu(batch);
-  const auto gpu = run_stability_cuda(batch);
-  ASSERT_EQ(cpu.size(), gpu.size());
-  for (size_t i = 0; i < cpu.size(); ++i) {
-    ASSERT_EQ(cpu[i].status, gpu[i].status) << i;
-    if (cpu[i].status != 0) continue;
-    const double radius = std::hypot(cpu[i].re[0], cpu[i].im[0]);
-    EXPECT_NEAR(cpu[i].crank_angle, gpu[i].crank_angle, kMapTolerance) << i;
-    for (int k = 0; k < 2; ++k) {
-      EXPECT_NEAR(cpu[i].re[k], gpu[i].re[k], kMapTolerance * radius) << i << " " << k;
-      EXPECT_NEAR(cpu[i].im[k], gpu[i].im[k], kMapTolerance * radius) << i << " " << k;
-    }
-  }
+  });
+  expect_map_agreement(run_stability_cpu(batch), run_stability_cuda(batch), 2);
 }
 
 // Every model with a stability map (the four-bars' reduced Jacobian and the

@@ -133,6 +133,34 @@ TEST(GpuEigen, SyevjBatchedAgreesWithSelfAdjointEigenSolver) {
   std::printf("cusolverDnDsyevjBatched vs Eigen: max difference / spectral radius %.2e\n", worst);
 }
 
+namespace {
+// The pendulum's MCS problem (K_r, M_r symmetrized, column-major) at n_p
+// elements and Young's modulus E appended to K, M; LAPACK dsygvd's
+// eigenvalues appended to ref; order = n − m.
+void add_pendulum_mcs_problem(int np, double E, std::vector<double>& K, std::vector<double>& M,
+                              std::vector<Eigen::VectorXd>& ref, int& order) {
+  FlexiblePendulumParams p;
+  p.elements = np;
+  p.young_modulus = E;
+  ConstrainedSystem sys(FlexiblePendulum::coordinates(p), FlexiblePendulum::constraint_count(p));
+  FlexiblePendulum::build(p, sys);
+  Eigen::VectorXd q0(sys.n());
+  FlexiblePendulum::initial_guess(p, q0.data());
+  const ConstrainedEquilibrium eq = lagrange_equilibrium(sys, q0);
+  ASSERT_EQ(eq.status, Status::ok);
+  Eigen::MatrixXd Mr, Cr, Kr;
+  std::string why;
+  ASSERT_TRUE(mcs_reduced_matrices(sys, eq, ConstrainedSettings{}, Mr, Cr, Kr, why)) << why;
+  order = static_cast<int>(Mr.rows());
+  const Eigen::MatrixXd Ks = 0.5 * (Kr + Kr.transpose()), Ms = 0.5 * (Mr + Mr.transpose());
+  K.insert(K.end(), Ks.data(), Ks.data() + Ks.size());
+  M.insert(M.end(), Ms.data(), Ms.data() + Ms.size());
+  Eigen::VectorXd w;
+  ASSERT_TRUE(lapack::symmetric_definite(Ks, Ms, w));
+  ref.push_back(w);
+}
+}  // namespace
+
 // Seed 003's MCS eigenproblem of the flexible pendulum (K_r, M_r of order
 // 6 n_p + 2) on cuSOLVER's dsygvd against LAPACK's dsygvd on the host: a
 // sweep over the Young's modulus (one order, several problems) at n_p = 10
@@ -144,27 +172,8 @@ TEST(GpuEigen, CusolverSygvdAgreesWithLapackOnThePendulumsMcsProblem) {
     std::vector<double> K, M;
     std::vector<Eigen::VectorXd> ref;
     int order = 0;
-    for (int i = 0; i < count; ++i) {
-      FlexiblePendulumParams p;
-      p.elements = np;
-      p.young_modulus = 1e8 * (1.0 + i);
-      ConstrainedSystem sys(FlexiblePendulum::coordinates(p), FlexiblePendulum::constraint_count(p));
-      FlexiblePendulum::build(p, sys);
-      Eigen::VectorXd q0(sys.n());
-      FlexiblePendulum::initial_guess(p, q0.data());
-      const ConstrainedEquilibrium eq = lagrange_equilibrium(sys, q0);
-      ASSERT_EQ(eq.status, Status::ok);
-      Eigen::MatrixXd Mr, Cr, Kr;
-      std::string why;
-      ASSERT_TRUE(mcs_reduced_matrices(sys, eq, ConstrainedSettings{}, Mr, Cr, Kr, why)) << why;
-      order = static_cast<int>(Mr.rows());
-      const Eigen::MatrixXd Ks = 0.5 * (Kr + Kr.transpose()), Ms = 0.5 * (Mr + Mr.transpose());
-      K.insert(K.end(), Ks.data(), Ks.data() + Ks.size());
-      M.insert(M.end(), Ms.data(), Ms.data() + Ms.size());
-      Eigen::VectorXd w;
-      ASSERT_TRUE(lapack::symmetric_definite(Ks, Ms, w));
-      ref.push_back(w);
-    }
+    for (int i = 0; i < count; ++i)
+      ASSERT_NO_FATAL_FAILURE(add_pendulum_mcs_problem(np, 1e8 * (1.0 + i), K, M, ref, order));
     std::vector<double> w;
     const std::vector<int> info = symmetric_definite_cusolver(K, M, order, count, w);
     double worst_low = 0.0, worst_all = 0.0;
@@ -199,27 +208,8 @@ TEST(GpuEigen, CusolverBatchedSymmetricDefiniteAgreesWithLapack) {
   std::vector<double> K, M;
   std::vector<Eigen::VectorXd> ref;
   int order = 0;
-  for (int i = 0; i < count; ++i) {
-    FlexiblePendulumParams p;
-    p.elements = 5;
-    p.young_modulus = 5e7 * (1.0 + 0.05 * i);
-    ConstrainedSystem sys(FlexiblePendulum::coordinates(p), FlexiblePendulum::constraint_count(p));
-    FlexiblePendulum::build(p, sys);
-    Eigen::VectorXd q0(sys.n());
-    FlexiblePendulum::initial_guess(p, q0.data());
-    const ConstrainedEquilibrium eq = lagrange_equilibrium(sys, q0);
-    ASSERT_EQ(eq.status, Status::ok);
-    Eigen::MatrixXd Mr, Cr, Kr;
-    std::string why;
-    ASSERT_TRUE(mcs_reduced_matrices(sys, eq, ConstrainedSettings{}, Mr, Cr, Kr, why)) << why;
-    order = static_cast<int>(Mr.rows());
-    const Eigen::MatrixXd Ks = 0.5 * (Kr + Kr.transpose()), Ms = 0.5 * (Mr + Mr.transpose());
-    K.insert(K.end(), Ks.data(), Ks.data() + Ks.size());
-    M.insert(M.end(), Ms.data(), Ms.data() + Ms.size());
-    Eigen::VectorXd w;
-    ASSERT_TRUE(lapack::symmetric_definite(Ks, Ms, w));
-    ref.push_back(w);
-  }
+  for (int i = 0; i < count; ++i)
+    ASSERT_NO_FATAL_FAILURE(add_pendulum_mcs_problem(5, 5e7 * (1.0 + 0.05 * i), K, M, ref, order));
   ASSERT_EQ(order, 32);
   std::vector<double> w;
   const std::vector<int> info = symmetric_definite_cusolver_batched(K, M, order, count, w);

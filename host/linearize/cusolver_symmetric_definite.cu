@@ -12,24 +12,38 @@
 #include "host/run/backends/cuda_support.hpp"
 
 namespace hs {
+namespace {
+
+// The checks both paths begin with: sizes, the outputs sized, a device.
+// False when there is nothing to solve.
+bool prepare(const char* who, const std::vector<double>& K, const std::vector<double>& M, int n, int count,
+             std::vector<double>& w, std::vector<int>& info) {
+  const size_t nn = static_cast<size_t>(n) * n;
+  if (K.size() != nn * count || M.size() != nn * count)
+    throw std::invalid_argument(std::string(who) + ": K and M must hold count x n x n values");
+  w.assign(static_cast<size_t>(n) * count, 0.0);
+  info.assign(static_cast<size_t>(count), 0);
+  if (n == 0 || count == 0) return false;
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    cudaGetLastError();
+    throw std::runtime_error(std::string(who) + ": no CUDA device is visible");
+  }
+  return true;
+}
+
+void check(cusolverStatus_t s, const char* call) {
+  if (s != CUSOLVER_STATUS_SUCCESS)
+    throw std::runtime_error(std::string("cuSOLVER error: ") + call + " returned status " + std::to_string(s));
+}
+
+}  // namespace
 
 std::vector<int> symmetric_definite_cusolver(const std::vector<double>& K, const std::vector<double>& M, int n, int count,
                                              std::vector<double>& w) {
   const size_t nn = static_cast<size_t>(n) * n;
-  if (K.size() != nn * count || M.size() != nn * count)
-    throw std::invalid_argument("symmetric_definite_cusolver: K and M must hold count x n x n values");
-  w.assign(static_cast<size_t>(n) * count, 0.0);
-  std::vector<int> info(static_cast<size_t>(count), 0);
-  if (n == 0 || count == 0) return info;
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    cudaGetLastError();
-    throw std::runtime_error("symmetric_definite_cusolver: no CUDA device is visible");
-  }
-  auto check = [](cusolverStatus_t s, const char* call) {
-    if (s != CUSOLVER_STATUS_SUCCESS)
-      throw std::runtime_error(std::string("cuSOLVER error: ") + call + " returned status " + std::to_string(s));
-  };
+  std::vector<int> info;
+  if (!prepare("symmetric_definite_cusolver", K, M, n, count, w, info)) return info;
   cusolverDnHandle_t h = nullptr;
   check(cusolverDnCreate(&h), "cusolverDnCreate");
   struct Guard {
@@ -59,20 +73,8 @@ std::vector<int> symmetric_definite_cusolver_batched(const std::vector<double>& 
                                                      int count, std::vector<double>& w) {
   const size_t nn = static_cast<size_t>(n) * n;
   if (n > 32) throw std::invalid_argument("symmetric_definite_cusolver_batched: order " + std::to_string(n) + " > 32");
-  if (K.size() != nn * count || M.size() != nn * count)
-    throw std::invalid_argument("symmetric_definite_cusolver_batched: K and M must hold count x n x n values");
-  w.assign(static_cast<size_t>(n) * count, 0.0);
-  std::vector<int> info(static_cast<size_t>(count), 0);
-  if (n == 0 || count == 0) return info;
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    cudaGetLastError();
-    throw std::runtime_error("symmetric_definite_cusolver_batched: no CUDA device is visible");
-  }
-  auto check = [](cusolverStatus_t s, const char* call) {
-    if (s != CUSOLVER_STATUS_SUCCESS)
-      throw std::runtime_error(std::string("cuSOLVER error: ") + call + " returned status " + std::to_string(s));
-  };
+  std::vector<int> info;
+  if (!prepare("symmetric_definite_cusolver_batched", K, M, n, count, w, info)) return info;
   auto check_blas = [](cublasStatus_t s, const char* call) {
     if (s != CUBLAS_STATUS_SUCCESS)
       throw std::runtime_error(std::string("cuBLAS error: ") + call + " returned status " + std::to_string(s));

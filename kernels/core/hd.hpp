@@ -9,7 +9,9 @@
 #if defined(__CUDACC__) || defined(__HIPCC__)
 #define HS_HD __host__ __device__
 #define HS_FORCEINLINE __forceinline__
+#define HS_UNROLL _Pragma("unroll")
 #else
 #define HS_HD
 #define HS_FORCEINLINE inline __attribute__((always_inline))
+#define HS_UNROLL _Pragma("GCC unroll 16")
 #endif

@@ -40,6 +40,27 @@ struct Mat {
   HS_HD static Mat zero() { Mat m; for (int i = 0; i < R; ++i) for (int j = 0; j < C; ++j) m.a[i][j] = T(0.0); return m; }
 };
 
+// Per-thread arrays indexed by a run-time index (a partition's dependent
+// coordinate, the body that carries the actuator) are put in local memory by
+// the GPU compiler, whatever their size: a register cannot be addressed. These
+// read and write a[i] through a compare per compile-time index instead, so the
+// array stays in registers (issue 16: local memory bounds the simulation
+// kernel). Same values as a[i]: bit-identical results on every backend.
+template <int N, class T>
+HS_HD HS_FORCEINLINE T select_at(const T (&a)[N], int i) {
+  T r = a[0];
+  HS_UNROLL
+  for (int k = 1; k < N; ++k)
+    if (k == i) r = a[k];
+  return r;
+}
+template <int N, class T>
+HS_HD HS_FORCEINLINE void assign_at(T (&a)[N], int i, const T& v) {
+  HS_UNROLL
+  for (int k = 0; k < N; ++k)
+    if (k == i) a[k] = v;
+}
+
 // A planar vector (x, y).
 template <class T>
 struct V2 {

@@ -134,7 +134,7 @@ struct DoubleStepTrapezoidal {
   // entries are the starting guess). On success S = ∂z_d/∂z_i = −Φ_d⁻¹Φ_i
   // at the solution and *residual = |Φ|∞.
   HS_HD static bool solve_dependent(const Params& P, const Partition& part, double tol, int max_iterations,
-                                    double* q, double (*S)[ni], double* residual) {
+                                    double (&q)[nq], double (*S)[ni], double* residual) {
     for (int it = 0;; ++it) {
       const auto pose = Mech::pose(P.mechanism, q);
       double phi[nc], J[nc][nq];
@@ -142,7 +142,7 @@ struct DoubleStepTrapezoidal {
       Mech::constraint_jacobian(pose, J);
       Mat<double, nc, nc> Jd;
       for (int r = 0; r < nc; ++r)
-        for (int c = 0; c < nc; ++c) Jd(r, c) = J[r][part.dep[c]];
+        for (int c = 0; c < nc; ++c) Jd(r, c) = select_at(J[r], part.dep[c]);
       int perm[nc];
       if (!lu_factor(Jd, perm)) return false;
       double err = 0.0;
@@ -151,7 +151,7 @@ struct DoubleStepTrapezoidal {
       if (err <= tol) {
         for (int j = 0; j < ni; ++j) {
           double b[nc], y[nc];
-          for (int r = 0; r < nc; ++r) b[r] = J[r][part.indep[j]];
+          for (int r = 0; r < nc; ++r) b[r] = select_at(J[r], part.indep[j]);
           lu_solve(Jd, perm, b, y);
           for (int r = 0; r < nc; ++r) S[r][j] = -y[r];
         }
@@ -161,7 +161,7 @@ struct DoubleStepTrapezoidal {
       if (it >= max_iterations) return false;
       double d[nc];
       lu_solve(Jd, perm, phi, d);
-      for (int c = 0; c < nc; ++c) q[part.dep[c]] -= d[c];
+      for (int c = 0; c < nc; ++c) assign_at(q, part.dep[c], select_at(q, part.dep[c]) - d[c]);
     }
   }
 
@@ -205,7 +205,7 @@ struct DoubleStepTrapezoidal {
   HS_HD static double partition_determinant(const double (&Phi_q)[nc][nq], const Partition& part) {
     Mat<double, nc, nc> Jd;
     for (int r = 0; r < nc; ++r)
-      for (int c = 0; c < nc; ++c) Jd(r, c) = Phi_q[r][part.dep[c]];
+      for (int c = 0; c < nc; ++c) Jd(r, c) = select_at(Phi_q[r], part.dep[c]);
     int perm[nc];
     if (!lu_factor(Jd, perm)) return 0.0;
     double det = 1.0;
@@ -374,27 +374,27 @@ struct DoubleStepTrapezoidal {
     Mech::constraint_jacobian(pose, J);
     Mat<Tk, nc, nc> Jd;
     for (int r = 0; r < nc; ++r)
-      for (int c = 0; c < nc; ++c) Jd(r, c) = J[r][part.dep[c]];
+      for (int c = 0; c < nc; ++c) Jd(r, c) = select_at(J[r], part.dep[c]);
     int perm[nc];
     lu_factor(Jd, perm);  // nonsingular: solve_dependent succeeded at these values
     // G = Φ_d⁻¹ Φ_i, so R_z = [−G; I] in (dependent; independent) order.
     Tk G[nc][ni];
     for (int j = 0; j < ni; ++j) {
       Tk b[nc], y[nc];
-      for (int r = 0; r < nc; ++r) b[r] = J[r][part.indep[j]];
+      for (int r = 0; r < nc; ++r) b[r] = select_at(J[r], part.indep[j]);
       lu_solve(Jd, perm, b, y);
       for (int r = 0; r < nc; ++r) G[r][j] = y[r];
     }
     for (int k = 0; k < nq; ++k) e.q[k] = q[k];
     for (int j = 0; j < ni; ++j) {
-      e.qd[part.indep[j]] = qd_i[j];
-      e.qdd[part.indep[j]] = qdd_i[j];
+      assign_at(e.qd, part.indep[j], qd_i[j]);
+      assign_at(e.qdd, part.indep[j], qdd_i[j]);
     }
     for (int r = 0; r < nc; ++r) {
       Tk v(0.0);
       for (int j = 0; j < ni; ++j) v -= G[r][j] * qd_i[j];
-      e.qd[part.dep[r]] = v;         // eq (13)
-      e.qdd[part.dep[r]] = Tk(0.0);
+      assign_at(e.qd, part.dep[r], v);         // eq (13)
+      assign_at(e.qdd, part.dep[r], Tk(0.0));
     }
     const auto motion = Mech::motion(pose, e.qd);
     // Φ̈ with z̈_d = 0 is Φ_i z̈_i + Φ̇_z ż; eq (15) then gives z̈_d.
@@ -403,8 +403,8 @@ struct DoubleStepTrapezoidal {
     Mech::constraint_acceleration(pose, motion, acc, c);
     lu_solve(Jd, perm, c, d);
     for (int r = 0; r < nc; ++r) {
-      e.qdd[part.dep[r]] = -d[r];
-      Mech::add_joint_acceleration(pose, part.dep[r], e.qdd[part.dep[r]], acc);
+      assign_at(e.qdd, part.dep[r], -d[r]);
+      Mech::add_joint_acceleration(pose, part.dep[r], select_at(e.qdd, part.dep[r]), acc);
     }
 
     Tk r[nq];
@@ -417,15 +417,15 @@ struct DoubleStepTrapezoidal {
       F[a] = actuator_on_mechanism(P, K, pose, motion, a, y, wd, U, e.s[a], e.sdot[a], ds_dz, e.piston_force[a],
                                    e.friction_force[a], e.pressure_rate, e.friction_rate.data());
       for (int j = 0; j < ni; ++j) {
-        Tk sj = ds_dz[part.indep[j]];
-        for (int k = 0; k < nc; ++k) sj -= G[k][j] * ds_dz[part.dep[k]];
+        Tk sj = select_at(ds_dz, part.indep[j]);
+        for (int k = 0; k < nc; ++k) sj -= G[k][j] * select_at(ds_dz, part.dep[k]);
         s_i[a][j] = sj;
       }
     }
     // R_zᵀ (r − Σ F_a ∂s_a/∂z) = (r_i − Gᵀ r_d) − Σ F_a (∂s_a/∂z_i − Gᵀ ∂s_a/∂z_d), seed 001 eq (16).
     for (int j = 0; j < ni; ++j) {
-      Tk rj = r[part.indep[j]];
-      for (int k = 0; k < nc; ++k) rj -= G[k][j] * r[part.dep[k]];
+      Tk rj = select_at(r, part.indep[j]);
+      for (int k = 0; k < nc; ++k) rj -= G[k][j] * select_at(r, part.dep[k]);
       T v = Widen<T>::from(rj) - F[0] * Widen<T>::from(s_i[0][j]);
       for (int a = 1; a < na; ++a) v -= F[a] * Widen<T>::from(s_i[a][j]);
       e.reduced[j] = v;
@@ -484,7 +484,7 @@ struct DoubleStepTrapezoidal {
   HS_HD static bool residual(const Params& P, const Constants& K, const IntegratorSettings& S, StepContext& ctx,
                              const T* x, T* f, Evaluation<T>* out = nullptr) {
     const double dt = ctx.dt;
-    for (int j = 0; j < ni; ++j) ctx.q_guess[ctx.part.indep[j]] = value(x[j]);
+    for (int j = 0; j < ni; ++j) assign_at(ctx.q_guess, ctx.part.indep[j], value(x[j]));
     double dzd_dzi[nc][ni];
     if (!solve_dependent(P, ctx.part, S.constraint_tolerance, S.max_position_iterations, ctx.q_guess, dzd_dzi,
                          &ctx.constraint_residual))
@@ -503,9 +503,9 @@ struct DoubleStepTrapezoidal {
     for (int r = 0; r < nc; ++r) {
       // Implicit function theorem: the value from the inner solve, the
       // derivative ∂z_d/∂z_i · dz_i.
-      Tk v(ctx.q_guess[ctx.part.dep[r]]);
+      Tk v(select_at(ctx.q_guess, ctx.part.dep[r]));
       for (int j = 0; j < ni; ++j) v += dzd_dzi[r][j] * (zi[j] - value(zi[j]));
-      q[ctx.part.dep[r]] = v;
+      assign_at(q, ctx.part.dep[r], v);
     }
     trapezoidal_actuator_rates(x, ni, dt, ctx.pd_hat, ctx.wd_hat.data(), pd, wd.data());
     Evaluation<T> local;
@@ -554,7 +554,7 @@ struct DoubleStepTrapezoidal {
       ctx.qdd_hat[k] = -((4.0 / (dt * dt)) * s.q[k] + (4.0 / dt) * s.qd[k] + s.qdd[k]);
     }
     double x[nx];
-    for (int j = 0; j < ni; ++j) x[j] = ctx.q_guess[s.part.indep[j]];
+    for (int j = 0; j < ni; ++j) x[j] = select_at(ctx.q_guess, s.part.indep[j]);
     predict_actuator_states(s, dt, ni, x, ctx.pd_hat, ctx.wd_hat.data());
 
     bool converged = false;
@@ -670,10 +670,10 @@ struct DoubleStepTrapezoidal {
     double F0[na];
     if constexpr (na == 1) {
       // One actuator: along the first independent direction.
-      double reduced_r = r[s.part.indep[0]], reduced_s = ds_dz[0][s.part.indep[0]];
+      double reduced_r = select_at(r, s.part.indep[0]), reduced_s = select_at(ds_dz[0], s.part.indep[0]);
       for (int k = 0; k < nc; ++k) {
-        reduced_r += Sdep[k][0] * r[s.part.dep[k]];
-        reduced_s += Sdep[k][0] * ds_dz[0][s.part.dep[k]];
+        reduced_r += Sdep[k][0] * select_at(r, s.part.dep[k]);
+        reduced_s += Sdep[k][0] * select_at(ds_dz[0], s.part.dep[k]);
       }
       if (reduced_s == 0.0) return Status::invalid_parameters;  // actuator cannot hold the load
       F0[0] = reduced_r / reduced_s;
@@ -683,11 +683,11 @@ struct DoubleStepTrapezoidal {
       // the unique static forces when na = ni, equal shares for actuators in parallel.
       double B[ni][na], rr[ni];
       for (int j = 0; j < ni; ++j) {
-        rr[j] = r[s.part.indep[j]];
-        for (int k = 0; k < nc; ++k) rr[j] += Sdep[k][j] * r[s.part.dep[k]];
+        rr[j] = select_at(r, s.part.indep[j]);
+        for (int k = 0; k < nc; ++k) rr[j] += Sdep[k][j] * select_at(r, s.part.dep[k]);
         for (int a = 0; a < na; ++a) {
-          B[j][a] = ds_dz[a][s.part.indep[j]];
-          for (int k = 0; k < nc; ++k) B[j][a] += Sdep[k][j] * ds_dz[a][s.part.dep[k]];
+          B[j][a] = select_at(ds_dz[a], s.part.indep[j]);
+          for (int k = 0; k < nc; ++k) B[j][a] += Sdep[k][j] * select_at(ds_dz[a], s.part.dep[k]);
         }
       }
       Mat<double, ni, ni> BBt;

@@ -109,7 +109,13 @@ struct PlanarLoopChain {
       r = to_global(p, j, P.body[j].distal_x, P.body[j].distal_y);
     }
     p.end = r;
-    p.actuator_point = to_global(p, P.actuator_body, P.actuator_local_x, P.actuator_local_y);
+    {  // body `actuator_body` (run time): select_at keeps the pose in registers
+      const int b = P.actuator_body;
+      const V2<T> joint = select_at(p.joint, b);
+      const T c = select_at(p.cos_t, b), s = select_at(p.sin_t, b);
+      p.actuator_point = {joint.x + c * P.actuator_local_x - s * P.actuator_local_y,
+                          joint.y + s * P.actuator_local_x + c * P.actuator_local_y};
+    }
     return p;
   }
 
@@ -229,11 +235,14 @@ struct PlanarLoopChain {
   // one joint acceleration (b_k dz̈_k on every body outboard of joint k).
   template <class T>
   HS_HD static void add_joint_acceleration(const Pose<T>& p, int k, const T& dzdd, Acceleration<T>& a) {
-    const V2<T> bk = dzdd * V2<T>{p.joint[k].y, -p.joint[k].x};
-    for (int j = k; j < NB; ++j) {
-      a.sddot[j] = a.sddot[j] + bk;
-      a.alpha[j] = a.alpha[j] + dzdd;
-    }
+    const V2<T> joint = select_at(p.joint, k);
+    const V2<T> bk = dzdd * V2<T>{joint.y, -joint.x};
+    HS_UNROLL
+    for (int j = 0; j < NB; ++j)  // j ≥ k, written without a run-time start (select_at)
+      if (j >= k) {
+        a.sddot[j] = a.sddot[j] + bk;
+        a.alpha[j] = a.alpha[j] + dzdd;
+      }
   }
   // Acceleration of a point r fixed to body j moving with velocity v.
   template <class T>
@@ -255,7 +264,8 @@ struct PlanarLoopChain {
     const V2<T> d{p.actuator_point.x - P.actuator_ground_x, p.actuator_point.y - P.actuator_ground_y};
     act.length = math::sqrt(dot(d, d));
     act.unit = (1.0 / act.length) * d;
-    act.rate = dot(point_velocity(m, P.actuator_body, p.actuator_point), act.unit);
+    const V2<T> v = select_at(m.sdot, P.actuator_body) + select_at(m.omega, P.actuator_body) * perp(p.actuator_point);
+    act.rate = dot(v, act.unit);
     return act;
   }
 

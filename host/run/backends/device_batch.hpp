@@ -186,6 +186,25 @@ struct ConstrainedMcsKernel {
   HS_HD void operator()(long i) const { points[i] = constrained_mcs_point<Model>(params[i], constrained, settings); }
 };
 
+// The points of a map in slices that fit `device_bytes`: each slice's
+// parameters to the device, make_kernel(params, points) launched over it,
+// its records back into out.
+template <class Params, class MakeKernel, class Launch>
+void run_point_slices(const StabilityBatch& batch, double device_bytes, MakeKernel&& make_kernel, Launch&& launch,
+                      std::vector<StabilityPoint>& out) {
+  const long n = batch.point_count();
+  const long slice = stability_slice_size(n, device_bytes, sizeof(Params));
+  const long P = batch.model->parameter_count();
+  for (long first = 0; first < n; first += slice) {
+    const long count = std::min(slice, n - first);
+    const auto here = params_of_rows<Params>(*batch.model, batch.parameters.data() + first * P, count);
+    const thrust::device_vector<Params> params(here.begin(), here.end());
+    thrust::device_vector<StabilityRecord> points(static_cast<size_t>(count));
+    launch(make_kernel(thrust::raw_pointer_cast(params.data()), thrust::raw_pointer_cast(points.data())), count);
+    thrust::copy(points.begin(), points.end(), out.begin() + first);
+  }
+}
+
 template <class Launch>
 std::vector<StabilityPoint> run_stability(const StabilityBatch& batch, double device_bytes, Launch&& launch) {
   const long n = batch.point_count();
@@ -193,37 +212,23 @@ std::vector<StabilityPoint> run_stability(const StabilityBatch& batch, double de
   if (n == 0) return out;
   const bool constrained = with_per_thread_constrained_model(batch.model->name.c_str(), [&](auto model) {
     using Model = decltype(model);
-    using Params = typename Model::Params;
-    const long slice = stability_slice_size(n, device_bytes, sizeof(Params));
-    const long P = batch.model->parameter_count();
-    for (long first = 0; first < n; first += slice) {
-      const long count = std::min(slice, n - first);
-      const auto here = params_of_rows<Params>(*batch.model, batch.parameters.data() + first * P, count);
-      const thrust::device_vector<Params> params(here.begin(), here.end());
-      thrust::device_vector<StabilityRecord> points(static_cast<size_t>(count));
-      const ConstrainedMcsKernel<Model> kernel{thrust::raw_pointer_cast(params.data()), PerThreadConstrainedSettings{},
-                                               batch.settings, thrust::raw_pointer_cast(points.data())};
-      launch(kernel, count);
-      thrust::copy(points.begin(), points.end(), out.begin() + first);
-    }
+    run_point_slices<typename Model::Params>(
+        batch, device_bytes,
+        [&](const typename Model::Params* params, StabilityRecord* points) {
+          return ConstrainedMcsKernel<Model>{params, PerThreadConstrainedSettings{}, batch.settings, points};
+        },
+        launch, out);
   });
   if (constrained) return out;
   with_batch_combination(batch, [&](auto combination) {
-        using System = typename decltype(combination)::System;
-        using Params = typename System::Params;
-        const long slice = stability_slice_size(n, device_bytes, sizeof(Params));
-        const long P = batch.model->parameter_count();
-        for (long first = 0; first < n; first += slice) {
-          const long count = std::min(slice, n - first);
-          const auto here = params_of_rows<Params>(*batch.model, batch.parameters.data() + first * P, count);
-          const thrust::device_vector<Params> params(here.begin(), here.end());
-          thrust::device_vector<StabilityRecord> points(static_cast<size_t>(count));
-          const StabilityKernel<System> kernel{thrust::raw_pointer_cast(params.data()), batch.settings,
-                                               thrust::raw_pointer_cast(points.data())};
-          launch(kernel, count);
-          thrust::copy(points.begin(), points.end(), out.begin() + first);
-        }
-      });
+    using System = typename decltype(combination)::System;
+    run_point_slices<typename System::Params>(
+        batch, device_bytes,
+        [&](const typename System::Params* params, StabilityRecord* points) {
+          return StabilityKernel<System>{params, batch.settings, points};
+        },
+        launch, out);
+  });
   return out;
 }
 
