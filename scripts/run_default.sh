@@ -1,12 +1,37 @@
 #!/usr/bin/env bash
-# Install what is missing, build, run the default study (seed 002 work cycle)
-# and plot it: out/seed002_work_cycle/{results.h5,summary.csv,plot.png}.
+# The main command: install what is missing, build the CLI, and run what
+# hydrosweep is for, in about a minute on a 2-core machine (README "Two commands"):
+#   out/quickstart/work_cycle/     one instance of the seed 002 work cycle, traced and plotted
+#   out/quickstart/monte_carlo/    a 4000-instance Monte Carlo study (studies/quickstart_monte_carlo.toml)
+#                                  with its analysis and plots (plots/*.png)
+#   out/quickstart/stability_map/  seed 004's manipulator under VDC: a 12 288-point stability map
+#                                  (studies/stability_manipulator.toml, stability_map.png)
+# then a one-screen summary of the three (studies/quickstart_summary.py).
+# Build: build/ with CUDA when this machine has an NVIDIA GPU (nvidia-smi
+# lists one); otherwise build-run/, CPU only and without tests and benchmarks
+# (compiling the CUDA kernels takes ~25 min on 2 cores and runs nowhere here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
-cmake --build build -j"$(nproc)" --target hydrosweep
-rm -rf out/seed002_work_cycle
-./build/host/cli/hydrosweep run studies/seed002_work_cycle.toml --out out/seed002_work_cycle
-python3 studies/plot_run.py out/seed002_work_cycle --out out/seed002_work_cycle/plot.png
-echo "plot: out/seed002_work_cycle/plot.png"
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+  build=build
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release
+else
+  build=build-run
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DHYDROSWEEP_CUDA=OFF -DHYDROSWEEP_TESTS=OFF -DHYDROSWEEP_BENCH=OFF
+fi
+cmake --build "$build" -j"$(nproc)" --target hydrosweep
+hs="./$build/host/cli/hydrosweep"
+out=out/quickstart
+rm -rf "$out"
+SECONDS=0
+echo "== 1/3 one instance of the seed 002 work cycle, traced"
+"$hs" run studies/seed002_work_cycle.toml --out "$out/work_cycle" --progress none
+python3 studies/plot_run.py "$out/work_cycle" --out "$out/work_cycle/plot.png" >/dev/null
+echo "== 2/3 Monte Carlo study: 4000 instances of the work cycle"
+"$hs" run studies/quickstart_monte_carlo.toml --out "$out/monte_carlo"
+"$hs" plot "$out/monte_carlo" >/dev/null
+echo "== 3/3 stability map of the manipulator under virtual decomposition control"
+"$hs" stability studies/stability_manipulator.toml --out "$out/stability_map"
+echo
+python3 studies/quickstart_summary.py "$out" --seconds "$SECONDS"

@@ -6,6 +6,8 @@ set -euo pipefail
 debs=(cmake g++ make pkg-config
       libeigen3-dev liblapack-dev libhdf5-dev hdf5-tools libtomlplusplus-dev libcli11-dev
       libgtest-dev libgmock-dev libbenchmark-dev libsundials-dev
+      python3-venv python3-dev  # the Python package: its test environment (scripts/test_python.sh), Python.h
+      libopenmpi-dev openmpi-bin  # MPI-sharded studies (mpirun -np K hydrosweep run)
       libtrilinos-kokkos-dev)  # Kokkos (Serial space): the optional Kokkos backend
 missing=()
 for p in "${debs[@]}"; do

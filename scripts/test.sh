@@ -4,6 +4,8 @@
 # device):
 #   build/           Release, -march=native, every backend the machine has (CUDA
 #                    when nvcc is found);
+#   build-python/    a virtual environment with `pip install ./python`, whose
+#                    pytest suite compares the package with build/'s CLI;
 #   build-sanitize/  AddressSanitizer + UndefinedBehaviorSanitizer at -O1, for the
 #                    x86-64 baseline (no -march=native), CPU backends only.
 #                    Neither contracts a*b + c into FMAs (CMakeLists.txt), so
@@ -21,6 +23,11 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j"$jobs"
 ctest --test-dir build --output-on-failure -j"$jobs"
 echo "test.sh: Release flavour built and tested in ${SECONDS} s"
+# The Python package (python/): pip install ./python into a fresh virtual
+# environment, then pytest python/tests against the CLI just built.
+SECONDS=0
+bash scripts/test_python.sh build/host/cli/hydrosweep
+echo "test.sh: Python package installed and tested in ${SECONDS} s"
 
 if [[ "${HYDROSWEEP_SKIP_SANITIZE:-0}" == 1 ]]; then
   echo "test.sh: sanitizer flavour skipped (HYDROSWEEP_SKIP_SANITIZE=1)"
@@ -28,7 +35,7 @@ if [[ "${HYDROSWEEP_SKIP_SANITIZE:-0}" == 1 ]]; then
 fi
 SECONDS=0
 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Release -DHYDROSWEEP_NATIVE=OFF -DHYDROSWEEP_SANITIZE=ON \
-      -DHYDROSWEEP_CUDA=OFF -DHYDROSWEEP_BENCH=OFF
+      -DHYDROSWEEP_CUDA=OFF -DHYDROSWEEP_BENCH=OFF -DHYDROSWEEP_MPI=OFF
 cmake --build build-sanitize -j"$jobs"
 # Sanitizer runtime settings for every instrumented process, the test programs
 # and the hydrosweep runs they start (they inherit the environment):

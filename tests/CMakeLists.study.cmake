@@ -42,6 +42,11 @@ hydrosweep_cli_test(test_failure_status)
 hydrosweep_cli_test(test_runner_edges)
 hydrosweep_cli_test(test_memory_budget)
 hydrosweep_cli_test(test_regression_shipped_studies)
+# MPI-sharded studies through mpirun (with MPI), or the refusal without it.
+hydrosweep_cli_test(test_mpi)
+if(HYDROSWEEP_HAVE_MPI AND HYDROSWEEP_MPIEXEC)
+  target_compile_definitions(test_mpi PRIVATE HYDROSWEEP_TEST_MPIEXEC="${HYDROSWEEP_MPIEXEC}")
+endif()
 
 # pytest: a results file regenerates its own design and analysis from its
 # metadata and outputs, with scipy/numpy only (tests/python/).

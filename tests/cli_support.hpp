@@ -363,13 +363,28 @@ inline std::map<std::string, std::string> h5_contents(const fs::path& path) {
 // depends only on the study text and the build.
 inline const std::set<std::string> kRunRecord = {
     "/metadata@wall_seconds", "/metadata@created",           "/metadata@threads",          "/metadata@chunk_size",
-    "/metadata@chunks",       "/metadata@resumed_instances", "/metadata@points_per_second"};
+    "/metadata@chunks",       "/metadata@resumed_instances", "/metadata@points_per_second", "/metadata@ranks"};
 
 // h5_contents without the run record.
 inline std::map<std::string, std::string> h5_results(const fs::path& path) {
   std::map<std::string, std::string> all = h5_contents(path);
   for (const auto& key : kRunRecord) all.erase(key);
   return all;
+}
+
+// Equal maps, reporting each key that differs or is missing on one side.
+void expect_same(const std::map<std::string, std::string>& a, const std::map<std::string, std::string>& b,
+                 const std::string& what) {
+  for (const auto& [key, value] : a) {
+    const auto it = b.find(key);
+    if (it == b.end()) {
+      ADD_FAILURE() << what << ": " << key << " only in the first";
+    } else {
+      EXPECT_TRUE(it->second == value) << what << ": " << key << " differs";
+    }
+  }
+  for (const auto& [key, value] : b)
+    if (!a.count(key)) ADD_FAILURE() << what << ": " << key << " only in the second";
 }
 
 }  // namespace cli_test

@@ -120,21 +120,6 @@ bool interrupt_run(const fs::path& study, const fs::path& out, int chunks, int s
   return fs::exists(out / kPartial / "manifest") && (signal != SIGKILL || WIFSIGNALED(status));
 }
 
-// Equal maps, reporting each key that differs or is missing on one side.
-void expect_same(const std::map<std::string, std::string>& a, const std::map<std::string, std::string>& b,
-                 const std::string& what) {
-  for (const auto& [key, value] : a) {
-    const auto it = b.find(key);
-    if (it == b.end()) {
-      ADD_FAILURE() << what << ": " << key << " only in the first";
-    } else {
-      EXPECT_TRUE(it->second == value) << what << ": " << key << " differs";
-    }
-  }
-  for (const auto& [key, value] : b)
-    if (!a.count(key)) ADD_FAILURE() << what << ": " << key << " only in the second";
-}
-
 // The manifest with one "key value" line's value replaced.
 std::string with_manifest_line(const std::string& manifest, const std::string& key, const std::string& value) {
   std::istringstream in(manifest);
@@ -304,6 +289,44 @@ TEST(RunnerEdges, RunIsIdenticalAtOneAndTwoThreads) {
   EXPECT_EQ(int_attribute(b.id, "/metadata", "threads"), 2);
   EXPECT_EQ(int_attribute(a.id, "/metadata", "chunks"), 1);
   EXPECT_EQ(int_attribute(b.id, "/metadata", "chunks"), 5);
+}
+
+// The writers stream the summary rows back from the chunk files a block at a
+// time (host/results/output.cpp for_each_summary_block: 2^17 doubles, 4369
+// rows of the four-bar's 30 columns), so rows span chunk files and writer
+// blocks. 9000 instances in chunks of 777, each with its own initial crank
+// angle and the valve open from t = 0 (every row different): the rows on both
+// sides of chunk and block boundaries are those a one-instance run of the same
+// parameters writes, and results.h5 equals that of a one-chunk run.
+TEST(RunnerEdges, StreamedSummaryRowsBelongToTheirInstancesAcrossChunksAndBlocks) {
+  TempDir tmp;
+  const std::string settings = "[integrator]\nduration = 0.003\n[input]\ntimes = [0.0]\nvalues = [10.0]\n"
+                               "[analysis]\nquantities = [\"q1\"]\nbootstrap = 10\nreference_run = false\n";
+  const fs::path study = write_study(tmp.path, "many.toml", settings + "[[grid]]\nparameter = \"mechanism.initial_angle1\"\n"
+                                                                       "min = 0.9\nmax = 1.2\ncount = 9000\n");
+  ASSERT_EQ(run(study, tmp.path / "chunked", "--chunk-size 777 -q", tmp.path).code, 0);
+  ASSERT_EQ(run(study, tmp.path / "whole", "--chunk-size 9000 -q", tmp.path).code, 0);
+  expect_same(h5_results(tmp.path / "chunked" / "results.h5"), h5_results(tmp.path / "whole" / "results.h5"),
+              "results.h5 in chunks of 777 and in one chunk");
+  EXPECT_EQ(read_file(tmp.path / "chunked" / "summary.csv"), read_file(tmp.path / "whole" / "summary.csv"));
+
+  const auto rows = read_csv(tmp.path / "chunked" / "summary.csv");
+  ASSERT_EQ(rows.size(), 9001u);
+  ASSERT_EQ(rows[0][2], "mechanism.initial_angle1");
+  const size_t q1 = csv_column(rows[0], "q1");
+  EXPECT_NE(rows[1][q1], rows[2][q1]) << "rows must differ for the check to mean anything";
+  // The writers' block: 2^17 doubles of summary rows (the columns after index, status and the varied input).
+  const long block = (1L << 17) / static_cast<long>(rows[0].size() - 3);
+  for (long i : {0L, 776L, 777L, block - 1, block, 4661L, 4662L, 2 * block - 1, 2 * block, 8999L}) {
+    const auto& row = rows[static_cast<size_t>(i) + 1];
+    ASSERT_EQ(row[0], std::to_string(i));
+    const fs::path one = write_study(tmp.path, "one" + std::to_string(i) + ".toml",
+                                     settings + "[[grid]]\nparameter = \"mechanism.initial_angle1\"\nvalues = [" + row[2] + "]\n");
+    ASSERT_EQ(run(one, tmp.path / ("one" + std::to_string(i)), "-q", tmp.path).code, 0);
+    auto alone = read_csv(tmp.path / ("one" + std::to_string(i)) / "summary.csv").at(1);
+    alone[0] = row[0];  // its index is 0
+    EXPECT_EQ(alone, row) << "instance " << i;
+  }
 }
 
 // `hydrosweep stability` at -j 1 and -j 2: stability.csv byte for byte, and

@@ -26,6 +26,7 @@
 #include <charconv>
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -36,6 +37,7 @@
 #include "host/run/batch.hpp"
 #include "host/results/output.hpp"
 #include "host/models/registry.hpp"
+#include "host/run/ranks.hpp"
 #include "host/run/runner.hpp"
 #include "host/run/memory_budget.hpp"
 #include "host/run/stability.hpp"
@@ -103,7 +105,10 @@ struct RunFlags {
   std::string backend = "auto";
 };
 
-int run(const std::string& study_path, const std::string& out_dir, const RunFlags& flags) {
+// Under mpirun/srun every rank runs this with the same arguments
+// (host/run/ranks.hpp); rank 0 alone prints.
+int run(const std::string& study_path, const std::string& out_dir, RunFlags flags, const hs::Ranks& ranks) {
+  if (!ranks.root()) flags.quiet = true;
   const hs::Study study = hs::load_study(study_path);  // StudyError: exit 2, nothing written
   hs::require_command(study, "run");  // StudyError: exit 2
   check_out_dir(out_dir);
@@ -118,6 +123,7 @@ int run(const std::string& study_path, const std::string& out_dir, const RunFlag
                  : flags.progress == "lines" ? hs::ProgressStyle::lines
                  : flags.progress == "none" ? hs::ProgressStyle::none : hs::ProgressStyle::automatic;
   opt.cancel = &g_cancel;
+  opt.ranks = &ranks;
   hs::parse_backend(flags.backend, opt.backend);
   std::signal(SIGINT, on_interrupt);
   hs::StudyRunReport rep;
@@ -129,6 +135,7 @@ int run(const std::string& study_path, const std::string& out_dir, const RunFlag
   std::signal(SIGINT, SIG_DFL);
   if (!rep.note.empty() && !flags.quiet) std::fprintf(stderr, "hydrosweep: note: %s\n", rep.note.c_str());
   if (rep.interrupted) {
+    if (!ranks.root()) return kExitInterrupted;
     const long saved = rep.resumed + rep.ran;
     if (saved == 0)  // run_study removed the empty partial directory
       std::fprintf(stderr, "interrupted before the first chunk finished: nothing was saved\n");
@@ -138,8 +145,10 @@ int run(const std::string& study_path, const std::string& out_dir, const RunFlag
     return kExitInterrupted;
   }
   if (flags.quiet) return 0;
+  const std::string where = (rep.ranks > 1 ? plural(rep.ranks, "MPI rank") + " x " : std::string()) +
+                            (rep.backend == "cpu" ? plural(rep.threads, "thread") : std::string("device"));
   std::printf("ran %s on %s (%s) in %.3f s: %.4g instance-steps/s", plural(rep.ran, "instance").c_str(),
-              rep.backend.c_str(), rep.backend == "cpu" ? plural(rep.threads, "thread").c_str() : "device", rep.wall_seconds, rep.wall_seconds > 0 ? rep.steps / rep.wall_seconds : 0.0);
+              rep.backend.c_str(), where.c_str(), rep.wall_seconds, rep.wall_seconds > 0 ? rep.steps / rep.wall_seconds : 0.0);
   if (rep.resumed > 0) std::printf(" (%ld more resumed from the interrupted run)", rep.resumed);
   std::printf("\nfailed: %ld of %ld", rep.failed, rep.instances);
   if (!rep.failures.empty()) {
@@ -176,7 +185,21 @@ int run_python(const std::string& script, std::vector<std::string> args, bool qu
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
-const std::string kStabilityPlotScript = std::string(HYDROSWEEP_SOURCE_DIR) + "/studies/plot_stability.py";
+// A plot script of studies/: beside an installed CLI in
+// PREFIX/share/hydrosweep/studies (cmake/install.cmake), else in the source
+// tree this binary was built from.
+std::string plot_script(const std::string& name) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path installed = exe.parent_path().parent_path() / "share" / "hydrosweep" / "studies" / name;
+    if (fs::exists(installed, ec)) return installed.string();
+  }
+  return std::string(HYDROSWEEP_SOURCE_DIR) + "/studies/" + name;
+}
+
+const std::string kStabilityPlotScript = plot_script("plot_stability.py");
 
 // Draws DIR/stability_map.png (or PLOTDIR/...); never fails the caller: a
 // missing python3 or matplotlib is a warning. Returns the PNG path or "".
@@ -199,8 +222,7 @@ std::string plot_stability_map(const std::string& dir, const std::string& plot_d
   return "";
 }
 
-// The plots are matplotlib's: run studies/plot_study.py from the source tree
-// this binary was built from.
+// The plots are matplotlib's: run studies/plot_study.py (plot_script).
 int plot(const std::string& dir, const std::string& plot_dir) {
   namespace fs = std::filesystem;
   // A `hydrosweep stability` directory: its map (and then a study's plots too
@@ -215,7 +237,7 @@ int plot(const std::string& dir, const std::string& plot_dir) {
     if (rc != 0) return rc == 2 ? kExitUsage : kExitFailure;
     if (!fs::exists(fs::path(dir) / "results.h5")) return 0;
   }
-  const std::string script = std::string(HYDROSWEEP_SOURCE_DIR) + "/studies/plot_study.py";
+  const std::string script = plot_script("plot_study.py");
   if (::access(script.c_str(), R_OK) != 0) throw UsageError("plot script not found: " + script);
   std::vector<std::string> args = {"python3", script, dir};
   if (!plot_dir.empty()) { args.push_back("--out"); args.push_back(plot_dir); }
@@ -403,20 +425,40 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
 
+  // Under an MPI launcher (host/run/ranks.hpp) every rank runs this; only
+  // `run` is shared between ranks. Errors are the same on every rank (the
+  // runner makes them so): rank 0 reports, then every rank waits for the
+  // others before it exits, since mpirun ends the whole job at the first rank
+  // that exits with an error and rank 0's message could be lost.
+  const hs::Launch launch = hs::detect_launch();
+  std::optional<hs::RankSession> session;
+  auto report = [&](const char* message) {
+    if (launch.rank == 0) std::cerr << "hydrosweep: error: " << message << std::endl;
+    if (session) session->ranks().barrier();
+  };
   try {
-    if (*run_cmd) return run(study_path, out_dir, flags);
+    if (launch.under_mpi_launcher) session.emplace(&argc, &argv);  // MPI_Init under mpirun/srun
+    const hs::Ranks& ranks = session ? session->ranks() : hs::single_process();
+    if (ranks.size() > 1 && !*run_cmd)
+      throw UsageError("only `hydrosweep run` is shared between MPI ranks; run `" + app.get_subcommands().front()->get_name() +
+                       "` as a single process");
+    if (*run_cmd) return run(study_path, out_dir, flags, ranks);
     if (*plot_cmd) return plot(out_dir, plot_dir);
     if (*stab_cmd) return stability(study_path, out_dir, stab);
     if (*check_cmd) return check(study_path);
     if (*params_cmd) return parameters(model);
+  } catch (const hs::MpiUnavailable& e) {
+    std::cerr << "hydrosweep: error: " << e.what() << "\n";  // every rank: they cannot talk to each other
+    return kExitFailure;
   } catch (const hs::StudyError& e) {
-    std::cerr << "hydrosweep: error: " << e.what() << "\n";
+    report(e.what());
     return kExitUsage;
   } catch (const UsageError& e) {
-    std::cerr << "hydrosweep: error: " << e.what() << "\n";
+    report(e.what());
     return kExitUsage;
   } catch (const std::exception& e) {
-    std::cerr << "hydrosweep: error: " << e.what() << "\n";
+    report(e.what());
+    session.reset();  // MPI_Finalize before the exit below skips the destructors
     // The writers have removed their temporaries during unwinding. Leave
     // without the atexit handlers: after a failed write (full disk, file-size
     // limit) HDF5 1.10 keeps the file whose close failed, and its own atexit

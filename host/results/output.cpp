@@ -131,6 +131,36 @@ Handle vector_dataset(hid_t parent, const std::string& name, hid_t file_type, hi
   return d;
 }
 
+// A 1-D dataset of n values written later, a block at a time (write_vector_rows).
+Handle empty_vector_dataset(hid_t parent, const std::string& name, hid_t file_type, hsize_t n) {
+  Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose, "dataspace");
+  return Handle(H5Dcreate2(parent, name.c_str(), file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Dclose,
+                "creating dataset " + name);
+}
+// Values [first, first + count) of a 1-D dataset.
+void write_vector_rows(hid_t d, const std::string& name, hid_t mem_type, const void* data, long first, long count) {
+  if (count <= 0) return;
+  const hsize_t start = static_cast<hsize_t>(first), n = static_cast<hsize_t>(count);
+  Handle space(H5Dget_space(d), H5Sclose, "dataspace of " + name);
+  Handle mem(H5Screate_simple(1, &n, nullptr), H5Sclose, "dataspace");
+  check(H5Sselect_hyperslab(space, H5S_SELECT_SET, &start, nullptr, &n, nullptr), "selecting rows of " + name);
+  check(H5Dwrite(d, mem_type, mem, space, H5P_DEFAULT, data), "writing dataset " + name);
+}
+
+// The summary rows in instance order, a block of about 1 MiB at a time.
+void for_each_summary_block(const StudyResults& res,
+                            const std::function<void(long first, long count, const double* rows)>& use) {
+  const long n = static_cast<long>(res.status.size());
+  const long block = std::max<long>(1, (1L << 17) / std::max<long>(res.summary_width, 1));
+  std::vector<double> rows;
+  for (long first = 0; first < n; first += block) {
+    const long count = std::min(block, n - first);
+    rows.resize(static_cast<size_t>(count * res.summary_width));
+    res.summaries(first, count, rows.data());
+    use(first, count, rows.data());
+  }
+}
+
 // A rows x cols double matrix filled a block of rows at a time, so memory
 // stays bounded (about one chunk) however large N x M gets.
 void matrix_dataset(hid_t parent, const std::string& name, hsize_t rows, hsize_t cols,
@@ -397,22 +427,31 @@ void write_h5(const std::string& path, const StudyRecord& record,
     Handle d = vector_dataset(g, "status", H5T_STD_I32LE, H5T_NATIVE_INT32, status.data(), n);
     attribute(d, "status_names", status_names());
     attribute(d, "description", "why the instance stopped: status_names[status]; 0 = ok (ran to the end)");
+    // One dataset per summary column, filled a block of instances at a time
+    // in one pass over the summary rows.
     const auto& columns = design.descriptor->summary_columns;
-    for (size_t ci = 0; ci < columns.size(); ++ci) {
-      const OutputInfo& c = columns[ci];
-      Handle col = [&] {
-        if (c.integer) {
-          std::vector<int64_t> v(n);
-          for (hsize_t i = 0; i < n; ++i) v[i] = static_cast<int64_t>(res.summary(i, ci));
-          return vector_dataset(g, c.name, H5T_STD_I64LE, H5T_NATIVE_INT64, v.data(), n);
-        }
-        std::vector<double> v(n);
-        for (hsize_t i = 0; i < n; ++i) v[i] = res.summary(i, ci);
-        return vector_dataset(g, c.name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v.data(), n);
-      }();
-      attribute(col, "unit", c.unit);
-      attribute(col, "description", c.description);
+    std::vector<Handle> datasets;
+    for (const OutputInfo& c : columns) {
+      datasets.push_back(empty_vector_dataset(g, c.name, c.integer ? H5T_STD_I64LE : H5T_IEEE_F64LE, n));
+      attribute(datasets.back(), "unit", c.unit);
+      attribute(datasets.back(), "description", c.description);
     }
+    std::vector<double> reals;
+    std::vector<int64_t> integers;
+    for_each_summary_block(res, [&](long first, long count, const double* rows) {
+      for (size_t ci = 0; ci < columns.size(); ++ci) {
+        const auto at = [&](long k) { return rows[k * res.summary_width + static_cast<long>(ci)]; };
+        if (columns[ci].integer) {
+          integers.resize(static_cast<size_t>(count));
+          for (long k = 0; k < count; ++k) integers[k] = static_cast<int64_t>(at(k));
+          write_vector_rows(datasets[ci], columns[ci].name, H5T_NATIVE_INT64, integers.data(), first, count);
+        } else {
+          reals.resize(static_cast<size_t>(count));
+          for (long k = 0; k < count; ++k) reals[k] = at(k);
+          write_vector_rows(datasets[ci], columns[ci].name, H5T_NATIVE_DOUBLE, reals.data(), first, count);
+        }
+      }
+    });
   }
 
   // /trajectories, a block of instances at a time.
@@ -455,6 +494,7 @@ void write_h5(const std::string& path, const StudyRecord& record,
   attribute(g, "backend", res.run.backend);
   attribute(g, "device", res.run.device);
   attribute(g, "threads", static_cast<long>(res.run.threads));
+  attribute(g, "ranks", static_cast<long>(res.run.ranks));
   attribute(g, "wall_seconds", res.run.wall_seconds);
   attribute(g, "chunk_size", res.run.chunk_size);
   attribute(g, "chunks", res.run.chunks);
@@ -481,15 +521,19 @@ void write_csv(const std::string& path, const Design& design, const StudyResults
   for (const auto& name : varied.names) std::fprintf(f, ",%s", name.c_str());
   for (const auto& c : columns) std::fprintf(f, ",%s", c.name.c_str());
   std::fputc('\n', f);
-  for (size_t i = 0; i < res.status.size(); ++i) {
-    std::fprintf(f, "%zu,%s", i, status_name(res.status[i]));
-    for (const auto& column : varied.columns) std::fprintf(f, ",%.17g", column[i]);
-    for (size_t c = 0; c < columns.size(); ++c) {
-      if (columns[c].integer) std::fprintf(f, ",%lld", static_cast<long long>(res.summary(i, c)));
-      else std::fprintf(f, ",%.17g", res.summary(i, c));
+  for_each_summary_block(res, [&](long first, long count, const double* rows) {
+    for (long k = 0; k < count; ++k) {
+      const long i = first + k;
+      std::fprintf(f, "%ld,%s", i, status_name(res.status[i]));
+      for (const auto& column : varied.columns) std::fprintf(f, ",%.17g", column[i]);
+      const double* row = rows + k * res.summary_width;
+      for (size_t c = 0; c < columns.size(); ++c) {
+        if (columns[c].integer) std::fprintf(f, ",%lld", static_cast<long long>(row[c]));
+        else std::fprintf(f, ",%.17g", row[c]);
+      }
+      std::fputc('\n', f);
     }
-    std::fputc('\n', f);
-  }
+  });
   const bool failed = std::ferror(f);
   const int saved = errno;
   if (std::fclose(f) != 0 || failed)
@@ -537,9 +581,10 @@ OutputPaths write_outputs(const std::string& dir, const StudyRecord& record,
                           const Design& design, const StudyResults& result) {
   if (static_cast<long>(result.status.size()) != design.instance_count() ||
       result.summary_width != static_cast<long>(design.descriptor->summary_columns.size()) ||
-      result.summaries.size() != result.status.size() * result.summary_width)
-    throw OutputError("internal: " + std::to_string(result.status.size()) + " summaries for " +
-                      std::to_string(design.instance_count()) + " instances");
+      !result.summaries)
+    throw OutputError("internal: " + std::to_string(result.status.size()) + " summaries of width " +
+                      std::to_string(result.summary_width) + " for " + std::to_string(design.instance_count()) +
+                      " instances");
   prepare_hdf5();
   check_output_dir(dir);
 

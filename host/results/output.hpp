@@ -36,7 +36,7 @@
 //                             friction, sample_method, sample_count, seed,
 //                             scramble, formulation, driving_coordinate (the
 //                             model's driving-coordinate channel, e.g. q1),
-//                             backend, device, threads,
+//                             backend, device, threads, ranks,
 //                             wall_seconds, chunk_size, chunks, resumed_instances,
 //                             created (UTC ISO 8601), instance_count, failed_count,
 //                             dt, duration, trajectory_stride,
@@ -56,7 +56,7 @@
 //                             at column k); attributes columns, description
 //       saltelli_role         (saltelli) N int32: 0 = A, 1 = B, 2 + j = A_B^j;
 //                             attributes role_names, description
-// Everything except the run record (wall_seconds, created, threads,
+// Everything except the run record (wall_seconds, created, threads, ranks,
 // resumed_instances) depends only on the study text and the build, so a
 // resumed run writes the same file content as an uninterrupted one.
 // summary.csv: header, then one row per instance: index, status, the varied
@@ -115,6 +115,7 @@ struct StudyAnalysis {
 struct RunRecord {
   std::string backend = "cpu", device;
   int threads = 1;
+  int ranks = 1;               // MPI ranks that shared the run (host/run/ranks.hpp)
   double wall_seconds = 0.0;
   long chunk_size = 0, chunks = 0;
   long resumed_instances = 0;  // instances read back from an interrupted run
@@ -122,15 +123,17 @@ struct RunRecord {
 
 // Everything written for one study, instance i in study order, as flat rows
 // of the model's columns (ModelDescriptor::summary_columns, trajectory_channels).
+// The rows are fetched a block at a time (from the run's chunk files), so the
+// writers' memory is bounded by a block, not by N.
 struct StudyResults {
   std::vector<Status> status;       // N
-  std::vector<double> summaries;    // N x C, instance-major
   long summary_width = 0;           // C
+  // Fills count x C doubles, instance-major: the summary rows of instances [first, first + count).
+  std::function<void(long first, long count, double* out)> summaries;
   long samples_per_instance = 0;    // M
   long sample_width = 0;            // W
   // Fills count x M x W doubles: the samples of instances [first, first + count).
   std::function<void(long first, long count, double* out)> trajectories;
-  double summary(long i, long c) const { return summaries[i * summary_width + c]; }
   RunRecord run;
   const StudyAnalysis* analysis = nullptr;
 };

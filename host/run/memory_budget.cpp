@@ -106,7 +106,9 @@ double run_chunk_bytes(const StudyRecord& record, const Design& design, long chu
 long plan_run_memory(const StudyRecord& record, const Design& design, long requested, int threads, bool device) {
   const double n = static_cast<double>(design.instance_count());
   const double varied = static_cast<double>(design.varied_names().size());
-  const double summary_row = sizeof(double) * (design.descriptor->summary_columns.size() + 1);
+  // Held for the whole run: the status and the analysed columns
+  // (AnalysisSpec::columns); the other summary columns stay in the chunk files.
+  const double summary_row = sizeof(double) * (record.analysis.columns().size() + 1);
   require_memory(record, n * (summary_row + (varied + 4) * sizeof(double)), instances_key(design),
                  "the per-instance results of " + std::to_string(design.instance_count()) + " instances",
                  "split the study into several smaller ones");

@@ -12,8 +12,9 @@
 // run starts; std::bad_alloc never has to reach the user.
 //
 // Sizes (N instances, M samples per trajectory, S steps, V varied inputs):
-//   run: per-instance results N x (summary + V + 4 doubles) for the whole run
-//        and the writers; one chunk's parameters, summaries and trajectories
+//   run: per-instance results N x (analysed columns + V + 5 doubles) for the
+//        whole run and the writers (the other summary columns are streamed
+//        from the chunk files); one chunk's parameters, summaries and trajectories
 //        C x (params + summary + M samples), twice when a device backend stages
 //        them; the reference run (S + 1) x (sample + double).
 //   stability: N x (params + point + V + 2 doubles).

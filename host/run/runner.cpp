@@ -157,14 +157,24 @@ std::string read_chunk_summaries(const fs::path& path, long first, const ChunkLa
   return "";
 }
 
+// `n` rows of `row` doubles from byte `at` of a chunk file (verified when the
+// run began or resumed).
+void read_chunk_rows(const fs::path& path, std::streamoff at, long n, long row, double* out, const char* what) {
+  std::ifstream in(path, std::ios::binary);
+  in.seekg(at);
+  in.read(reinterpret_cast<char*>(out), static_cast<std::streamsize>(n * row * sizeof(double)));
+  if (!in) throw OutputError(std::string("reading ") + what + " back from " + path.string() + " failed");
+}
+// Summary rows of instances [offset, offset + n) of a chunk of L.count instances.
+void read_chunk_summary_rows(const fs::path& path, const ChunkLayout& L, long offset, long n, double* out) {
+  const std::streamoff at = kHeaderBytes + L.status_bytes() + offset * L.summary_width * sizeof(double);
+  read_chunk_rows(path, at, n, L.summary_width, out, "summaries");
+}
 // Trajectory rows of instances [offset, offset + n) of a chunk of L.count instances.
 void read_chunk_trajectories(const fs::path& path, const ChunkLayout& L, long offset, long n, double* out) {
-  std::ifstream in(path, std::ios::binary);
   const long row = L.samples * L.sample_width;
   const std::streamoff at = kHeaderBytes + L.status_bytes() + L.summary_bytes() + offset * row * sizeof(double);
-  in.seekg(at);
-  in.read(reinterpret_cast<char*>(out), n * row * sizeof(double));
-  if (!in) throw OutputError("reading trajectories back from " + path.string() + " failed");
+  read_chunk_rows(path, at, n, row, out, "trajectories");
 }
 
 // ---- manifest ---------------------------------------------------------------
@@ -451,8 +461,8 @@ std::vector<double> reference_trajectory(const StudyRecord& record, const Design
   return ref;
 }
 
-StudyAnalysis analyse(const StudyRecord& record,
-                      const Design& design, const std::vector<Status>& status, const std::vector<double>& summaries) {
+StudyAnalysis analyse(const StudyRecord& record, const Design& design, const std::vector<Status>& status,
+                      const std::vector<std::vector<double>>& columns) {
   StudyAnalysis a;
   const AnalysisSpec& spec = record.analysis;
   a.confidence = spec.confidence;
@@ -461,15 +471,17 @@ StudyAnalysis analyse(const StudyRecord& record,
   boot.resamples = static_cast<size_t>(spec.bootstrap);
   boot.level = spec.confidence;
   boot.seed = study_bootstrap_seed(design.seed);
-  const long width = static_cast<long>(design.descriptor->summary_columns.size());
   const size_t n = status.size();
+  const std::vector<std::string> names = spec.columns();
+  if (columns.size() != names.size())
+    throw std::invalid_argument("analyse: " + std::to_string(columns.size()) + " columns given, " +
+                                std::to_string(names.size()) + " analysed");
   // A failed instance's outputs are NaN for the statistics, whatever it left
   // in its summary (they describe a truncated run).
   auto column = [&](const std::string& name) {
-    const long col = design.descriptor->summary_column(name);
+    const std::vector<double>& kept = columns[std::find(names.begin(), names.end(), name) - names.begin()];
     std::vector<double> v(n);
-    for (size_t i = 0; i < n; ++i)
-      v[i] = status[i] == Status::ok ? summaries[i * width + col] : std::numeric_limits<double>::quiet_NaN();
+    for (size_t i = 0; i < n; ++i) v[i] = status[i] == Status::ok ? kept[i] : std::numeric_limits<double>::quiet_NaN();
     return v;
   };
   // A Saltelli design's A_B^(i) rows are not independent draws: its
@@ -498,6 +510,76 @@ StudyAnalysis analyse(const StudyRecord& record,
   }
   return a;
 }
+
+namespace {
+
+// An error crossing ranks: its kind (the exception type, so every rank exits
+// with the status one process would) and its message.
+std::string verdict_of(const std::exception& e) {
+  if (dynamic_cast<const ResumeError*>(&e)) return std::string("R") + e.what();
+  if (dynamic_cast<const OutputError*>(&e)) return std::string("O") + e.what();
+  if (dynamic_cast<const StudyError*>(&e)) return std::string("S") + e.what();
+  return std::string("E") + e.what();
+}
+[[noreturn]] void throw_verdict(const std::string& verdict) {
+  const std::string message = verdict.substr(1);
+  switch (verdict[0]) {
+    case 'R': throw ResumeError(message);
+    case 'O': throw OutputError(message);
+    case 'S': throw StudyError(message);
+    default: throw std::runtime_error(message);
+  }
+}
+
+// Runs `step` on rank 0 alone; the other ranks wait for its verdict and end
+// the same way (the same exception; only rank 0 reports it, host/cli/main.cpp).
+// One process: `step` itself.
+template <class Step>
+void on_root(const Ranks& ranks, Step&& step) {
+  if (ranks.size() == 1) return step();
+  std::string verdict;
+  if (ranks.root()) {
+    try {
+      step();
+    } catch (const std::exception& e) {
+      verdict = verdict_of(e);
+    }
+  }
+  ranks.barrier();  // the others sleep while rank 0 works
+  verdict = ranks.broadcast(verdict);
+  if (!verdict.empty()) throw_verdict(verdict);
+}
+
+// Runs `step` on every rank; when any fails, every rank throws: the failing
+// ranks' messages ("rank r: ..."), of the first failing rank's kind. One
+// process: `step` itself.
+template <class Step>
+void on_every_rank(const Ranks& ranks, Step&& step) {
+  if (ranks.size() == 1) return step();
+  std::string mine;
+  try {
+    step();
+  } catch (const std::exception& e) {
+    mine = verdict_of(e);
+  }
+  ranks.barrier();  // ranks done early sleep until the last one is
+  std::string verdict;
+  if (ranks.root()) {
+    const std::vector<std::string> all = ranks.gather(mine);
+    for (size_t r = 0; r < all.size(); ++r) {
+      if (all[r].empty()) continue;
+      if (verdict.empty()) verdict = all[r].substr(0, 1);
+      else verdict += "\n";
+      verdict += "rank " + std::to_string(r) + ": " + all[r].substr(1);
+    }
+  } else {
+    ranks.gather(mine);
+  }
+  verdict = ranks.broadcast(verdict);
+  if (!verdict.empty()) throw_verdict(verdict);
+}
+
+}  // namespace
 
 StudyRunReport run_study(const StudyRecord& record,
                          const Design& design, const std::string& out_dir, const StudyRunOptions& opt) {
@@ -530,8 +612,15 @@ StudyRunReport run_study(const StudyRecord& record,
   const long n = design.instance_count();
   const long samples = sample_count(record.settings, record.trajectory_stride);
   rep.instances = n;
+  const Ranks& ranks = opt.ranks ? *opt.ranks : single_process();
+  rep.ranks = ranks.size();
+  // Threads per rank: the ranks on a node share its cores (unless the
+  // threads are set, by -j or OMP_NUM_THREADS).
+  int threads = opt.threads;
 #ifdef _OPENMP
-  rep.threads = opt.threads > 0 ? opt.threads : omp_get_max_threads();
+  if (threads <= 0 && ranks.local_size() > 1 && !std::getenv("OMP_NUM_THREADS"))
+    threads = std::max(1, omp_get_num_procs() / ranks.local_size());
+  rep.threads = threads > 0 ? threads : omp_get_max_threads();
 #endif
   check_output_dir(out_dir);
   const fs::path out = fs::absolute(out_dir);
@@ -544,9 +633,12 @@ StudyRunReport run_study(const StudyRecord& record,
                                backend == Backend::cuda);
 
   std::error_code ec;
-  const bool have_partial = fs::exists(manifest_path, ec);
   const std::vector<ManifestLine> manifest = manifest_lines(record, design, n, samples);
-  PartialDirGuard partial_guard(partial);
+  PartialDirGuard partial_guard(partial);  // armed on rank 0 only: the directory is its to remove
+  // Rank 0 creates the partial directory and its manifest, or checks the
+  // interrupted run's; the others take its chunk size.
+  on_root(ranks, [&] {
+  const bool have_partial = fs::exists(manifest_path, ec);
   if (have_partial) {
     if (!opt.resume)
       throw ResumeError(out_dir + " holds an interrupted run (" + (partial).string() + "); continue it with --resume, "
@@ -567,6 +659,8 @@ StudyRunReport run_study(const StudyRecord& record,
     write_file_atomic(manifest_path, manifest_text(manifest, chunk));
   }
   partial_guard.arm(true);
+  });
+  if (ranks.size() > 1) chunk = ranks.broadcast(chunk);
   rep.chunk_size = chunk;
   const long chunks = (n + chunk - 1) / chunk;
   rep.chunks = chunks;
@@ -578,25 +672,56 @@ StudyRunReport run_study(const StudyRecord& record,
   const long W = static_cast<long>(design.descriptor->trajectory_channels.size());
   auto layout = [&](long count) { return ChunkLayout{count, samples, C, W}; };
   std::vector<Status> status(static_cast<size_t>(n), Status::not_run);
-  std::vector<double> summaries(static_cast<size_t>(n * C));
-  std::vector<char> done(static_cast<size_t>(chunks), 0);
-  std::vector<std::pair<fs::path, std::string>> damaged;
-  for (long c = 0; c < chunks; ++c) {
+  // Of the summary rows only the analysed columns are held (N values each);
+  // the rows stay in the chunk files until the writers stream them.
+  const std::vector<std::string> analysed_names = record.analysis.columns();
+  std::vector<long> analysed_index;
+  for (const auto& name : analysed_names) analysed_index.push_back(design.descriptor->summary_column(name));
+  std::vector<std::vector<double>> analysed(analysed_names.size(), std::vector<double>(static_cast<size_t>(n)));
+  auto keep_analysed = [&](long first, long count, const double* rows) {
+    for (size_t k = 0; k < analysed.size(); ++k)
+      for (long i = 0; i < count; ++i) analysed[k][first + i] = rows[i * C + analysed_index[k]];
+  };
+  std::vector<double> chunk_rows;  // one chunk's summary rows, read back on resume
+  // A chunk file's statuses and analysed columns into the run's; "" or what is wrong with it.
+  auto load_chunk = [&](long c) {
     const long first = c * chunk, count = std::min(chunk, n - first);
-    const fs::path p = chunk_path(partial, c);
-    if (!fs::exists(p, ec)) continue;
+    chunk_rows.resize(static_cast<size_t>(count * C));
     const std::string problem =
-        read_chunk_summaries(p, first, layout(count), status.data() + first, summaries.data() + first * C);
-    if (!problem.empty()) {
-      damaged.emplace_back(p, problem);
-      continue;
+        read_chunk_summaries(chunk_path(partial, c), first, layout(count), status.data() + first, chunk_rows.data());
+    if (problem.empty()) keep_analysed(first, count, chunk_rows.data());
+    return problem;
+  };
+  std::vector<char> done(static_cast<size_t>(chunks), 0);
+  on_root(ranks, [&] {
+    std::vector<std::pair<fs::path, std::string>> damaged;
+    for (long c = 0; c < chunks; ++c) {
+      const fs::path p = chunk_path(partial, c);
+      if (!fs::exists(p, ec)) continue;
+      const std::string problem = load_chunk(c);
+      if (!problem.empty()) {
+        damaged.emplace_back(p, problem);
+        continue;
+      }
+      done[c] = 1;
+      rep.resumed += std::min(chunk, n - c * chunk);
     }
-    done[c] = 1;
-    rep.resumed += count;
+    if (!damaged.empty()) refuse_damaged_chunks(out_dir, damaged);
+  });
+  // This rank's chunks: every size-th of those left to run.
+  std::vector<char> mine(static_cast<size_t>(chunks), 0);
+  long own_instances = 0;
+  if (ranks.size() > 1) {
+    ranks.broadcast(done);
+    rep.resumed = ranks.broadcast(rep.resumed);
   }
-  if (!damaged.empty()) refuse_damaged_chunks(out_dir, damaged);
+  for (long c = 0, k = 0; c < chunks; ++c) {
+    if (done[c]) continue;
+    mine[c] = k++ % ranks.size() == ranks.rank();
+    if (mine[c]) own_instances += std::min(chunk, n - c * chunk);
+  }
 
-  BatchSpec base = batch_spec(record, design, opt.threads, 0, 0);
+  BatchSpec base = batch_spec(record, design, threads, 0, 0);
   if (record.analysis.reference_run) base.reference = reference_trajectory(record, design);
   base.cancel = opt.cancel;
 
@@ -609,13 +734,16 @@ StudyRunReport run_study(const StudyRecord& record,
                        partial.string() + ": once the problem is fixed, run again with --resume to go on without "
                        "running them again");
   };
-  Progress progress(opt.progress, n, rep.resumed);
+  // Several ranks: rank 0 shows the progress of its own share.
+  Progress progress(ranks.root() ? opt.progress : ProgressStyle::none, ranks.size() > 1 ? own_instances : n,
+                    ranks.size() > 1 ? 0 : rep.resumed);
   base.progress = &progress.counter();
+  on_every_rank(ranks, [&] {
   for (long c = 0; c < chunks; ++c) {
-    if (done[c]) continue;
+    if (!mine[c]) continue;
     if (opt.cancel && opt.cancel->load()) { rep.interrupted = true; break; }
     const long first = c * chunk, count = std::min(chunk, n - first);
-    BatchSpec spec = batch_spec(record, design, opt.threads, first, count);
+    BatchSpec spec = batch_spec(record, design, threads, first, count);
     spec.reference = base.reference;
     spec.cancel = base.cancel;
     spec.progress = base.progress;
@@ -634,39 +762,63 @@ StudyRunReport run_study(const StudyRecord& record,
       throw keeping_finished_chunks(e);
     }
     std::copy(r.status.begin(), r.status.end(), status.begin() + first);
-    std::copy(r.summaries.begin(), r.summaries.end(), summaries.begin() + first * C);
+    keep_analysed(first, count, r.summaries.data());
     rep.ran += count;
     rep.wall_seconds += r.wall_seconds;
     const long steps_column = design.descriptor->summary_column("steps");
     for (long k = 0; k < count; ++k) rep.steps += static_cast<long>(r.summary(k, steps_column));
   }
+  });
   progress.stop();
+  if (ranks.size() > 1) {
+    rep.interrupted = ranks.sum(rep.interrupted ? 1L : 0L) > 0;
+    rep.ran = ranks.sum(rep.ran);
+    rep.steps = ranks.sum(rep.steps);
+    rep.wall_seconds = ranks.max(rep.wall_seconds);  // the slowest rank's integration time
+    // Rank 0 reads the other ranks' chunks back (they wrote them before the sums above).
+    if (!rep.interrupted)
+      on_root(ranks, [&] {
+        for (long c = 0; c < chunks; ++c) {
+          if (done[c] || mine[c]) continue;
+          const std::string problem = load_chunk(c);
+          if (!problem.empty())
+            throw OutputError("chunk file " + chunk_path(partial, c).string() + " of another rank " + problem);
+        }
+      });
+  }
   for (Status s : status)
     if (s != Status::ok) { ++rep.failed; ++rep.failures[status_name(s)]; }
   if (rep.interrupted) return rep;
 
-  const StudyAnalysis analysis = analyse(record, design, status, summaries);
-  StudyResults res;
-  res.status = std::move(status);
-  res.summaries = std::move(summaries);
-  res.summary_width = C;
-  res.samples_per_instance = samples;
-  res.sample_width = W;
-  res.trajectories = [&](long first, long count, double* dst) {
-    // Rows may span chunk files.
+  on_root(ranks, [&] {
+  const StudyAnalysis analysis = analyse(record, design, status, analysed);
+  analysed = {};  // released before the writers run
+  // Rows [first, first + count) from the chunk files they are in (rows may span chunks).
+  auto from_chunks = [&, n, chunk](long first, long count, long row_doubles, double* dst,
+                                   void (*read)(const fs::path&, const ChunkLayout&, long, long, double*)) {
     while (count > 0) {
       const long c = first / chunk, in_chunk = first - c * chunk;
       const long chunk_count = std::min(chunk, n - c * chunk);
       const long take = std::min(count, chunk_count - in_chunk);
-      read_chunk_trajectories(chunk_path(partial, c), layout(chunk_count), in_chunk, take, dst);
-      dst += take * samples * W;
+      read(chunk_path(partial, c), layout(chunk_count), in_chunk, take, dst);
+      dst += take * row_doubles;
       first += take;
       count -= take;
     }
   };
+  StudyResults res;
+  res.status = std::move(status);
+  res.summary_width = C;
+  res.summaries = [&](long first, long count, double* dst) { from_chunks(first, count, C, dst, read_chunk_summary_rows); };
+  res.samples_per_instance = samples;
+  res.sample_width = W;
+  res.trajectories = [&](long first, long count, double* dst) {
+    from_chunks(first, count, samples * W, dst, read_chunk_trajectories);
+  };
   res.run.backend = rep.backend;
   res.run.device = backend_device(backend);
   res.run.threads = backend == Backend::cpu ? rep.threads : 0;
+  res.run.ranks = ranks.size();
   res.run.wall_seconds = rep.wall_seconds;
   res.run.chunk_size = chunk;
   res.run.chunks = chunks;
@@ -678,6 +830,7 @@ StudyRunReport run_study(const StudyRecord& record,
     throw keeping_finished_chunks(e);  // write_outputs leaves nothing behind; the chunks stay
   }
   fs::remove_all(partial, ec);  // the outputs are complete; the chunks are no longer needed
+  });
   return rep;
 }
 

@@ -25,6 +25,7 @@
 #include <string>
 
 #include "host/results/output.hpp"
+#include "host/run/ranks.hpp"
 #include "host/study/study.hpp"
 
 namespace hs {
@@ -38,6 +39,11 @@ struct StudyRunOptions {
   bool resume = false;        // continue an interrupted run in the output directory
   ProgressStyle progress = ProgressStyle::automatic;  // automatic: bar on a terminal, lines otherwise
   const std::atomic<bool>* cancel = nullptr;          // stop cleanly when it becomes true (Ctrl-C)
+  // The processes sharing this study (host/run/ranks.hpp); null: this one
+  // alone. Every rank calls run_study with the same arguments; each runs its
+  // share of the chunks, rank 0 prepares the partial directory and writes the
+  // outputs; an error anywhere ends every rank with the same exception.
+  const Ranks* ranks = nullptr;
 };
 
 struct StudyRunReport {
@@ -48,7 +54,8 @@ struct StudyRunReport {
   long steps = 0;             // successful steps of the instances this call ran
   std::map<std::string, long> failures;  // status name -> count
   double wall_seconds = 0.0;  // this call's integration time
-  int threads = 1;
+  int threads = 1;            // per rank
+  int ranks = 1;              // MPI ranks that shared the study
   std::string backend;        // the backend that ran
   std::string note;           // why `auto` did not take the GPU, or a warning about it (device_verification.hpp)
   long chunk_size = 0, chunks = 0;
@@ -73,10 +80,10 @@ std::vector<double> reference_trajectory(const StudyRecord& record, const Design
 
 // The analysis of finished results (Monte Carlo statistics, failure
 // probability, Sobol indices), as run_study writes it.
-// status: one per instance; summaries: instance-major rows of the model's
-// summary columns.
-StudyAnalysis analyse(const StudyRecord& record,
-                      const Design& design, const std::vector<Status>& status, const std::vector<double>& summaries);
+// status: one per instance; columns[k]: the N values of the summary column
+// record.analysis.columns()[k].
+StudyAnalysis analyse(const StudyRecord& record, const Design& design, const std::vector<Status>& status,
+                      const std::vector<std::vector<double>>& columns);
 
 // Name of the partial-results directory inside an output directory.
 constexpr const char* kPartialDirName = ".hydrosweep-partial";

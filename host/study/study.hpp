@@ -76,6 +76,7 @@
 // [parameters], grid axis values. Messages number grid axes and array entries
 // from 0 (grid[0] is the first axis), like TOML paths.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -107,6 +108,14 @@ struct AnalysisSpec {
   std::string limit_quantity;
   double limit = 0.0;
   bool limit_above = true;                   // failure: quantity > limit (else < limit)
+  // The summary columns the analysis reads: the quantities, then the limit's
+  // quantity if it is not one of them. The run keeps these N-value columns in
+  // memory; every other column stays in the chunk files until it is written.
+  std::vector<std::string> columns() const {
+    std::vector<std::string> c = quantities;
+    if (has_limit && std::find(c.begin(), c.end(), limit_quantity) == c.end()) c.push_back(limit_quantity);
+    return c;
+  }
 };
 
 // [stability]: the settings of `hydrosweep stability` (hs::StabilitySettings of

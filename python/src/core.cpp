@@ -1,0 +1,375 @@
+// hydrosweep._core: the Python binding of the host library (pybind11).
+//
+// The same host calls as the CLI (host/cli/main.cpp): run() is `hydrosweep run
+// STUDY --out DIR --progress none --quiet`, stability() is `hydrosweep
+// stability STUDY --out DIR --quiet` without the PNG. Results are not passed
+// back as arrays: the files are the results (the pure-Python layer reads
+// DIR/results.h5 or DIR/stability.h5 with h5py), so a study run from Python
+// and one run from the CLI are the same files.
+//
+// Errors: every C++ exception is caught here and raised as a Python exception
+// whose message is e.what(), the text the CLI prints after "hydrosweep:
+// error: ". The classes follow the CLI's exit codes: exit 2 (hs::StudyError,
+// a refused resume, a usage error) -> hydrosweep.StudyError (ValueError);
+// exit 1 (hs::OutputError, every other std::exception) ->
+// hydrosweep.HydrosweepError (RuntimeError), hs::OutputError as its subclass
+// hydrosweep.OutputError. (hs::run_study raises hs::ResumeError for every
+// refusal before a run -- a resume that does not fit, a backend this build
+// lacks -- so it is a StudyError, as in the CLI.)
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "host/models/registry.hpp"
+#include "host/results/output.hpp"
+#include "host/run/batch.hpp"
+#include "host/run/runner.hpp"
+#include "host/run/stability.hpp"
+#include "host/study/study.hpp"
+
+namespace py = pybind11;
+
+namespace {
+
+// A usage-class error (the CLI's UsageError: exit 2): raised as StudyError.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+// An interrupted run (Ctrl-C): raised as KeyboardInterrupt.
+struct Interrupted : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+PyObject* g_study_error = nullptr;      // hydrosweep.StudyError(ValueError)
+PyObject* g_hydrosweep_error = nullptr; // hydrosweep.HydrosweepError(RuntimeError)
+PyObject* g_output_error = nullptr;     // hydrosweep.OutputError(HydrosweepError)
+
+// Runs f() and turns whatever it throws into the Python exception of its
+// class (above), message e.what(). Called with the GIL held; f may release it.
+template <class F>
+auto guarded(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (py::error_already_set&) {
+    throw;  // already a Python exception
+  } catch (const hs::StudyError& e) {
+    PyErr_SetString(g_study_error, e.what());
+  } catch (const hs::ResumeError& e) {
+    PyErr_SetString(g_study_error, e.what());
+  } catch (const UsageError& e) {
+    PyErr_SetString(g_study_error, e.what());
+  } catch (const Interrupted& e) {
+    PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
+  } catch (const hs::OutputError& e) {
+    PyErr_SetString(g_output_error, e.what());
+  } catch (const std::exception& e) {
+    PyErr_SetString(g_hydrosweep_error, e.what());
+  } catch (...) {
+    PyErr_SetString(g_hydrosweep_error, "unknown C++ exception");
+  }
+  throw py::error_already_set();
+}
+
+// Ctrl-C during a run from the main thread: the first asks the run to stop
+// after the instances in flight (as the CLI's handler does); the handler then
+// restores the default, so a second Ctrl-C ends the process at once.
+std::atomic<bool> g_cancel{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler needs a lock-free flag");
+extern "C" void on_interrupt(int) {
+  g_cancel.store(true);
+  ::signal(SIGINT, SIG_DFL);
+}
+
+// Installs on_interrupt for the lifetime of the object and then puts back
+// whatever was there (Python's own handler).
+class InterruptScope {
+ public:
+  explicit InterruptScope(bool active) : active_(active) {
+    if (!active_) return;
+    g_cancel.store(false);
+    struct sigaction sa {};
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    active_ = ::sigaction(SIGINT, &sa, &old_) == 0;
+  }
+  ~InterruptScope() {
+    if (active_) ::sigaction(SIGINT, &old_, nullptr);
+  }
+  InterruptScope(const InterruptScope&) = delete;
+  InterruptScope& operator=(const InterruptScope&) = delete;
+
+ private:
+  bool active_;
+  struct sigaction old_ {};
+};
+
+// One study at a time per process: HDF5 (Debian's build) is not thread-safe,
+// and the signal handler above has one flag.
+std::mutex g_run_mutex;
+
+// The study: from a file (path; the CLI's hs::load_study) or from TOML text
+// with a name for messages (hs::parse_study, e.g. a dict converted to TOML).
+hs::Study load(const std::string& path, const std::optional<std::string>& text) {
+  if (!text) return hs::load_study(path);
+  return hs::parse_study(*text, path);
+}
+
+void check_out_dir(const std::string& out_dir) {
+  try {
+    hs::check_output_dir(out_dir);
+  } catch (const hs::OutputError& e) {
+    throw hs::OutputError(std::string("--out: ") + e.what());  // the CLI's text
+  }
+}
+
+hs::Backend backend_of(const std::string& name) {
+  hs::Backend b = hs::Backend::automatic;
+  if (!hs::parse_backend(name, b)) throw UsageError("backend \"" + name + "\" is not one of auto, cpu, cuda, kokkos");
+  return b;
+}
+
+void check_counts(int threads, long chunk_size) {
+  if (threads < 0) throw UsageError("threads = " + std::to_string(threads) + ": must be >= 0 (0: all cores)");
+  if (chunk_size < 0)
+    throw UsageError("chunk_size = " + std::to_string(chunk_size) + ": must be >= 0 (0: the study's or automatic)");
+}
+
+// hydrosweep run STUDY --out DIR [--threads N] [--backend B] [--chunk-size N]
+// [--resume] --progress none --quiet (host/cli/main.cpp, run()).
+py::dict run(const std::string& path, const std::optional<std::string>& text, const std::string& out_dir, int threads,
+             const std::string& backend, long chunk_size, bool resume, bool handle_interrupt) {
+  return guarded([&] {
+    check_counts(threads, chunk_size);
+    hs::StudyRunOptions opt;
+    opt.backend = backend_of(backend);
+    opt.threads = threads;
+    opt.chunk_size = chunk_size;
+    opt.resume = resume;
+    opt.progress = hs::ProgressStyle::none;
+    std::atomic<bool> never{false};
+    hs::StudyRunReport rep;
+    {
+      py::gil_scoped_release nogil;
+      std::lock_guard<std::mutex> lock(g_run_mutex);
+      const hs::Study study = load(path, text);
+      hs::require_command(study, "run");
+      check_out_dir(out_dir);
+      InterruptScope interrupts(handle_interrupt);
+      opt.cancel = handle_interrupt ? &g_cancel : &never;
+      // hs::ResumeError (a refused resume or backend): StudyError, the CLI's exit 2.
+      rep = hs::run_study(study.record(), study.design(), out_dir, opt);
+    }
+    if (rep.interrupted) {
+      const long saved = rep.resumed + rep.ran;
+      if (saved == 0) throw Interrupted("interrupted before the first chunk finished: nothing was saved");
+      throw Interrupted("interrupted: " + std::to_string(saved) + " of " + std::to_string(rep.instances) +
+                        " instances are saved in " + out_dir + "/" + hs::kPartialDirName +
+                        "; continue with resume=True");
+    }
+    py::dict r;
+    r["command"] = "run";
+    r["instances"] = rep.instances;
+    r["ran"] = rep.ran;
+    r["resumed"] = rep.resumed;
+    r["failed"] = rep.failed;
+    r["steps"] = rep.steps;
+    py::dict failures;
+    for (const auto& [name, count] : rep.failures) failures[py::str(name)] = count;
+    r["failures"] = failures;
+    r["wall_seconds"] = rep.wall_seconds;
+    r["threads"] = rep.threads;
+    r["backend"] = rep.backend;
+    r["note"] = rep.note;
+    r["chunk_size"] = rep.chunk_size;
+    r["chunks"] = rep.chunks;
+    r["results_h5"] = rep.paths.results_h5;
+    r["summary_csv"] = rep.paths.summary_csv;
+    return r;
+  });
+}
+
+// hydrosweep stability STUDY --out DIR [--threads N] [--backend B] --quiet
+// (host/cli/main.cpp, stability()), without stability_map.png.
+py::dict stability(const std::string& path, const std::optional<std::string>& text, const std::string& out_dir, int threads,
+                   const std::string& backend_flag) {
+  return guarded([&] {
+    check_counts(threads, 0);
+    const hs::Backend flag = backend_of(backend_flag);
+    py::dict r;
+    std::string note, model, friction;
+    hs::RunRecord rec;
+    hs::StabilityOutputPaths paths;
+    long n = 0, failed = 0, stable = 0, unstable = 0, overdamped = 0;
+    {
+      py::gil_scoped_release nogil;
+      std::lock_guard<std::mutex> lock(g_run_mutex);
+      const hs::Study study = load(path, text);
+      hs::require_command(study, "stability");
+      check_out_dir(out_dir);
+      hs::Backend requested = study.backend;
+      if (backend_flag != "auto") requested = flag;
+      hs::Backend backend;
+      try {
+        backend = hs::stability_backend(requested, &note, study.record().model, study.record().friction);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+      }
+      const auto t0 = std::chrono::steady_clock::now();
+      const std::vector<hs::StabilityPoint> points =
+          hs::run_stability(study.record(), study.design(), backend, threads);
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      rec.backend = hs::backend_name(backend);
+      rec.device = hs::backend_device(backend);
+      rec.threads = backend == hs::Backend::cpu ? hs::stability_threads(threads) : 0;
+      rec.wall_seconds = wall;
+      paths = hs::write_stability_outputs(out_dir, study.record(), study.design(), points, rec);
+      model = study.model;
+      friction = study.friction;
+      n = static_cast<long>(points.size());
+      for (const auto& p : points) {
+        if (p.status != 0) { ++failed; continue; }
+        (p.max_real < 0 ? stable : unstable) += 1;
+        overdamped += p.overdamped != 0;
+      }
+    }
+    r["command"] = "stability";
+    r["points"] = n;
+    r["failed"] = failed;
+    r["stable"] = stable;
+    r["unstable"] = unstable;
+    r["overdamped"] = overdamped;
+    r["model"] = model;
+    r["friction"] = friction;
+    r["backend"] = rec.backend;
+    r["device"] = rec.device;
+    r["threads"] = rec.threads;
+    r["wall_seconds"] = rec.wall_seconds;
+    r["note"] = note;
+    r["stability_h5"] = paths.stability_h5;
+    r["stability_csv"] = paths.stability_csv;
+    return r;
+  });
+}
+
+py::list outputs_of(const std::vector<hs::OutputInfo>& list) {
+  py::list out;
+  for (const auto& o : list) {
+    py::dict d;
+    d["name"] = o.name;
+    d["unit"] = o.unit;
+    d["description"] = o.description;
+    d["integer"] = o.integer;
+    out.append(d);
+  }
+  return out;
+}
+
+// Every registered model (host/models/registry.hpp), in the CLI's order.
+py::list models() {
+  return guarded([] {
+    py::list out;
+    for (const auto& m : hs::models()) {
+      py::dict d;
+      d["name"] = m.name;
+      d["title"] = m.title;
+      d["source"] = m.source;
+      d["doc"] = m.doc;
+      d["physics"] = m.physics;
+      d["supports"] = hs::model_support_text(m);
+      d["commands"] = m.commands;
+      d["friction_laws"] = m.friction_laws;
+      d["formulations"] = m.formulations;
+      d["stability_friction_laws"] = m.stability_friction_laws;
+      d["stability_methods"] = m.stability_methods;
+      d["parameter_count"] = m.parameter_count();
+      d["summary_columns"] = outputs_of(m.summary_columns);
+      d["trajectory_channels"] = outputs_of(m.trajectory_channels);
+      d["driving_coordinate"] = m.driving_coordinate;
+      out.append(d);
+    }
+    return out;
+  });
+}
+
+// The parameter table of `hydrosweep parameters --model MODEL` (schedule:
+// also the valve schedule's input.* columns, which the CLI leaves out).
+py::list parameters(const std::string& model, bool schedule) {
+  return guarded([&] {
+    const hs::ModelDescriptor* m = hs::find_model(model);
+    if (!m) {
+      std::string names;
+      for (const auto& n : hs::model_names()) names += (names.empty() ? "" : ", ") + n;
+      throw UsageError("--model \"" + model + "\" is not one of " + names);  // the CLI's text
+    }
+    py::list out;
+    for (const auto& p : m->parameters) {
+      const bool is_schedule = p.role == hs::ParameterInfo::Role::input_schedule;
+      if (is_schedule && !schedule) continue;
+      py::dict d;
+      d["name"] = p.name;
+      d["unit"] = p.unit;
+      d["min"] = p.min;
+      d["max"] = p.max;
+      d["min_exclusive"] = p.min_exclusive;
+      d["range"] = p.range_text();
+      d["default"] = m->defaults[p.index];
+      d["description"] = p.description;
+      d["integer"] = p.integer;
+      d["role"] = is_schedule ? "input_schedule" : "parameter";
+      d["index"] = p.index;
+      out.append(d);
+    }
+    return out;
+  });
+}
+
+}  // namespace
+
+// A new exception class hydrosweep.NAME(base), an attribute of the module.
+static PyObject* new_exception(py::module_& m, const char* name, PyObject* base, const char* doc) {
+  const std::string qualified = std::string("hydrosweep.") + name;
+  PyObject* type = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, base, nullptr);
+  if (!type) throw py::error_already_set();
+  m.attr(name) = py::reinterpret_steal<py::object>(type);  // the module keeps it alive
+  return type;
+}
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "hydrosweep host library (the compiled part of the hydrosweep package; use the hydrosweep module)";
+  g_study_error = new_exception(m, "StudyError", PyExc_ValueError,
+                                "A bad study (file or dict) or option, a refused resume or backend: the CLI's exit status 2.");
+  g_hydrosweep_error = new_exception(m, "HydrosweepError", PyExc_RuntimeError,
+                                     "Any other failure of the host library: the CLI's exit status 1.");
+  g_output_error = new_exception(m, "OutputError", g_hydrosweep_error,
+                                 "The outputs cannot be written (not a writable directory, full disk, HDF5).");
+
+  m.def("version", [] { return std::string(hs::hydrosweep_version()); });
+  m.def("run", &run, py::arg("path"), py::arg("text"), py::arg("out"), py::arg("threads"), py::arg("backend"),
+        py::arg("chunk_size"), py::arg("resume"), py::arg("handle_interrupt"));
+  m.def("stability", &stability, py::arg("path"), py::arg("text"), py::arg("out"), py::arg("threads"),
+        py::arg("backend"));
+  m.def("models", &models);
+  m.def("parameters", &parameters, py::arg("model"), py::arg("schedule"));
+#ifdef HYDROSWEEP_HAVE_CUDA
+  m.attr("has_cuda") = true;
+#else
+  m.attr("has_cuda") = false;
+#endif
+#ifdef HYDROSWEEP_HAVE_KOKKOS
+  m.attr("has_kokkos") = true;
+#else
+  m.attr("has_kokkos") = false;
+#endif
+}

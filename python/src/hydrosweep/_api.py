@@ -1,0 +1,102 @@
+"""run, stability, models, parameters: the CLI's commands as functions."""
+import os
+import threading
+import warnings
+
+from . import _core
+from ._results import Results, StabilityMap
+from ._toml import dumps
+
+__all__ = ["run", "stability", "models", "parameters", "study_text", "DICT_STUDY_NAME", "HydrosweepWarning"]
+
+# The file name a dict study has in messages and in the outputs' metadata
+# (study_path; also the study's name when its [study] table has none).
+DICT_STUDY_NAME = "<dict>"
+
+
+class HydrosweepWarning(UserWarning):
+    """A note of the host library (the CLI prints it as "hydrosweep: note: ..."),
+    e.g. why backend="auto" did not take the GPU."""
+
+
+def study_text(study):
+    """The TOML text of a study dict (what run/stability parse for a dict)."""
+    return dumps(study)
+
+
+def _source(study):
+    """(path, text) for _core: a file (text None) or a dict's TOML text."""
+    if isinstance(study, (str, bytes, os.PathLike)):
+        path = os.fsdecode(study) if isinstance(study, bytes) else os.fspath(study)
+        return path, None
+    if hasattr(study, "keys") and hasattr(study, "items"):
+        return DICT_STUDY_NAME, dumps(study)
+    raise TypeError(f"study must be a path to a TOML study file or a dict, not {type(study).__name__}")
+
+
+def _note(report):
+    if report.get("note"):
+        warnings.warn(report["note"], HydrosweepWarning, stacklevel=3)
+
+
+def run(study, out, *, threads=0, backend="auto", chunk_size=0, resume=False):
+    """Run every instance of a study and write OUT/results.h5 and OUT/summary.csv.
+
+    The same as ``hydrosweep run STUDY --out OUT [--threads N] [--backend B]
+    [--chunk-size N] [--resume] --quiet`` (same host calls, same files).
+
+    study: path (str or os.PathLike) of a TOML study file, or a dict with the
+        file's tables (converted to TOML; named "<dict>" in messages).
+    out: output directory (created if missing).
+    threads: CPU threads, 0 = all cores. backend: "auto", "cpu", "cuda",
+        "kokkos" (this package is built for the CPU only; "auto" runs there).
+    chunk_size: instances per chunk (0: the study's [execution] chunk_size, else
+        automatic). resume: continue an interrupted run in OUT.
+
+    Returns a Results (arrays read back from OUT/results.h5; Results.report
+    holds the run's counts and times). Raises StudyError (a bad study or
+    option, a refused resume, a backend this build lacks) or HydrosweepError
+    (OutputError when OUT cannot be written) with the CLI's message. Ctrl-C (from the main
+    thread) stops after the instances in flight, keeps the finished chunks for
+    resume=True and raises KeyboardInterrupt; a second Ctrl-C ends the
+    process, like the CLI's. The GIL is released while the study runs.
+    """
+    path, text = _source(study)
+    main = threading.current_thread() is threading.main_thread()
+    report = _core.run(path, text, os.fspath(out), threads, backend, chunk_size, resume, main)
+    _note(report)
+    return Results(out, report=report)
+
+
+def stability(study, out, *, threads=0, backend="auto"):
+    """Stability map of a study: OUT/stability.h5 and OUT/stability.csv.
+
+    The same as ``hydrosweep stability STUDY --out OUT [--threads N]
+    [--backend B] --quiet`` except that no stability_map.png is drawn (plot
+    with ``hydrosweep plot OUT``). Returns a StabilityMap; errors as run().
+    """
+    path, text = _source(study)
+    report = _core.stability(path, text, os.fspath(out), threads, backend)
+    _note(report)
+    return StabilityMap(out, report=report)
+
+
+def models():
+    """The registered models (host/models/registry.hpp), in the order of
+    ``hydrosweep parameters``: a list of dicts with keys name, title, source,
+    doc, physics, supports (the CLI's "Supports:" text), commands,
+    friction_laws, formulations, stability_friction_laws, stability_methods,
+    parameter_count, summary_columns and trajectory_channels (lists of dicts
+    name, unit, description, integer), driving_coordinate."""
+    return _core.models()
+
+
+def parameters(model="four-bar", *, schedule=False):
+    """The parameter table of ``hydrosweep parameters --model MODEL``: a list of
+    dicts, one per parameter in row order, with keys name (dotted), unit, min,
+    max, min_exclusive, range (the CLI's text, e.g. "(0, 1e+12]"), default
+    (float), description, integer (bool), role ("parameter" or
+    "input_schedule"), index (the column in Results.inputs). schedule=True
+    also lists the valve schedule's input.* columns, which the CLI's table
+    leaves out. An unknown model raises StudyError with the CLI's message."""
+    return _core.parameters(model, schedule)

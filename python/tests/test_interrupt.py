@@ -1,0 +1,67 @@
+"""Ctrl-C during hydrosweep.run (from the main thread): the run stops after the
+instances in flight, keeps its finished chunks and raises KeyboardInterrupt
+with the CLI's account of what was saved; resume=True then finishes the
+study; Python's own SIGINT handling is back afterwards. Run in a child
+process, which interrupts itself once the first chunk is on disk.
+"""
+import subprocess
+import sys
+import textwrap
+
+from hstest import DATA
+
+SCRIPT = textwrap.dedent(r"""
+    import glob, os, signal, sys, threading, time
+    import hydrosweep
+
+    study = open(sys.argv[1]).read()
+    # 10 x 10 x 4 = 400 instances of the 10 s work cycle, chunks of 8
+    study = study.replace("count = 4", "count = 10").replace("count = 3", "count = 10")
+    study = study.replace("values = [0.002, 0.05]", "values = [0.002, 0.005, 0.01, 0.05]")
+    path = os.path.join(sys.argv[2], "big.toml")
+    open(path, "w").write(study)
+    out = os.path.join(sys.argv[2], "out")
+
+    def interrupt():
+        while not glob.glob(os.path.join(out, ".hydrosweep-partial", "chunk-*.bin")):
+            time.sleep(0.005)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=interrupt, daemon=True).start()
+    try:
+        hydrosweep.run(path, out, threads=2, chunk_size=8)
+        print("not interrupted")
+        sys.exit(1)
+    except KeyboardInterrupt as e:
+        print("KeyboardInterrupt:", e)
+    assert os.path.isdir(os.path.join(out, ".hydrosweep-partial"))
+    assert not os.path.exists(os.path.join(out, "results.h5"))
+
+    res = hydrosweep.run(path, out, threads=2, chunk_size=8, resume=True)
+    r = res.report
+    print("resumed", r["resumed"], "ran", r["ran"])
+    assert r["resumed"] > 0 and r["resumed"] + r["ran"] == len(res) == 400
+    assert (res.status == 0).all()
+    assert not os.path.exists(os.path.join(out, ".hydrosweep-partial"))
+
+    # Python's SIGINT handler is back: KeyboardInterrupt, not the end of the process
+    try:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(1)
+        print("no KeyboardInterrupt")
+        sys.exit(1)
+    except KeyboardInterrupt:
+        print("handler restored")
+""")
+
+
+def test_ctrl_c_then_resume(tmp_path):
+    r = subprocess.run([sys.executable, "-c", SCRIPT, str(DATA / "four_bar_small.toml"), str(tmp_path)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    out = tmp_path / "out"
+    assert lines[0].startswith("KeyboardInterrupt: interrupted: "), r.stdout
+    assert lines[0].endswith(f" of 400 instances are saved in {out}/.hydrosweep-partial; continue with resume=True")
+    assert lines[1].startswith("resumed ")
+    assert lines[2] == "handler restored"
