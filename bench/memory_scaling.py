@@ -15,16 +15,16 @@ files (results.h5 with the N x P parameter matrix, summary.csv) are written to a
 temporary directory and their sizes reported, then removed.
 """
 import argparse
-import datetime
 import json
 import os
-import platform
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_machine import machine  # noqa: E402
 
 QUANTITY_SETS = {
     0: [],
@@ -138,20 +138,9 @@ def main():
         b, a = slope(results["instances"])
         print(f"\npeak RSS ~ {a / 2**20:.1f} MiB + {b:.1f} B per instance (least squares over the instance sweep, "
               f"4 analysed quantities, automatic chunk size)")
-        uname = platform.uname()
-        cpu = "unknown"
-        try:
-            with open("/proc/cpuinfo") as f:
-                cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-        except (OSError, StopIteration):
-            pass
-        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
         doc = {
             "benchmark": "memory_scaling",
-            "machine": {"cpu_model": cpu, "logical_cores": os.cpu_count(), "hostname": uname.node,
-                        "memory_bytes": os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"),
-                        "source_revision": rev,
-                        "date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")},
+            "machine": machine(),
             "workload": "four-bar Monte Carlo, 4 sampled inputs + 1 derived, 5 steps per instance, no trajectories, "
                         "bootstrap 10; peak RSS = ru_maxrss of the hydrosweep process",
             "bytes_per_instance": b, "intercept_bytes": a, **results,

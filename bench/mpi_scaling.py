@@ -13,10 +13,8 @@ divided among its ranks (at least 1), so more ranks than cores oversubscribe.
 Prints the table and writes JSON. A benchmark, not a test.
 """
 import argparse
-import datetime
 import json
 import os
-import platform
 import shutil
 import subprocess
 import sys
@@ -24,6 +22,9 @@ import tempfile
 import time
 
 import h5py
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_machine import machine  # noqa: E402
 
 
 def study_text(n):
@@ -109,19 +110,10 @@ def main():
         for r in weak:
             r["efficiency_vs_1_rank"] = weak[0]["wall_s"] / r["wall_s"]
             show("weak", r, r["efficiency_vs_1_rank"])
-        cpu = "unknown"
-        try:
-            with open("/proc/cpuinfo") as f:
-                cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
-        except (OSError, StopIteration):
-            pass
-        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
         mpi = subprocess.run([args.mpirun, "--version"], capture_output=True, text=True).stdout.splitlines()[:1]
         doc = {
             "benchmark": "mpi_scaling",
-            "machine": {"cpu_model": cpu, "logical_cores": os.cpu_count(), "hostname": platform.node(),
-                        "mpi": mpi[0] if mpi else "unknown", "source_revision": rev,
-                        "date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")},
+            "machine": machine(mpi=mpi[0] if mpi else "unknown"),
             "workload": "four-bar seed 002 work cycle (10 s, dt 1 ms), grid friction x bulk modulus; strong: 2000 "
                         "instances; weak: 500 per rank; mpirun --oversubscribe --bind-to none; threads per rank = "
                         "cores / ranks on the node (at least 1)",

@@ -31,27 +31,8 @@ namespace {
 constexpr auto npos = std::string::npos;
 const std::string kPartial = ".hydrosweep-partial";
 
-// 8 x 3 = 24 instances of the 10 s work cycle with trajectories, statistics
-// and a failure limit; a valve gain of 60 drives the third column out of the
-// pressure range, so failed instances (NaN trajectories, excluded from the
-// statistics) are part of every comparison.
-const char* kStudy = R"([integrator]
-duration = 10.0
-[[grid]]
-parameter = "friction.coulomb_force"
-values = [100.0, 150.0, 200.0, 250.0, 300.0, 350.0, 400.0, 450.0]
-[[grid]]
-parameter = "input.gain"
-values = [0.5, 1.0, 60.0]
-[analysis]
-quantities = ["p2_max", "tracking_rms"]
-bootstrap = 100
-[analysis.limit]
-quantity = "p2_max"
-above = 4.5e6
-[output]
-trajectory_stride = 100
-)";
+// kStudy: cli_support.hpp's kFailingGridStudy (24 instances, trajectories, analysis, failures).
+const char* const kStudy = kFailingGridStudy;
 constexpr int kStudyInstances = 24;
 
 // 20 short instances without trajectories: chunk files of a few hundred

@@ -74,6 +74,9 @@ bool backend_available(Backend b, std::string* why = nullptr);
 Backend resolve_backend(Backend b);
 // A line describing where the backend runs (CPU model, GPU name, Kokkos execution space).
 std::string backend_device(Backend b);
+// With several ranks on a node, each takes its own device: the node's
+// local_rank-th (mod the devices) for the CUDA backend; nothing for the others.
+void use_device_of_local_rank(Backend b, int local_rank);
 // First "model name" of /proc/cpuinfo; "unknown CPU" elsewhere.
 std::string cpu_model();
 

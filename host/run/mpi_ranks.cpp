@@ -30,11 +30,13 @@ class MpiRanks final : public Ranks {
     MPI_Comm node;
     check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
     check(MPI_Comm_size(node, &local_size_), "MPI_Comm_size");
+    check(MPI_Comm_rank(node, &local_rank_), "MPI_Comm_rank");
     MPI_Comm_free(&node);
   }
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   int local_size() const override { return local_size_; }
+  int local_rank() const override { return local_rank_; }
   // A barrier that sleeps while it waits: Open MPI's blocking collectives
   // poll at full speed, so ranks waiting for rank 0's writing (or for the
   // slowest rank's last chunk) would take the cores it needs, the more so
@@ -84,7 +86,7 @@ class MpiRanks final : public Ranks {
   std::string name() const override { return std::to_string(size_) + " MPI ranks"; }
 
  private:
-  int rank_ = 0, size_ = 1, local_size_ = 1;
+  int rank_ = 0, size_ = 1, local_size_ = 1, local_rank_ = 0;
 };
 
 }  // namespace

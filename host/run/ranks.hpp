@@ -23,8 +23,9 @@ class Ranks {
   virtual ~Ranks() = default;
   virtual int rank() const { return 0; }
   virtual int size() const { return 1; }
-  // Ranks on this node (they share its cores).
+  // Ranks on this node (they share its cores and GPUs), and this one's place among them.
   virtual int local_size() const { return 1; }
+  virtual int local_rank() const { return 0; }
   // Waits (sleeping, not polling) until every rank is here.
   virtual void barrier() const {}
   // Sum / max over the ranks, result on every rank.

@@ -609,6 +609,7 @@ StudyRunReport run_study(const StudyRecord& record,
     rep.note = d.note;
   }
   rep.backend = backend_name(backend);
+  if (opt.ranks && opt.ranks->size() > 1) use_device_of_local_rank(backend, opt.ranks->local_rank());
   const long n = design.instance_count();
   const long samples = sample_count(record.settings, record.trajectory_stride);
   rep.instances = n;

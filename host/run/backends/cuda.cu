@@ -32,9 +32,18 @@ int cuda_device_count() {
   return n;
 }
 
+// Rank r of a node's ranks takes device r mod (devices): one GPU per rank when
+// there are as many ranks as GPUs (host/run/ranks.hpp).
+void use_cuda_device_of_local_rank(int local_rank) {
+  const int n = cuda_device_count();
+  if (n > 0) HS_CUDA_CHECK(cudaSetDevice(local_rank % n));
+}
+
 std::string cuda_device_name() {
+  int device = 0;
+  HS_CUDA_CHECK(cudaGetDevice(&device));
   cudaDeviceProp prop;
-  HS_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  HS_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
   return std::string(prop.name) + " (sm_" + std::to_string(prop.major) + std::to_string(prop.minor) + ", " +
          std::to_string(prop.totalGlobalMem >> 20) + " MiB)";
 }

@@ -11,7 +11,8 @@ namespace hs {
 
 #ifdef HYDROSWEEP_HAVE_CUDA
 int cuda_device_count();           // host/run/backends/cuda.cu: 0 without a usable device
-std::string cuda_device_name();    // of device 0
+std::string cuda_device_name();    // of the current device
+void use_cuda_device_of_local_rank(int local_rank);
 #endif
 #ifdef HYDROSWEEP_HAVE_KOKKOS
 std::string kokkos_execution_space();  // host/run/backends/kokkos.cpp
@@ -88,6 +89,15 @@ bool backend_available(Backend b, std::string* why) {
 Backend resolve_backend(Backend b) {
   if (b != Backend::automatic) return b;
   return backend_available(Backend::cuda) ? Backend::cuda : Backend::cpu;
+}
+
+void use_device_of_local_rank(Backend b, int local_rank) {
+#ifdef HYDROSWEEP_HAVE_CUDA
+  if (b == Backend::cuda) use_cuda_device_of_local_rank(local_rank);
+#else
+  (void)b;
+  (void)local_rank;
+#endif
 }
 
 std::string backend_device(Backend b) {

@@ -1,0 +1,21 @@
+"""The machine line of the Python benchmarks' JSON (bench/results/*.json):
+CPU model, cores, memory, host, source revision and date, as the C++
+benchmarks record them (bench/bench_common.hpp)."""
+import datetime
+import os
+import platform
+import subprocess
+
+
+def machine(**extra):
+    cpu = "unknown"
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    return {"cpu_model": cpu, "logical_cores": os.cpu_count(), "hostname": platform.node(),
+            "memory_bytes": os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"), **extra,
+            "source_revision": rev or "unknown",
+            "date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
