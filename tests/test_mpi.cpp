@@ -1,8 +1,9 @@
 // MPI-sharded studies (issue 17 item 1; host/run/ranks.hpp, README "Studies
 // across ranks (MPI)"), through mpirun and the built executable. With MPI:
-// K ranks write what one process writes; a rank killed mid-run is reported
-// by the launcher, its finished chunks stay, and --resume under MPI completes
-// the study with nothing lost; only `run` is shared. Without MPI (the
+// K ranks write what one process writes (run and stability); a rank killed
+// mid-run is reported by the launcher, its finished chunks stay, and --resume
+// under MPI completes the study with nothing lost; only `run` and `stability`
+// are shared. Without MPI (the
 // sanitizer flavour builds without it): a run started as one of several ranks
 // says the build lacks MPI and stops.
 #include <gtest/gtest.h>
@@ -85,8 +86,7 @@ TEST(Mpi, RanksWriteWhatOneProcessWrites) {
 }
 
 // Errors: every rank ends with the status one process would have, and the
-// message is printed once. A bad study (exit 2); an output directory holding
-// an interrupted run without --resume (exit 2); `stability` is not shared.
+// message is printed once: a bad study (exit 2); `check` is not shared (exit 2).
 TEST(Mpi, ErrorsEndEveryRankAndArePrintedOnce) {
   TempDir tmp;
   const fs::path bad = write_study(tmp.path, "bad.toml", "[integrator]\ndt = -1.0\n");
@@ -98,10 +98,43 @@ TEST(Mpi, ErrorsEndEveryRankAndArePrintedOnce) {
   EXPECT_NE(r.err.find("bad.toml"), npos) << r.err;
 
   const fs::path study = write_study(tmp.path, "study.toml", kStudy);
-  const Result s = mpirun(2, "stability " + q(study) + " --out " + q(tmp.path / "map"), tmp.path);
+  const Result s = mpirun(2, "check " + q(study), tmp.path);
   EXPECT_EQ(s.code, 2);
-  EXPECT_NE(s.err.find("only `hydrosweep run` is shared between MPI ranks"), npos) << s.err;
+  EXPECT_NE(s.err.find("only `hydrosweep run` and `hydrosweep stability` are shared between MPI ranks"), npos) << s.err;
   EXPECT_EQ(s.err.find(message), s.err.rfind(message)) << s.err;
+}
+
+// A stability map of 7 x 5 points of the 3D model over 3 ranks (contiguous
+// shares of 11, 12, 12 points): stability.csv byte for byte and stability.h5
+// but the run record, as one process writes them.
+TEST(Mpi, StabilityMapOverRanksIsTheOneProcessMap) {
+  TempDir tmp;
+  const fs::path study = write_study(tmp.path, "map.toml", R"([study]
+model = "four-bar-3d"
+[[grid]]
+name = "friction_scale"
+scales = ["friction.coulomb_force", "friction.static_force", "friction.viscous_coefficient"]
+min = 1e-3
+max = 1.0
+count = 7
+spacing = "log"
+[[grid]]
+parameter = "circuit.oil_bulk_modulus"
+min = 0.5e9
+max = 2e9
+count = 5
+)");
+  ASSERT_EQ(hydrosweep("stability " + q(study) + " --out " + q(tmp.path / "one") + " -q", tmp.path).code, 0);
+  const Result three = mpirun(3, "stability " + q(study) + " --out " + q(tmp.path / "three"), tmp.path);
+  ASSERT_EQ(three.code, 0) << three.err;
+  EXPECT_NE(three.out.find("stability: 35 points"), npos) << three.out;
+  EXPECT_NE(three.out.find("3 MPI ranks x"), npos) << three.out;
+  EXPECT_EQ(read_csv(tmp.path / "one" / "stability.csv").size(), 36u);
+  EXPECT_EQ(read_file(tmp.path / "one" / "stability.csv"), read_file(tmp.path / "three" / "stability.csv"));
+  expect_same(h5_results(tmp.path / "one" / "stability.h5"), h5_results(tmp.path / "three" / "stability.h5"),
+              "stability.h5 of 1 process and of 3 ranks");
+  H5File b(tmp.path / "three" / "stability.h5");
+  EXPECT_EQ(int_attribute(b.id, "/metadata", "ranks"), 3);
 }
 
 std::vector<pid_t> children_named(pid_t parent, const std::string& name) {

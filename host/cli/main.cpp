@@ -16,8 +16,10 @@
 // file-size limit), HDF5, out of memory. docs/study-files.md, "Exit status".
 #include <CLI/CLI.hpp>
 #include <sys/wait.h>
+#include <omp.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdlib>
@@ -37,6 +39,7 @@
 #include "host/run/batch.hpp"
 #include "host/results/output.hpp"
 #include "host/models/registry.hpp"
+#include "host/run/rank_collectives.hpp"
 #include "host/run/ranks.hpp"
 #include "host/run/runner.hpp"
 #include "host/run/memory_budget.hpp"
@@ -255,7 +258,10 @@ struct StabilityFlags {
   std::string backend = "auto";
 };
 
-int stability(const std::string& study_path, const std::string& out_dir, const StabilityFlags& flags) {
+// Under mpirun/srun every rank runs this; each computes a share of the points,
+// rank 0 writes the outputs and prints (host/run/stability.hpp).
+int stability(const std::string& study_path, const std::string& out_dir, StabilityFlags flags, const hs::Ranks& ranks) {
+  if (!ranks.root()) flags.quiet = true;
   const hs::Study study = hs::load_study(study_path);  // StudyError: exit 2, nothing written
   hs::require_command(study, "stability");  // StudyError: exit 2
   check_out_dir(out_dir);
@@ -270,16 +276,25 @@ int stability(const std::string& study_path, const std::string& out_dir, const S
   }
   if (!note.empty() && !flags.quiet) std::fprintf(stderr, "hydrosweep: note: %s\n", note.c_str());
 
+  if (ranks.size() > 1) hs::use_device_of_local_rank(backend, ranks.local_rank());
+  // The ranks on a node share its cores (unless -j or OMP_NUM_THREADS says otherwise).
+  if (flags.threads <= 0 && ranks.local_size() > 1 && !std::getenv("OMP_NUM_THREADS"))
+    flags.threads = std::max(1, omp_get_num_procs() / ranks.local_size());
+
   const auto t0 = std::chrono::steady_clock::now();
-  const std::vector<hs::StabilityPoint> points = hs::run_stability(study.record(), study.design(), backend, flags.threads);
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const std::vector<hs::StabilityPoint> points =
+      hs::run_stability(study.record(), study.design(), backend, flags.threads, ranks);
+  const double wall = ranks.max(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 
   hs::RunRecord rec;
   rec.backend = hs::backend_name(backend);
   rec.device = hs::backend_device(backend);
   rec.threads = backend == hs::Backend::cpu ? hs::stability_threads(flags.threads) : 0;
+  rec.ranks = ranks.size();
   rec.wall_seconds = wall;
-  const hs::StabilityOutputPaths paths = hs::write_stability_outputs(out_dir, study.record(), study.design(), points, rec);
+  hs::StabilityOutputPaths paths;
+  hs::on_root(ranks, [&] { paths = hs::write_stability_outputs(out_dir, study.record(), study.design(), points, rec); });
+  if (!ranks.root()) return 0;
   const std::string png = plot_stability_map(out_dir, "", true);  // the summary below names the PNG
   if (flags.quiet) return 0;
 
@@ -290,9 +305,10 @@ int stability(const std::string& study_path, const std::string& out_dir, const S
     overdamped += p.overdamped != 0;
   }
   const long n = static_cast<long>(points.size());
+  const std::string where = (ranks.size() > 1 ? plural(ranks.size(), "MPI rank") + " x " : std::string()) +
+                            (backend == hs::Backend::cpu ? plural(rec.threads, "thread") : rec.device);
   std::printf("stability: %s (%s, %s) on %s (%s) in %.3f s (%.4g points/s): %ld failed, %ld stable, %ld unstable, %ld overdamped\n",
-              plural(n, "point").c_str(), study.model.c_str(), study.friction.c_str(), rec.backend.c_str(),
-              backend == hs::Backend::cpu ? plural(rec.threads, "thread").c_str() : rec.device.c_str(), wall,
+              plural(n, "point").c_str(), study.model.c_str(), study.friction.c_str(), rec.backend.c_str(), where.c_str(), wall,
               wall > 0 ? n / wall : 0.0, failed, stable, unstable, overdamped);
   std::printf("wrote %s, %s%s%s\n", paths.stability_h5.c_str(), paths.stability_csv.c_str(), png.empty() ? "" : " and ", png.c_str());
   return 0;
@@ -426,8 +442,8 @@ int main(int argc, char** argv) {
   }
 
   // Under an MPI launcher (host/run/ranks.hpp) every rank runs this; only
-  // `run` is shared between ranks. Errors are the same on every rank (the
-  // runner makes them so): rank 0 reports, then every rank waits for the
+  // `run` and `stability` are shared between ranks. Errors are the same on
+  // every rank (host/run/rank_collectives.hpp makes them so): rank 0 reports, then every rank waits for the
   // others before it exits, since mpirun ends the whole job at the first rank
   // that exits with an error and rank 0's message could be lost.
   const hs::Launch launch = hs::detect_launch();
@@ -439,12 +455,12 @@ int main(int argc, char** argv) {
   try {
     if (launch.under_mpi_launcher) session.emplace(&argc, &argv);  // MPI_Init under mpirun/srun
     const hs::Ranks& ranks = session ? session->ranks() : hs::single_process();
-    if (ranks.size() > 1 && !*run_cmd)
-      throw UsageError("only `hydrosweep run` is shared between MPI ranks; run `" + app.get_subcommands().front()->get_name() +
-                       "` as a single process");
+    if (ranks.size() > 1 && !*run_cmd && !*stab_cmd)
+      throw UsageError("only `hydrosweep run` and `hydrosweep stability` are shared between MPI ranks; run `" +
+                       app.get_subcommands().front()->get_name() + "` as a single process");
     if (*run_cmd) return run(study_path, out_dir, flags, ranks);
     if (*plot_cmd) return plot(out_dir, plot_dir);
-    if (*stab_cmd) return stability(study_path, out_dir, stab);
+    if (*stab_cmd) return stability(study_path, out_dir, stab, ranks);
     if (*check_cmd) return check(study_path);
     if (*params_cmd) return parameters(model);
   } catch (const hs::MpiUnavailable& e) {

@@ -759,6 +759,7 @@ void write_stability_h5(const std::string& path, const StudyRecord& record,
   attribute(g, "backend", run.backend);
   attribute(g, "device", run.device);
   attribute(g, "threads", static_cast<long>(run.threads));
+  attribute(g, "ranks", static_cast<long>(run.ranks));
   attribute(g, "wall_seconds", run.wall_seconds);
   attribute(g, "points_per_second", run.wall_seconds > 0 ? double(n) / run.wall_seconds : 0.0);
   attribute(g, "created", utc_now_iso8601());

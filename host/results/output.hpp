@@ -168,7 +168,7 @@ OutputPaths write_outputs(const std::string& dir, const StudyRecord& record,
 //                                 sample_method, sample_count, seed, scramble,
 //                                 factors (the design's axes; other varied inputs
 //                                 are derived), equilibrium, zero_tolerance,
-//                                 oscillatory_tolerance, backend, device, threads,
+//                                 oscillatory_tolerance, backend, device, threads, ranks,
 //                                 wall_seconds, points_per_second, created,
 //                                 instance_count, failed_count
 //   /metadata/design              as in results.h5

@@ -3,6 +3,7 @@
 #include "host/run/device_verification.hpp"
 
 #include "host/run/memory_budget.hpp"
+#include "host/run/rank_collectives.hpp"
 
 #include <unistd.h>
 
@@ -511,17 +512,16 @@ StudyAnalysis analyse(const StudyRecord& record, const Design& design, const std
   return a;
 }
 
-namespace {
-
-// An error crossing ranks: its kind (the exception type, so every rank exits
-// with the status one process would) and its message.
+// An error crossing ranks (host/run/rank_collectives.hpp): its kind (the
+// exception type, so every rank exits with the status one process would)
+// and its message.
 std::string verdict_of(const std::exception& e) {
   if (dynamic_cast<const ResumeError*>(&e)) return std::string("R") + e.what();
   if (dynamic_cast<const OutputError*>(&e)) return std::string("O") + e.what();
   if (dynamic_cast<const StudyError*>(&e)) return std::string("S") + e.what();
   return std::string("E") + e.what();
 }
-[[noreturn]] void throw_verdict(const std::string& verdict) {
+void throw_verdict(const std::string& verdict) {
   const std::string message = verdict.substr(1);
   switch (verdict[0]) {
     case 'R': throw ResumeError(message);
@@ -530,56 +530,6 @@ std::string verdict_of(const std::exception& e) {
     default: throw std::runtime_error(message);
   }
 }
-
-// Runs `step` on rank 0 alone; the other ranks wait for its verdict and end
-// the same way (the same exception; only rank 0 reports it, host/cli/main.cpp).
-// One process: `step` itself.
-template <class Step>
-void on_root(const Ranks& ranks, Step&& step) {
-  if (ranks.size() == 1) return step();
-  std::string verdict;
-  if (ranks.root()) {
-    try {
-      step();
-    } catch (const std::exception& e) {
-      verdict = verdict_of(e);
-    }
-  }
-  ranks.barrier();  // the others sleep while rank 0 works
-  verdict = ranks.broadcast(verdict);
-  if (!verdict.empty()) throw_verdict(verdict);
-}
-
-// Runs `step` on every rank; when any fails, every rank throws: the failing
-// ranks' messages ("rank r: ..."), of the first failing rank's kind. One
-// process: `step` itself.
-template <class Step>
-void on_every_rank(const Ranks& ranks, Step&& step) {
-  if (ranks.size() == 1) return step();
-  std::string mine;
-  try {
-    step();
-  } catch (const std::exception& e) {
-    mine = verdict_of(e);
-  }
-  ranks.barrier();  // ranks done early sleep until the last one is
-  std::string verdict;
-  if (ranks.root()) {
-    const std::vector<std::string> all = ranks.gather(mine);
-    for (size_t r = 0; r < all.size(); ++r) {
-      if (all[r].empty()) continue;
-      if (verdict.empty()) verdict = all[r].substr(0, 1);
-      else verdict += "\n";
-      verdict += "rank " + std::to_string(r) + ": " + all[r].substr(1);
-    }
-  } else {
-    ranks.gather(mine);
-  }
-  verdict = ranks.broadcast(verdict);
-  if (!verdict.empty()) throw_verdict(verdict);
-}
-
-}  // namespace
 
 StudyRunReport run_study(const StudyRecord& record,
                          const Design& design, const std::string& out_dir, const StudyRunOptions& opt) {

@@ -6,10 +6,12 @@
 #include "host/run/device_verification.hpp"
 
 #include "host/run/memory_budget.hpp"
+#include "host/run/rank_collectives.hpp"
 
 #include <omp.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -196,27 +198,74 @@ Backend stability_backend(Backend requested, std::string* note, const std::strin
   return Backend::cpu;
 }
 
-std::vector<StabilityPoint> run_stability(const StudyRecord& record,
-                                          const Design& design, Backend backend, int threads) {
-  if (backend == Backend::cpu) return run_stability_cpu(record, design, threads);
-  const StabilityBatch batch = stability_batch(record, design, threads);
-  check_device_constrained(batch);
+namespace {
+
+// Points [first, first + count) of the study on `backend`.
+std::vector<StabilityPoint> run_stability_range(const StudyRecord& record, const Design& design, Backend backend,
+                                                int threads, long first, long count) {
+  StabilityBatch batch = stability_batch(record, design, threads);
+  if (first != 0 || count != batch.point_count()) {
+    const long P = design.parameter_count();
+    batch.parameters = std::vector<double>(batch.parameters.begin() + first * P, batch.parameters.begin() + (first + count) * P);
+  }
   const std::vector<char> skip = inadmissible(design, batch);
   std::vector<StabilityPoint> out;
-  if (backend == Backend::kokkos) {
-    out = run_stability_kokkos(batch);
-#ifdef HYDROSWEEP_HAVE_CUDA_STABILITY
-  } else if (backend == Backend::cuda) {
-    out = run_stability_cuda(batch);
-#endif
+  if (backend == Backend::cpu) {
+    out = run_cpu(batch, skip);
   } else {
-    throw std::invalid_argument("stability: backend " + backend_name(backend) + " is not available here");
+    check_device_constrained(batch);
+    if (backend == Backend::kokkos) {
+      out = run_stability_kokkos(batch);
+#ifdef HYDROSWEEP_HAVE_CUDA_STABILITY
+    } else if (backend == Backend::cuda) {
+      out = run_stability_cuda(batch);
+#endif
+    } else {
+      throw std::invalid_argument("stability: backend " + backend_name(backend) + " is not available here");
+    }
   }
   if (static_cast<long>(out.size()) != batch.point_count())
     throw std::runtime_error("stability backend " + backend_name(backend) + " returned " + std::to_string(out.size()) +
                              " points for " + std::to_string(batch.point_count()));
   flag_invalid(skip, out);
   return out;
+}
+
+}  // namespace
+
+std::vector<StabilityPoint> run_stability(const StudyRecord& record,
+                                          const Design& design, Backend backend, int threads) {
+  return run_stability_range(record, design, backend, threads, 0, design.instance_count());
+}
+
+std::vector<StabilityPoint> run_stability(const StudyRecord& record, const Design& design, Backend backend,
+                                          int threads, const Ranks& ranks) {
+  if (ranks.size() == 1) return run_stability(record, design, backend, threads);
+  // Rank r: the r-th of `size` contiguous shares; rank 0 gathers them in order.
+  static_assert(std::is_trivially_copyable<StabilityPoint>::value, "points travel as bytes");
+  const long n = design.instance_count();
+  const long first = n * ranks.rank() / ranks.size(), last = n * (ranks.rank() + 1) / ranks.size();
+  std::string mine;
+  on_every_rank(ranks, [&] {
+    if ((last - first) * static_cast<double>(sizeof(StabilityPoint)) >= 2147483647.0)
+      throw std::invalid_argument("stability: " + std::to_string(last - first) + " points on one rank are more than "
+                                  "one MPI message holds (2 GiB); use more ranks");
+    const std::vector<StabilityPoint> points = run_stability_range(record, design, backend, threads, first, last - first);
+    mine.assign(reinterpret_cast<const char*>(points.data()), points.size() * sizeof(StabilityPoint));
+  });
+  const std::vector<std::string> shares = ranks.gather(mine);
+  std::vector<StabilityPoint> all;
+  if (!ranks.root()) return all;
+  all.resize(static_cast<size_t>(n));
+  size_t at = 0;
+  for (const std::string& share : shares) {
+    std::memcpy(reinterpret_cast<char*>(all.data()) + at, share.data(), share.size());
+    at += share.size();
+  }
+  if (at != all.size() * sizeof(StabilityPoint))
+    throw std::runtime_error("stability: the ranks returned " + std::to_string(at / sizeof(StabilityPoint)) +
+                             " points for " + std::to_string(n));
+  return all;
 }
 
 #ifndef HYDROSWEEP_HAVE_KOKKOS

@@ -18,6 +18,7 @@
 
 #include "host/run/batch.hpp"
 #include "kernels/models/catalog.hpp"
+#include "host/run/ranks.hpp"
 #include "host/study/study.hpp"
 #include "kernels/linearize/stability.hpp"
 
@@ -83,6 +84,12 @@ Backend stability_backend(Backend requested, std::string* note = nullptr, const 
 // invalid_parameters on every backend.
 std::vector<StabilityPoint> run_stability(const StudyRecord& record,
                                           const Design& design, Backend backend, int threads);
+// The same shared by several ranks (host/run/ranks.hpp): every rank calls it;
+// each computes a contiguous share of the points, rank 0 receives all of them
+// in study order (the others an empty vector). An error on any rank is
+// thrown on every rank (host/run/rank_collectives.hpp).
+std::vector<StabilityPoint> run_stability(const StudyRecord& record, const Design& design, Backend backend,
+                                          int threads, const Ranks& ranks);
 // Before a device run of seed 003's constrained systems: the model must have
 // a per-thread MCS capacity, the method be mcs and every point fit it; else
 // std::invalid_argument naming the method or the point, its n and the size key.
