@@ -2,6 +2,7 @@
 CPU model, cores, memory, host, source revision and date, as the C++
 benchmarks record them (bench/bench_common.hpp)."""
 import datetime
+import json
 import os
 import platform
 import subprocess
@@ -19,3 +20,11 @@ def machine(**extra):
             "memory_bytes": os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"), **extra,
             "source_revision": rev or "unknown",
             "date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+
+
+def write_json(path, doc):
+    """Writes a benchmark's JSON (creating its directory) and says where."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=2)
+    print(f"wrote {path}")

@@ -15,7 +15,6 @@ files (results.h5 with the N x P parameter matrix, summary.csv) are written to a
 temporary directory and their sizes reported, then removed.
 """
 import argparse
-import json
 import os
 import shutil
 import subprocess
@@ -24,7 +23,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_machine import machine  # noqa: E402
+from bench_machine import machine, write_json  # noqa: E402
 
 QUANTITY_SETS = {
     0: [],
@@ -145,10 +144,7 @@ def main():
                         "bootstrap 10; peak RSS = ru_maxrss of the hydrosweep process",
             "bytes_per_instance": b, "intercept_bytes": a, **results,
         }
-        os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
-        with open(args.out, "w") as f:
-            json.dump(doc, f, indent=2)
-        print(f"wrote {args.out}")
+        write_json(args.out, doc)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0

@@ -13,7 +13,6 @@ divided among its ranks (at least 1), so more ranks than cores oversubscribe.
 Prints the table and writes JSON. A benchmark, not a test.
 """
 import argparse
-import json
 import os
 import shutil
 import subprocess
@@ -24,7 +23,7 @@ import time
 import h5py
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_machine import machine  # noqa: E402
+from bench_machine import machine, write_json  # noqa: E402
 
 
 def study_text(n):
@@ -121,10 +120,7 @@ def main():
                                    "wall at 1 rank / wall at K ranks with K times the instances (weak efficiency)",
             "one_process": base, "strong": strong, "weak": weak,
         }
-        os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
-        with open(args.out, "w") as f:
-            json.dump(doc, f, indent=2)
-        print(f"wrote {args.out}")
+        write_json(args.out, doc)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0

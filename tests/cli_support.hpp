@@ -409,4 +409,21 @@ above = 4.5e6
 trajectory_stride = 100
 )";
 
+// A stability map of 6 x 5 points of the 3D model.
+inline const char* const kStabilityGridStudy = R"([study]
+model = "four-bar-3d"
+[[grid]]
+name = "friction_scale"
+scales = ["friction.coulomb_force", "friction.static_force", "friction.viscous_coefficient"]
+min = 1e-3
+max = 1.0
+count = 6
+spacing = "log"
+[[grid]]
+parameter = "circuit.oil_bulk_modulus"
+min = 0.5e9
+max = 2e9
+count = 5
+)";
+
 }  // namespace cli_test

@@ -104,37 +104,23 @@ TEST(Mpi, ErrorsEndEveryRankAndArePrintedOnce) {
   EXPECT_EQ(s.err.find(message), s.err.rfind(message)) << s.err;
 }
 
-// A stability map of 7 x 5 points of the 3D model over 3 ranks (contiguous
-// shares of 11, 12, 12 points): stability.csv byte for byte and stability.h5
+// A stability map of 6 x 5 points of the 3D model over 4 ranks (contiguous
+// shares of 7, 8, 7, 8 points): stability.csv byte for byte and stability.h5
 // but the run record, as one process writes them.
 TEST(Mpi, StabilityMapOverRanksIsTheOneProcessMap) {
   TempDir tmp;
-  const fs::path study = write_study(tmp.path, "map.toml", R"([study]
-model = "four-bar-3d"
-[[grid]]
-name = "friction_scale"
-scales = ["friction.coulomb_force", "friction.static_force", "friction.viscous_coefficient"]
-min = 1e-3
-max = 1.0
-count = 7
-spacing = "log"
-[[grid]]
-parameter = "circuit.oil_bulk_modulus"
-min = 0.5e9
-max = 2e9
-count = 5
-)");
+  const fs::path study = write_study(tmp.path, "map.toml", kStabilityGridStudy);
   ASSERT_EQ(hydrosweep("stability " + q(study) + " --out " + q(tmp.path / "one") + " -q", tmp.path).code, 0);
-  const Result three = mpirun(3, "stability " + q(study) + " --out " + q(tmp.path / "three"), tmp.path);
-  ASSERT_EQ(three.code, 0) << three.err;
-  EXPECT_NE(three.out.find("stability: 35 points"), npos) << three.out;
-  EXPECT_NE(three.out.find("3 MPI ranks x"), npos) << three.out;
-  EXPECT_EQ(read_csv(tmp.path / "one" / "stability.csv").size(), 36u);
-  EXPECT_EQ(read_file(tmp.path / "one" / "stability.csv"), read_file(tmp.path / "three" / "stability.csv"));
-  expect_same(h5_results(tmp.path / "one" / "stability.h5"), h5_results(tmp.path / "three" / "stability.h5"),
-              "stability.h5 of 1 process and of 3 ranks");
-  H5File b(tmp.path / "three" / "stability.h5");
-  EXPECT_EQ(int_attribute(b.id, "/metadata", "ranks"), 3);
+  const Result four = mpirun(4, "stability " + q(study) + " --out " + q(tmp.path / "four"), tmp.path);
+  ASSERT_EQ(four.code, 0) << four.err;
+  EXPECT_NE(four.out.find("stability: 30 points"), npos) << four.out;
+  EXPECT_NE(four.out.find("4 MPI ranks x"), npos) << four.out;
+  EXPECT_EQ(read_csv(tmp.path / "one" / "stability.csv").size(), 31u);
+  EXPECT_EQ(read_file(tmp.path / "one" / "stability.csv"), read_file(tmp.path / "four" / "stability.csv"));
+  expect_same(h5_results(tmp.path / "one" / "stability.h5"), h5_results(tmp.path / "four" / "stability.h5"),
+              "stability.h5 of 1 process and of 4 ranks");
+  H5File b(tmp.path / "four" / "stability.h5");
+  EXPECT_EQ(int_attribute(b.id, "/metadata", "ranks"), 4);
 }
 
 std::vector<pid_t> children_named(pid_t parent, const std::string& name) {

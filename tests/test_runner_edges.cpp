@@ -46,22 +46,8 @@ max = 300.0
 count = 20
 )";
 
-// A stability map of 6 x 5 points of the 3D model.
-const char* kStabilityStudy = R"([study]
-model = "four-bar-3d"
-[[grid]]
-name = "friction_scale"
-scales = ["friction.coulomb_force", "friction.static_force", "friction.viscous_coefficient"]
-min = 1e-3
-max = 1.0
-count = 6
-spacing = "log"
-[[grid]]
-parameter = "circuit.oil_bulk_modulus"
-min = 0.5e9
-max = 2e9
-count = 5
-)";
+// A stability map of 6 x 5 points of the 3D model (cli_support.hpp).
+const char* const kStabilityStudy = kStabilityGridStudy;
 
 // A file-size limit the chunk files of kSmallStudy and the manifest fit under
 // and results.h5 and stability.h5 do not: 16 blocks are 8 kB in dash's
