@@ -112,6 +112,8 @@ def main():
     tmp = tempfile.mkdtemp(prefix="hs-memory-", dir=args.tmp)
     try:
         sweep = [n for n in (10_000, 100_000, 1_000_000, 10_000_000) if n <= args.max_instances]
+        if len(sweep) < 2:
+            sys.exit("memory_scaling: --max-instances must be at least 1e5 (the slope needs two instance counts)")
         results = {"instances": [], "chunk_size": [], "analysed_quantities": []}
         print(f"{'instances':>10} {'quantities':>10} {'chunk':>10} {'peak RSS':>10} {'wall':>8} {'results.h5':>11} {'summary.csv':>11}")
 
