@@ -16,7 +16,6 @@
 // file-size limit), HDF5, out of memory. docs/study-files.md, "Exit status".
 #include <CLI/CLI.hpp>
 #include <sys/wait.h>
-#include <omp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -277,9 +276,7 @@ int stability(const std::string& study_path, const std::string& out_dir, Stabili
   if (!note.empty() && !flags.quiet) std::fprintf(stderr, "hydrosweep: note: %s\n", note.c_str());
 
   if (ranks.size() > 1) hs::use_device_of_local_rank(backend, ranks.local_rank());
-  // The ranks on a node share its cores (unless -j or OMP_NUM_THREADS says otherwise).
-  if (flags.threads <= 0 && ranks.local_size() > 1 && !std::getenv("OMP_NUM_THREADS"))
-    flags.threads = std::max(1, omp_get_num_procs() / ranks.local_size());
+  flags.threads = ranks.threads_per_rank(flags.threads);  // the ranks on a node share its cores
 
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<hs::StabilityPoint> points =

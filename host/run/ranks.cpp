@@ -2,6 +2,9 @@
 // session (host/run/ranks.hpp). The MPI side is host/run/mpi_ranks.cpp.
 #include "host/run/ranks.hpp"
 
+#include <omp.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -24,6 +27,11 @@ long Ranks::broadcast(long v) const {
   broadcast(bytes);
   std::memcpy(&v, bytes.data(), sizeof v);
   return v;
+}
+
+int Ranks::threads_per_rank(int requested) const {
+  if (requested > 0 || local_size() <= 1 || std::getenv("OMP_NUM_THREADS")) return requested;
+  return std::max(1, omp_get_num_procs() / local_size());
 }
 
 const Ranks& single_process() {

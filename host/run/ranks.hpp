@@ -39,6 +39,10 @@ class Ranks {
   virtual std::string name() const { return "one process"; }
 
   bool root() const { return rank() == 0; }
+  // OpenMP threads for one rank: `requested` when > 0, else the node's cores
+  // divided among its ranks (at least 1) when several share the node and
+  // OMP_NUM_THREADS is unset, else 0 (OpenMP's default: all cores).
+  int threads_per_rank(int requested) const;
   std::string broadcast(const std::string& text) const;
   long broadcast(long v) const;
 };

@@ -559,18 +559,14 @@ StudyRunReport run_study(const StudyRecord& record,
     rep.note = d.note;
   }
   rep.backend = backend_name(backend);
-  if (opt.ranks && opt.ranks->size() > 1) use_device_of_local_rank(backend, opt.ranks->local_rank());
+  const Ranks& ranks = opt.ranks ? *opt.ranks : single_process();
+  if (ranks.size() > 1) use_device_of_local_rank(backend, ranks.local_rank());
   const long n = design.instance_count();
   const long samples = sample_count(record.settings, record.trajectory_stride);
   rep.instances = n;
-  const Ranks& ranks = opt.ranks ? *opt.ranks : single_process();
   rep.ranks = ranks.size();
-  // Threads per rank: the ranks on a node share its cores (unless the
-  // threads are set, by -j or OMP_NUM_THREADS).
-  int threads = opt.threads;
+  const int threads = ranks.threads_per_rank(opt.threads);  // the ranks on a node share its cores
 #ifdef _OPENMP
-  if (threads <= 0 && ranks.local_size() > 1 && !std::getenv("OMP_NUM_THREADS"))
-    threads = std::max(1, omp_get_num_procs() / ranks.local_size());
   rep.threads = threads > 0 ? threads : omp_get_max_threads();
 #endif
   check_output_dir(out_dir);
@@ -615,6 +611,7 @@ StudyRunReport run_study(const StudyRecord& record,
   rep.chunk_size = chunk;
   const long chunks = (n + chunk - 1) / chunk;
   rep.chunks = chunks;
+  auto chunk_instances = [&](long c) { return std::min(chunk, n - c * chunk); };
 
   // Which chunks are done? A damaged one stops the resume before anything
   // runs; leftover *.tmp files of a killed run are not chunks and are ignored
@@ -636,7 +633,7 @@ StudyRunReport run_study(const StudyRecord& record,
   std::vector<double> chunk_rows;  // one chunk's summary rows, read back on resume
   // A chunk file's statuses and analysed columns into the run's; "" or what is wrong with it.
   auto load_chunk = [&](long c) {
-    const long first = c * chunk, count = std::min(chunk, n - first);
+    const long first = c * chunk, count = chunk_instances(c);
     chunk_rows.resize(static_cast<size_t>(count * C));
     const std::string problem =
         read_chunk_summaries(chunk_path(partial, c), first, layout(count), status.data() + first, chunk_rows.data());
@@ -655,7 +652,7 @@ StudyRunReport run_study(const StudyRecord& record,
         continue;
       }
       done[c] = 1;
-      rep.resumed += std::min(chunk, n - c * chunk);
+      rep.resumed += chunk_instances(c);
     }
     if (!damaged.empty()) refuse_damaged_chunks(out_dir, damaged);
   });
@@ -669,7 +666,7 @@ StudyRunReport run_study(const StudyRecord& record,
   for (long c = 0, k = 0; c < chunks; ++c) {
     if (done[c]) continue;
     mine[c] = k++ % ranks.size() == ranks.rank();
-    if (mine[c]) own_instances += std::min(chunk, n - c * chunk);
+    if (mine[c]) own_instances += chunk_instances(c);
   }
 
   BatchSpec base = batch_spec(record, design, threads, 0, 0);
@@ -693,7 +690,7 @@ StudyRunReport run_study(const StudyRecord& record,
   for (long c = 0; c < chunks; ++c) {
     if (!mine[c]) continue;
     if (opt.cancel && opt.cancel->load()) { rep.interrupted = true; break; }
-    const long first = c * chunk, count = std::min(chunk, n - first);
+    const long first = c * chunk, count = chunk_instances(c);
     BatchSpec spec = batch_spec(record, design, threads, first, count);
     spec.reference = base.reference;
     spec.cancel = base.cancel;
@@ -745,11 +742,11 @@ StudyRunReport run_study(const StudyRecord& record,
   const StudyAnalysis analysis = analyse(record, design, status, analysed);
   analysed = {};  // released before the writers run
   // Rows [first, first + count) from the chunk files they are in (rows may span chunks).
-  auto from_chunks = [&, n, chunk](long first, long count, long row_doubles, double* dst,
+  auto from_chunks = [&](long first, long count, long row_doubles, double* dst,
                                    void (*read)(const fs::path&, const ChunkLayout&, long, long, double*)) {
     while (count > 0) {
       const long c = first / chunk, in_chunk = first - c * chunk;
-      const long chunk_count = std::min(chunk, n - c * chunk);
+      const long chunk_count = chunk_instances(c);
       const long take = std::min(count, chunk_count - in_chunk);
       read(chunk_path(partial, c), layout(chunk_count), in_chunk, take, dst);
       dst += take * row_doubles;

@@ -137,11 +137,7 @@ StabilityBatch stability_batch(const StudyRecord& record, const Design& design, 
 std::vector<StabilityPoint> run_stability_cpu(const StabilityBatch& batch) { return run_cpu(batch, {}); }
 
 std::vector<StabilityPoint> run_stability_cpu(const StudyRecord& record, const Design& design, int threads) {
-  const StabilityBatch batch = stability_batch(record, design, threads);
-  const std::vector<char> skip = inadmissible(design, batch);
-  std::vector<StabilityPoint> out = run_cpu(batch, skip);
-  flag_invalid(skip, out);
-  return out;
+  return run_stability(record, design, Backend::cpu, threads);
 }
 
 int stability_threads(int threads) { return threads > 0 ? threads : omp_get_max_threads(); }
