@@ -33,18 +33,21 @@ enum class Status : int {
 
 // Parameters of one cylinder: the same struct whatever the friction law, so
 // one study table serves every law.
+// On lanes (kernels/core/lanes.hpp) both are on the circuit's real type.
 template <class CircuitParamsT>
 struct CylinderParams {
+  using Real = typename CircuitParamsT::Real;
   CircuitParamsT circuit;
-  FrictionParams friction;
+  FrictionParamsT<Real> friction;
 };
 
 // Per-instance constants of one cylinder, derived once from its parameters
 // and the reference configuration.
 template <class CircuitConstantsT>
 struct CylinderConstants {
+  using Real = typename CircuitConstantsT::Real;
   CircuitConstantsT circuit;
-  double s0;  // actuator length where the chamber lengths are l2_0, l − l2_0 [m]
+  Real s0;  // actuator length where the chamber lengths are l2_0, l − l2_0 [m]
 };
 
 template <class CircuitT, class FrictionT>
@@ -53,12 +56,18 @@ struct HydraulicCylinder {
   using Friction = FrictionT;
   using Params = CylinderParams<typename Circuit::Params>;
   using Constants = CylinderConstants<typename Circuit::Constants>;
+  // The same for R = Lanes<W>: W cylinders in lockstep (kernels/core/lanes.hpp).
+  template <class R>
+  using ParamsOn = CylinderParams<typename Circuit::template ParamsOn<R>>;
+  template <class R>
+  using ConstantsOn = CylinderConstants<typename Circuit::template ConstantsOn<R>>;
   static constexpr int np = Circuit::np;         // pressures
   static constexpr int nw = Friction::n_states;  // friction states
   static constexpr int n_states = np + nw;
 
-  HS_HD HS_FORCEINLINE static Constants constants(const Params& P, double s0) {
-    Constants K;
+  template <class R>
+  HS_HD HS_FORCEINLINE static ConstantsOn<R> constants(const ParamsOn<R>& P, const R& s0) {
+    ConstantsOn<R> K;
     // Every circuit gets the reference length; one whose chambers follow the
     // absolute stroke keeps it (servo_valve_circuit.hpp).
     K.circuit = Circuit::constants(P.circuit, s0);
@@ -67,24 +76,25 @@ struct HydraulicCylinder {
   }
 
   // Pressure force on the piston in the extension direction [N].
-  template <class T>
-  HS_HD HS_FORCEINLINE static T piston_force(const Constants& K, const T* p) { return Circuit::piston_force(K.circuit, p); }
+  template <class R, class T>
+  HS_HD HS_FORCEINLINE static T piston_force(const ConstantsOn<R>& K, const T* p) { return Circuit::piston_force(K.circuit, p); }
   // Seal friction F_μ(ṡ) opposing the motion [N].
-  template <class T>
-  HS_HD HS_FORCEINLINE static T friction_force(const Params& P, const T& sdot, const T* w, const T* wd) {
+  template <class R, class T>
+  HS_HD HS_FORCEINLINE static T friction_force(const ParamsOn<R>& P, const T& sdot, const T* w, const T* wd) {
     return Friction::force(P.friction, sdot, w, wd);
   }
 
   // ṗ and ẇ at pressures p, friction states w, s − s0 = ds, ṡ, spool U.
-  template <class T, class TU = double>
-  HS_HD HS_FORCEINLINE static void state_rates(const Params& P, const Constants& K, const T* p, const T* w, const TU& U, const T& ds,
-                                const T& sdot, T* pdot, T* wdot) {
+  template <class R, class T, class TU>
+  HS_HD HS_FORCEINLINE static void state_rates(const ParamsOn<R>& P, const ConstantsOn<R>& K, const T* p, const T* w,
+                                               const TU& U, const T& ds, const T& sdot, T* pdot, T* wdot) {
     Circuit::pressure_rates(P.circuit, K.circuit, p, U, ds, sdot, pdot);
     Friction::state_rates(P.friction, sdot, w, wdot);
   }
 
   // Spool opening after a step of dt with U_ref held (A9).
-  HS_HD HS_FORCEINLINE static double spool_step(const Params& P, double U, double U_ref, double dt) {
+  template <class R>
+  HS_HD HS_FORCEINLINE static R spool_step(const ParamsOn<R>& P, const R& U, const R& U_ref, double dt) {
     return Circuit::spool_step(P.circuit, U, U_ref, dt);
   }
 
@@ -95,21 +105,30 @@ struct HydraulicCylinder {
   // trapezoid's start rate is the one at t_k⁺, with U, not the stored one
   // taken with the previous opening U_prev (which would smear the hold by
   // half a step and make each jump a first-order error).
-  HS_HD HS_FORCEINLINE static void step_start_rates(const Params& P, const Constants& K, const double* p,
-                                                    double U_prev, double U, double s, double sdot, double* pdot) {
+  // On lanes, the lanes whose opening jumped take the new rates.
+  template <class R>
+  HS_HD HS_FORCEINLINE static void step_start_rates(const ParamsOn<R>& P, const ConstantsOn<R>& K, const R* p,
+                                                    const R& U_prev, const R& U, const R& s, const R& sdot, R* pdot) {
     if constexpr (!Circuit::Spool::has_state) {
-      if (U != U_prev) Circuit::pressure_rates(P.circuit, K.circuit, p, U, s - K.s0, sdot, pdot);
+      const auto jumped = U != U_prev;
+      if (any_lane(jumped)) {
+        R fresh[np];
+        Circuit::pressure_rates(P.circuit, K.circuit, p, U, s - K.s0, sdot, fresh);
+        for (int k = 0; k < np; ++k) pdot[k] = choose(jumped, fresh[k], pdot[k]);
+      }
     }
   }
 
   // Static state holding the force F0 at rest, valve closed (docs/models/hydraulics.md §9):
   // the circuit's static pressures, friction states zero.
-  HS_HD HS_FORCEINLINE static void static_state(const Params& P, const Constants& K, double F0, double* p, double* w) {
+  template <class R>
+  HS_HD HS_FORCEINLINE static void static_state(const ParamsOn<R>& P, const ConstantsOn<R>& K, const R& F0, R* p, R* w) {
     Circuit::static_pressures(P.circuit, K.circuit, F0, p);
-    for (int k = 0; k < nw; ++k) w[k] = 0.0;
+    for (int k = 0; k < nw; ++k) w[k] = R(0.0);
   }
   // The static piston-side pressure inside (p_min, p_max) (initial-state check).
-  HS_HD HS_FORCEINLINE static bool static_state_admissible(const double* p, double p_min, double p_max) {
+  template <class R>
+  HS_HD HS_FORCEINLINE static auto static_state_admissible(const R* p, double p_min, double p_max) {
     return p[Circuit::piston_side] > p_min && p[Circuit::piston_side] < p_max;
   }
 

@@ -16,8 +16,34 @@
 #include <type_traits>
 
 #include "hd.hpp"
+#if !defined(__CUDACC__) && !defined(__HIPCC__)
+// The CPU's lockstep lane type, before the rules below so that they apply to
+// Dual<N, Lanes<W>> (a jet per lane) as to Dual<N> (docs/models/lanes.md).
+#include "lanes.hpp"
+#endif
 
 namespace hs {
+
+// c ? a : b for a condition of one instance (bool). For lanes (lanes.hpp) the
+// condition is a mask and the choice is made per lane.
+template <class T>
+HS_HD HS_FORCEINLINE T choose(bool c, const T& a, const T& b) { return c ? a : b; }
+// Whether a condition holds in any / every lane: one instance is one lane.
+HS_HD HS_FORCEINLINE bool any_lane(bool c) { return c; }
+HS_HD HS_FORCEINLINE bool all_lanes(bool c) { return c; }
+template <class Then, class Else>
+HS_HD HS_FORCEINLINE auto lane_if(bool c, Then&& then_branch, Else&& else_branch) {
+  return c ? then_branch() : else_branch();
+}
+// Two results of one branch (a valve's two port flows), chosen together.
+template <class T>
+struct Pair {
+  T first, second;
+};
+template <class Mask, class T, typename std::enable_if<!std::is_same<Mask, bool>::value, int>::type = 0>
+HS_HD HS_FORCEINLINE Pair<T> choose(const Mask& c, const Pair<T>& a, const Pair<T>& b) {
+  return {choose(c, a.first, b.first), choose(c, a.second, b.second)};
+}
 
 template <int N, class S = double>
 struct Dual {
@@ -82,22 +108,31 @@ struct Dual {
   }
 
   // Comparisons look at the value only: branches of piecewise laws pick
-  // the branch of the point, and the derivative is that branch's.
-  HS_HD HS_FORCEINLINE friend bool operator<(const Dual& x, const Dual& y) { return x.a < y.a; }
-  HS_HD HS_FORCEINLINE friend bool operator>(const Dual& x, const Dual& y) { return x.a > y.a; }
-  HS_HD HS_FORCEINLINE friend bool operator<=(const Dual& x, const Dual& y) { return x.a <= y.a; }
-  HS_HD HS_FORCEINLINE friend bool operator>=(const Dual& x, const Dual& y) { return x.a >= y.a; }
-  HS_HD HS_FORCEINLINE friend bool operator<(const Dual& x, double s) { return x.a < s; }
-  HS_HD HS_FORCEINLINE friend bool operator>(const Dual& x, double s) { return x.a > s; }
-  HS_HD HS_FORCEINLINE friend bool operator<=(const Dual& x, double s) { return x.a <= s; }
-  HS_HD HS_FORCEINLINE friend bool operator>=(const Dual& x, double s) { return x.a >= s; }
+  // the branch of the point, and the derivative is that branch's. A bool,
+  // or a mask when the value is lanes (one branch per lane).
+  HS_HD HS_FORCEINLINE friend auto operator<(const Dual& x, const Dual& y) { return x.a < y.a; }
+  HS_HD HS_FORCEINLINE friend auto operator>(const Dual& x, const Dual& y) { return x.a > y.a; }
+  HS_HD HS_FORCEINLINE friend auto operator<=(const Dual& x, const Dual& y) { return x.a <= y.a; }
+  HS_HD HS_FORCEINLINE friend auto operator>=(const Dual& x, const Dual& y) { return x.a >= y.a; }
+  HS_HD HS_FORCEINLINE friend auto operator<(const Dual& x, double s) { return x.a < s; }
+  HS_HD HS_FORCEINLINE friend auto operator>(const Dual& x, double s) { return x.a > s; }
+  HS_HD HS_FORCEINLINE friend auto operator<=(const Dual& x, double s) { return x.a <= s; }
+  HS_HD HS_FORCEINLINE friend auto operator>=(const Dual& x, double s) { return x.a >= s; }
 };
+
+// c ? a : b per lane for jets: value and every derivative.
+template <class Mask, int N, class S, typename std::enable_if<!std::is_same<Mask, bool>::value, int>::type = 0>
+HS_HD HS_FORCEINLINE Dual<N, S> choose(const Mask& c, const Dual<N, S>& a, const Dual<N, S>& b) {
+  Dual<N, S> r(choose(c, a.a, b.a));
+  for (int i = 0; i < N; ++i) r.v[i] = choose(c, a.v[i], b.v[i]);
+  return r;
+}
 
 // Value of a scalar of either kind: what branches and status checks look at
 // (the innermost value for nested jets).
 HS_HD inline double value(double x) { return x; }
 template <int N, class S>
-HS_HD double value(const Dual<N, S>& x) { return value(x.a); }
+HS_HD auto value(const Dual<N, S>& x) { return value(x.a); }
 
 namespace math {
 HS_HD inline double sqrt(double x) { return ::sqrt(x); }
@@ -127,8 +162,11 @@ template <int N, class S> HS_HD Dual<N, S> sin(const Dual<N, S>& x) { S s, c; si
 template <int N, class S> HS_HD Dual<N, S> cos(const Dual<N, S>& x) { S s, c; sincos(x.a, &s, &c); return Dual<N, S>::chain(c, -s, x); }
 template <int N, class S> HS_HD Dual<N, S> exp(const Dual<N, S>& x) { const S e = exp(x.a); return Dual<N, S>::chain(e, e, x); }
 template <int N, class S> HS_HD Dual<N, S> tanh(const Dual<N, S>& x) { const S t = tanh(x.a); return Dual<N, S>::chain(t, 1.0 - t * t, x); }
-template <int N, class S> HS_HD Dual<N, S> abs(const Dual<N, S>& x) { return value(x) < 0.0 ? -x : x; }
+template <int N, class S> HS_HD Dual<N, S> abs(const Dual<N, S>& x) { return choose(value(x) < 0.0, -x, x); }
 template <int N, class S> HS_HD Dual<N, S> pow(const Dual<N, S>& x, double e) { const S r = pow(x.a, e); return Dual<N, S>::chain(r, e * pow(x.a, e - 1.0), x); }
+// An exponent of the value type (one per lane: a lane parameter, lanes.hpp).
+template <int N, class S, typename std::enable_if<!std::is_same<S, double>::value, int>::type = 0>
+HS_HD Dual<N, S> pow(const Dual<N, S>& x, const S& e) { const S r = pow(x.a, e); return Dual<N, S>::chain(r, e * pow(x.a, e - 1.0), x); }
 template <int N, class S> HS_HD Dual<N, S> atan2(const Dual<N, S>& y, const Dual<N, S>& x) {
   // d atan2(y,x) = (x dy - y dx)/(x² + y²)
   const S inv_r2 = 1.0 / (x.a * x.a + y.a * y.a);
@@ -136,7 +174,7 @@ template <int N, class S> HS_HD Dual<N, S> atan2(const Dual<N, S>& y, const Dual
   for (int i = 0; i < N; ++i) r.v[i] = (x.a * y.v[i] - y.a * x.v[i]) * inv_r2;
   return r;
 }
-template <int N, class S> HS_HD double sign(const Dual<N, S>& x) { return sign(value(x)); }
+template <int N, class S> HS_HD auto sign(const Dual<N, S>& x) { return sign(value(x)); }
 }  // namespace math
 
 // Directional derivatives. Seeding coordinate k as x_k + Σ_j D_kj ε_j

@@ -16,25 +16,30 @@ namespace hs {
 // One parameter set for every friction law (each uses the fields it needs).
 // Defaults: docs/models/friction.md §2: F_c, F_s, σ2 [S] seed 000
 // (the values "used in Ref. [5]" = seed 002); v_s [T]; ξ project choice.
-struct FrictionParams {
-  double coulomb_force = 210.0;      // F_c [N]
-  double static_force = 830.0;       // F_s [N]
-  double stribeck_velocity = 0.005;  // v_s [m/s]
-  double viscous_coefficient = 330.0;  // σ2 [N·s/m]
+// R: double for one instance, Lanes<W> for W instances in lockstep
+// (kernels/core/lanes.hpp; every field an R, so the batch is the W structs
+// transposed).
+template <class R = double>
+struct FrictionParamsT {
+  R coulomb_force = 210.0;      // F_c [N]
+  R static_force = 830.0;       // F_s [N]
+  R stribeck_velocity = 0.005;  // v_s [m/s]
+  R viscous_coefficient = 330.0;  // σ2 [N·s/m]
   // Bengisu–Akay decay rate ξ of the sliding branch [s/m]. Not in the seed
   // texts; 1/v_s = 200 s/m makes the Stribeck drop decay over one Stribeck
   // velocity, the scale the other laws use (project choice).
-  double bengisu_akay_decay = 200.0;
+  R bengisu_akay_decay = 200.0;
   // LuGre and modified LuGre (docs/models/friction.md §7–§8; seed 002
   // Table 2 is lost, so these are literature-typical project choices [P]).
-  double lugre_stiffness = 1e6;       // σ0 [N/m]: F_s/σ0 = 0.83 mm of pre-sliding at breakaway
-  double lugre_damping = 1e3;         // σ1 [N·s/m]: ~√σ0 per unit mass
-  double stribeck_exponent = 2.0;     // n [-] (≥ 1): Gaussian Stribeck curve
-  double film_time_acceleration = 0.05;  // τ_hp [s]
-  double film_time_deceleration = 0.5;   // τ_hn [s]
-  double film_time_dwell = 20.0;         // τ_h0 [s]
-  double film_velocity = 0.05;           // v_b [m/s]: 10 v_s
+  R lugre_stiffness = 1e6;       // σ0 [N/m]: F_s/σ0 = 0.83 mm of pre-sliding at breakaway
+  R lugre_damping = 1e3;         // σ1 [N·s/m]: ~√σ0 per unit mass
+  R stribeck_exponent = 2.0;     // n [-] (≥ 1): Gaussian Stribeck curve
+  R film_time_acceleration = 0.05;  // τ_hp [s]
+  R film_time_deceleration = 0.5;   // τ_hn [s]
+  R film_time_dwell = 20.0;         // τ_h0 [s]
+  R film_velocity = 0.05;           // v_b [m/s]: 10 v_s
 };
+using FrictionParams = FrictionParamsT<double>;
 
 // Seed 000's friction scenarios (×1, ×1/10, ×1/100, §4.4) scale the
 // Coulomb, static and viscous terms together; so does a stability map's
@@ -53,15 +58,15 @@ HS_HD inline void scale_friction(FrictionParams& f, double scale) {
 struct BrownMcPhee {
   static constexpr const char* name = "brown-mcphee";  // as written in study files
   static constexpr int n_states = 0;
-  template <class T>
-  HS_HD HS_FORCEINLINE static T force(const FrictionParams& f, const T& v, const T* = nullptr, const T* = nullptr) {
+  template <class R, class T>
+  HS_HD HS_FORCEINLINE static T force(const FrictionParamsT<R>& f, const T& v, const T* = nullptr, const T* = nullptr) {
     const T x = v * (1.0 / f.stribeck_velocity);
     const T den = 0.25 * x * x + 0.75;
     return f.coulomb_force * math::tanh(4.0 * x) + (f.static_force - f.coulomb_force) * x / (den * den) +
            f.viscous_coefficient * v;
   }
-  template <class T>
-  HS_HD static void state_rates(const FrictionParams&, const T&, const T*, T*) {}
+  template <class R, class T>
+  HS_HD static void state_rates(const FrictionParamsT<R>&, const T&, const T*, T*) {}
 };
 
 // Bengisu–Akay, seed 002 eqs (21)–(23):
@@ -75,30 +80,35 @@ struct BrownMcPhee {
 struct BengisuAkay {
   static constexpr const char* name = "bengisu-akay";  // as written in study files
   static constexpr int n_states = 0;
-  template <class T>
-  HS_HD HS_FORCEINLINE static T force(const FrictionParams& f, const T& v, const T* = nullptr, const T* = nullptr) {
+  template <class R, class T>
+  HS_HD HS_FORCEINLINE static T force(const FrictionParamsT<R>& f, const T& v, const T* = nullptr, const T* = nullptr) {
     const T speed = math::abs(v);
-    const double vs = f.stribeck_velocity;
-    if (speed < vs) {
-      // (F_s − F_s/v_s² (|v| − v_s)²) sgn v = F_s (2v/v_s − v|v|/v_s²): written
-      // without sgn so that the dual-number slope at v = 0 is 2F_s/v_s, not 0.
-      return f.static_force * (2.0 / vs) * v - f.static_force / (vs * vs) * v * speed + f.viscous_coefficient * v;
-    }
-    const T sliding = f.coulomb_force + (f.static_force - f.coulomb_force) * math::exp(-f.bengisu_akay_decay * (speed - vs));
-    return sliding * math::sign(v) + f.viscous_coefficient * v;
+    const R vs = f.stribeck_velocity;
+    return lane_if(
+        speed < vs,
+        [&]() -> T {
+          // (F_s − F_s/v_s² (|v| − v_s)²) sgn v = F_s (2v/v_s − v|v|/v_s²): written
+          // without sgn so that the dual-number slope at v = 0 is 2F_s/v_s, not 0.
+          return f.static_force * (2.0 / vs) * v - f.static_force / (vs * vs) * v * speed + f.viscous_coefficient * v;
+        },
+        [&]() -> T {
+          const T sliding =
+              f.coulomb_force + (f.static_force - f.coulomb_force) * math::exp(-f.bengisu_akay_decay * (speed - vs));
+          return sliding * math::sign(v) + f.viscous_coefficient * v;
+        });
   }
-  template <class T>
-  HS_HD static void state_rates(const FrictionParams&, const T&, const T*, T*) {}
+  template <class R, class T>
+  HS_HD static void state_rates(const FrictionParamsT<R>&, const T&, const T*, T*) {}
 };
 
 // A policy with no friction at all (frictionless checks, energy tests).
 struct NoFriction {
   static constexpr const char* name = "none";  // as written in study files
   static constexpr int n_states = 0;
-  template <class T>
-  HS_HD static T force(const FrictionParams&, const T&, const T* = nullptr, const T* = nullptr) { return T(0.0); }
-  template <class T>
-  HS_HD static void state_rates(const FrictionParams&, const T&, const T*, T*) {}
+  template <class R, class T>
+  HS_HD static T force(const FrictionParamsT<R>&, const T&, const T* = nullptr, const T* = nullptr) { return T(0.0); }
+  template <class R, class T>
+  HS_HD static void state_rates(const FrictionParamsT<R>&, const T&, const T*, T*) {}
 };
 
 }  // namespace hs

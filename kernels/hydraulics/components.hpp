@@ -29,20 +29,22 @@ namespace hydraulics {
 // A hose: fixed volume; its wall compliance V_h/B_h enters the effective bulk
 // modulus of the lumped volume it belongs to.
 struct Hose {
-  HS_HD HS_FORCEINLINE static double volume(double V_h) { return V_h; }
-  HS_HD HS_FORCEINLINE static double wall_compliance(double V_h, double inv_B_hose) { return V_h * inv_B_hose; }
+  template <class R>
+  HS_HD HS_FORCEINLINE static R volume(const R& V_h) { return V_h; }
+  template <class R>
+  HS_HD HS_FORCEINLINE static R wall_compliance(const R& V_h, const R& inv_B_hose) { return V_h * inv_B_hose; }
 };
 
 // A cylinder chamber of area A and length l (moving wall): volume A·l,
 // wall compliance A·l/B_c, and the flow its wall displaces, A·ṡ (positive
 // when the chamber grows at rate ṡ of its length).
 struct Chamber {
-  template <class T>
-  HS_HD HS_FORCEINLINE static T volume(double A, const T& l) { return A * l; }
-  template <class T>
-  HS_HD HS_FORCEINLINE static T wall_compliance(const T& volume, double inv_B_cyl) { return volume * inv_B_cyl; }
-  template <class T>
-  HS_HD HS_FORCEINLINE static T displacement_flow(double A, const T& ldot) { return A * ldot; }
+  template <class R, class T>
+  HS_HD HS_FORCEINLINE static T volume(const R& A, const T& l) { return A * l; }
+  template <class R, class T>
+  HS_HD HS_FORCEINLINE static T wall_compliance(const T& volume, const R& inv_B_cyl) { return volume * inv_B_cyl; }
+  template <class R, class T>
+  HS_HD HS_FORCEINLINE static T displacement_flow(const R& A, const T& ldot) { return A * ldot; }
 };
 
 // A double-acting cylinder's chambers (A1, A2): piston area A2 = π d²/4, rod
@@ -50,22 +52,25 @@ struct Chamber {
 // (l3 = l − l2), force A2 p_piston − A3 p_rod in the extension direction, and
 // the piston-side pressure that holds a force F against p_rod at rest.
 struct CylinderChambers {
-  HS_HD HS_FORCEINLINE static void areas(double piston_diameter, double rod_diameter, double& A_piston, double& A_rod) {
+  template <class R>
+  HS_HD HS_FORCEINLINE static void areas(const R& piston_diameter, const R& rod_diameter, R& A_piston, R& A_rod) {
     A_piston = 0.25 * kPi * piston_diameter * piston_diameter;
     A_rod = A_piston - 0.25 * kPi * rod_diameter * rod_diameter;
   }
-  template <class T>
-  HS_HD HS_FORCEINLINE static T piston_chamber_length(double l2_0, const T& ds) { return l2_0 + ds; }
-  // The piston inside the cylinder: l2 ∈ (0, l).
-  HS_HD HS_FORCEINLINE static bool stroke_admissible(double l2_0, double cylinder_length, double ds) {
-    const double l2 = piston_chamber_length(l2_0, ds);
+  template <class R, class T>
+  HS_HD HS_FORCEINLINE static T piston_chamber_length(const R& l2_0, const T& ds) { return l2_0 + ds; }
+  // The piston inside the cylinder: l2 ∈ (0, l). A bool, or a mask on lanes.
+  template <class R>
+  HS_HD HS_FORCEINLINE static auto stroke_admissible(const R& l2_0, const R& cylinder_length, const R& ds) {
+    const R l2 = piston_chamber_length(l2_0, ds);
     return l2 > 0.0 && l2 < cylinder_length;
   }
-  template <class T>
-  HS_HD HS_FORCEINLINE static T force(double A_piston, double A_rod, const T& p_piston, const T& p_rod) {
+  template <class R, class T>
+  HS_HD HS_FORCEINLINE static T force(const R& A_piston, const R& A_rod, const T& p_piston, const T& p_rod) {
     return A_piston * p_piston - A_rod * p_rod;
   }
-  HS_HD HS_FORCEINLINE static double holding_pressure(double A_piston, double A_rod, double F, double p_rod) {
+  template <class R>
+  HS_HD HS_FORCEINLINE static R holding_pressure(const R& A_piston, const R& A_rod, const R& F, const R& p_rod) {
     return (F + A_rod * p_rod) / A_piston;
   }
 };
@@ -73,12 +78,13 @@ struct CylinderChambers {
 // Effective bulk modulus of a lumped volume V whose walls have the total
 // compliance Σ V_k/B_k: oil in series with the walls, seed 000 eq (75),
 //   1/B_e = 1/B_oil + (Σ V_k/B_k)/V.
-template <class T>
-HS_HD HS_FORCEINLINE T effective_bulk_modulus(double inv_B_oil, const T& wall_compliance, const T& V) {
+template <class R, class T>
+HS_HD HS_FORCEINLINE T effective_bulk_modulus(const R& inv_B_oil, const T& wall_compliance, const T& V) {
   return 1.0 / (inv_B_oil + wall_compliance / V);
 }
 // The same for a volume that is all hose (its hose fraction is one).
-HS_HD HS_FORCEINLINE double hose_bulk_modulus(double inv_B_oil, double inv_B_hose) { return 1.0 / (inv_B_oil + inv_B_hose); }
+template <class R>
+HS_HD HS_FORCEINLINE R hose_bulk_modulus(const R& inv_B_oil, const R& inv_B_hose) { return 1.0 / (inv_B_oil + inv_B_hose); }
 
 // Continuity of a lumped volume, seed 000 eq (74): ṗ = B_e/V · (net inflow).
 template <class T, class B, class V>
@@ -90,12 +96,13 @@ HS_HD HS_FORCEINLINE T pressure_rate(const B& Be, const V& volume, const T& net_
 // (seed 001 eq 25, with the laminar region of valve.hpp).
 // C_vt = C_d A_t √(2/ρ).
 struct Throttle {
-  HS_HD HS_FORCEINLINE static double coefficient(double discharge_coefficient, double diameter, double density) {
-    const double A_t = 0.25 * kPi * diameter * diameter;
-    return discharge_coefficient * A_t * ::sqrt(2.0 / density);
+  template <class R>
+  HS_HD HS_FORCEINLINE static R coefficient(const R& discharge_coefficient, const R& diameter, const R& density) {
+    const R A_t = 0.25 * kPi * diameter * diameter;
+    return discharge_coefficient * A_t * math::sqrt(2.0 / density);
   }
-  template <class T>
-  HS_HD HS_FORCEINLINE static T flow(double C_vt, const T& p_up, const T& p_down, double dp_lim) {
+  template <class R, class T>
+  HS_HD HS_FORCEINLINE static T flow(const R& C_vt, const T& p_up, const T& p_down, const R& dp_lim) {
     return orifice_flow(C_vt, p_up - p_down, dp_lim);
   }
 };
@@ -107,17 +114,16 @@ struct Throttle {
 // U is double in the integrators; the linearization passes a dual U for
 // ∂H/∂U (one-sided at U = 0, where the valve switches ports).
 struct DirectionalValve43 {
-  template <class T, class TU>
-  HS_HD HS_FORCEINLINE static void port_flows(double C_vd, const TU& U, double p_supply, double p_tank, const T& p_A, const T& p_B,
-                               double dp_lim, T& Q_A, T& Q_B) {
-    const TU gamma_dcv = C_vd * U;
-    if (U >= 0.0) {
-      Q_A = orifice_flow(gamma_dcv, p_supply - p_A, dp_lim);
-      Q_B = orifice_flow(gamma_dcv, p_B - p_tank, dp_lim);
-    } else {
-      Q_A = orifice_flow(gamma_dcv, p_A - p_tank, dp_lim);
-      Q_B = orifice_flow(gamma_dcv, p_supply - p_B, dp_lim);
-    }
+  template <class R, class T, class TU>
+  HS_HD HS_FORCEINLINE static void port_flows(const R& C_vd, const TU& U, const R& p_supply, const R& p_tank, const T& p_A,
+                                              const T& p_B, const R& dp_lim, T& Q_A, T& Q_B) {
+    const auto gamma_dcv = C_vd * U;
+    const Pair<T> Q = lane_if(
+        U >= 0.0,
+        [&]() { return Pair<T>{orifice_flow(gamma_dcv, p_supply - p_A, dp_lim), orifice_flow(gamma_dcv, p_B - p_tank, dp_lim)}; },
+        [&]() { return Pair<T>{orifice_flow(gamma_dcv, p_A - p_tank, dp_lim), orifice_flow(gamma_dcv, p_supply - p_B, dp_lim)}; });
+    Q_A = Q.first;
+    Q_B = Q.second;
   }
 };
 
@@ -125,18 +131,22 @@ struct DirectionalValve43 {
 // trapezoidal rule in closed form (A9) with U_ref constant over the step.
 struct FirstOrderSpool {
   static constexpr bool has_state = true;
-  HS_HD HS_FORCEINLINE static double step(double tau, double U, double U_ref, double dt) {
-    const double a = 0.5 * dt / tau;
+  template <class R>
+  HS_HD HS_FORCEINLINE static R step(const R& tau, const R& U, const R& U_ref, double dt) {
+    const R a = 0.5 * dt / tau;
     return (U * (1.0 - a) + 2.0 * a * U_ref) / (1.0 + a);
   }
-  HS_HD HS_FORCEINLINE static double rate(double tau, double U, double U_ref) { return (U_ref - U) / tau; }
+  template <class R>
+  HS_HD HS_FORCEINLINE static R rate(const R& tau, const R& U, const R& U_ref) { return (U_ref - U) / tau; }
 };
 
 // An ideal spool follows its reference at once: U = U_ref, no state.
 struct IdealSpool {
   static constexpr bool has_state = false;
-  HS_HD HS_FORCEINLINE static double step(double, double, double U_ref, double) { return U_ref; }
-  HS_HD HS_FORCEINLINE static double rate(double, double, double) { return 0.0; }
+  template <class R>
+  HS_HD HS_FORCEINLINE static R step(const R&, const R&, const R& U_ref, double) { return U_ref; }
+  template <class R>
+  HS_HD HS_FORCEINLINE static R rate(const R&, const R&, const R&) { return R(0.0); }
 };
 
 }  // namespace hydraulics

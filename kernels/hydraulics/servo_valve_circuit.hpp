@@ -30,86 +30,106 @@ namespace hs {
 
 // Defaults: docs/models/manipulator.md §11.2 (the lift cylinder; the tilt
 // cylinder's values are set by the model's default instance).
-struct ServoValveCircuitParams {
-  double supply_pressure = 185e5;       // p_s [Pa] [S] seed 004 §7
-  double return_pressure = 10e5;        // p_r [Pa] [S] seed 004 §7
-  double oil_bulk_modulus = 800e6;      // β [Pa] [R]
-  double piston_diameter = 0.080;       // [m] [R]
-  double rod_diameter = 0.045;          // [m] [R]
-  double stroke = 0.59;                 // S [m] [R]
-  double dead_volume_a = 3e-3;          // V_0a [m³] [R]
-  double dead_volume_b = 3e-3;          // V_0b [m³] [R]
+template <class R = double>
+struct ServoValveCircuitParamsT {
+  using Real = R;
+  R supply_pressure = 185e5;       // p_s [Pa] [S] seed 004 §7
+  R return_pressure = 10e5;        // p_r [Pa] [S] seed 004 §7
+  R oil_bulk_modulus = 800e6;      // β [Pa] [R]
+  R piston_diameter = 0.080;       // [m] [R]
+  R rod_diameter = 0.045;          // [m] [R]
+  R stroke = 0.59;                 // S [m] [R]
+  R dead_volume_a = 3e-3;          // V_0a [m³] [R]
+  R dead_volume_b = 3e-3;          // V_0b [m³] [R]
   // Valve edge coefficients [m³/(s·V·√Pa)]: rated flow at rated voltage and
   // pressure drop per edge, Q_N / (u_N √Δp_N) [D]; Lift NG6: 40 L/min at 10 V
   // and 35 bar per notch [S].
-  double valve_coefficient_pa = 3.5635e-8;  // c_p1: P → A
-  double valve_coefficient_at = 3.5635e-8;  // c_n1: A → T
-  double valve_coefficient_pb = 3.5635e-8;  // c_p2: P → B
-  double valve_coefficient_bt = 3.5635e-8;  // c_n2: B → T
-  double leakage_coefficient = 0.0;     // c_l [m³/(s·Pa)]
-  double laminar_limit = 1e5;           // Δp_lim [Pa] [P]
-  double rod_side_initial_pressure = 30e5;  // p_b(0) [Pa]; p_a(0) from the statics
+  R valve_coefficient_pa = 3.5635e-8;  // c_p1: P → A
+  R valve_coefficient_at = 3.5635e-8;  // c_n1: A → T
+  R valve_coefficient_pb = 3.5635e-8;  // c_p2: P → B
+  R valve_coefficient_bt = 3.5635e-8;  // c_n2: B → T
+  R leakage_coefficient = 0.0;     // c_l [m³/(s·Pa)]
+  R laminar_limit = 1e5;           // Δp_lim [Pa] [P]
+  R rod_side_initial_pressure = 30e5;  // p_b(0) [Pa]; p_a(0) from the statics
 };
+using ServoValveCircuitParams = ServoValveCircuitParamsT<double>;
 
-struct ServoValveCircuitConstants {
-  double A_a, A_b;     // piston and annulus areas [m²]
-  double stroke_ref;   // x at the reference length s0 (set by constants(P, s0))
+template <class R = double>
+struct ServoValveCircuitConstantsT {
+  using Real = R;
+  R A_a, A_b;     // piston and annulus areas [m²]
+  R stroke_ref;   // x at the reference length s0 (set by constants(P, s0))
 };
+using ServoValveCircuitConstants = ServoValveCircuitConstantsT<double>;
 
 struct ServoValveCircuit {
   using Params = ServoValveCircuitParams;
   using Constants = ServoValveCircuitConstants;
+  template <class R>
+  using ParamsOn = ServoValveCircuitParamsT<R>;
+  template <class R>
+  using ConstantsOn = ServoValveCircuitConstantsT<R>;
   using Spool = hydraulics::IdealSpool;
   static constexpr int np = 2;
   static constexpr int piston_side = 0;
 
   // The actuator length the mechanism gives is the stroke x; the reference
   // length s0 is the stroke there (HydraulicCylinder passes it).
-  HS_HD static Constants constants(const Params& c, double s0) {
-    Constants k;
+  template <class R>
+  HS_HD static ConstantsOn<R> constants(const ParamsOn<R>& c, const R& s0) {
+    ConstantsOn<R> k;
     hydraulics::CylinderChambers::areas(c.piston_diameter, c.rod_diameter, k.A_a, k.A_b);
     k.stroke_ref = s0;
     return k;
   }
 
   // The piston strictly inside the cylinder, 0 < x < S (seed 004 Assumption 4).
-  HS_HD static bool stroke_admissible(const Params& c, const Constants& k, double ds) {
-    const double x = k.stroke_ref + ds;
+  template <class R>
+  HS_HD static auto stroke_admissible(const ParamsOn<R>& c, const ConstantsOn<R>& k, const R& ds) {
+    const R x = k.stroke_ref + ds;
     return x > 0.0 && x < c.stroke;
   }
 
-  template <class T>
-  HS_HD static T piston_force(const Constants& k, const T* p) {
+  template <class R, class T>
+  HS_HD static T piston_force(const ConstantsOn<R>& k, const T* p) {
     return hydraulics::CylinderChambers::force(k.A_a, k.A_b, p[0], p[1]);
   }
 
   // Chamber volumes at stroke x.
-  template <class T>
-  HS_HD HS_FORCEINLINE static void volumes(const Params& c, const Constants& k, const T& x, T& Va, T& Vb) {
+  template <class R, class T>
+  HS_HD HS_FORCEINLINE static void volumes(const ParamsOn<R>& c, const ConstantsOn<R>& k, const T& x, T& Va, T& Vb) {
     Va = c.dead_volume_a + hydraulics::Chamber::volume(k.A_a, x);
     Vb = c.dead_volume_b + hydraulics::Chamber::volume(k.A_b, c.stroke - x);
   }
 
   // The four edge coefficients c_p1 (P → A), c_n1 (A → T), c_p2 (P → B),
   // c_n2 (B → T): the valve's, or a controller's model of them.
-  struct Edges {
-    double pa, at, pb, bt;
+  template <class R>
+  struct EdgesOn {
+    R pa, at, pb, bt;
   };
-  HS_HD static Edges edges(const Params& c) {
+  using Edges = EdgesOn<double>;
+  template <class R>
+  HS_HD static EdgesOn<R> edges(const ParamsOn<R>& c) {
     return {c.valve_coefficient_pa, c.valve_coefficient_at, c.valve_coefficient_pb, c.valve_coefficient_bt};
   }
 
   // Flows into chamber a and into chamber b at voltage u, eqs (82)–(83).
-  template <class T, class TU>
-  HS_HD HS_FORCEINLINE static void valve_flows(const Params& c, const Edges& e, const TU& u, const T& pa, const T& pb,
-                                               T& Qa, T& Qb) {
-    if (u > 0.0) {
-      Qa = orifice_flow(e.pa * u, c.supply_pressure - pa, c.laminar_limit);
-      Qb = -orifice_flow(e.bt * u, pb - c.return_pressure, c.laminar_limit);
-    } else {
-      Qa = orifice_flow(e.at * u, pa - c.return_pressure, c.laminar_limit);
-      Qb = -orifice_flow(e.pb * u, c.supply_pressure - pb, c.laminar_limit);
-    }
+  template <class R, class T, class TU>
+  HS_HD HS_FORCEINLINE static void valve_flows(const ParamsOn<R>& c, const EdgesOn<R>& e, const TU& u, const T& pa,
+                                               const T& pb, T& Qa, T& Qb) {
+    const Pair<T> Q = lane_if(
+        u > 0.0,
+        [&]() {
+          return Pair<T>{orifice_flow(e.pa * u, c.supply_pressure - pa, c.laminar_limit),
+                         -orifice_flow(e.bt * u, pb - c.return_pressure, c.laminar_limit)};
+        },
+        [&]() {
+          return Pair<T>{orifice_flow(e.at * u, pa - c.return_pressure, c.laminar_limit),
+                         -orifice_flow(e.pb * u, c.supply_pressure - pb, c.laminar_limit)};
+        });
+    Qa = Q.first;
+    Qb = Q.second;
   }
 
   // The voltage gain of u_f = Q_a/x̃_a − Q_b/x̃_b (seed 004 eq 86) on the side
@@ -124,8 +144,8 @@ struct ServoValveCircuit {
     return u * (Qa / xa - Qb / xb);
   }
 
-  template <class T, class TU = double>
-  HS_HD static void pressure_rates(const Params& c, const Constants& k, const T* p, const TU& U, const T& ds,
+  template <class R, class T, class TU>
+  HS_HD static void pressure_rates(const ParamsOn<R>& c, const ConstantsOn<R>& k, const T* p, const TU& U, const T& ds,
                                    const T& sdot, T* pdot) {
     using namespace hydraulics;
     const T x = k.stroke_ref + ds;
@@ -137,14 +157,17 @@ struct ServoValveCircuit {
     pdot[1] = pressure_rate(c.oil_bulk_modulus, Vb, Qb + Chamber::displacement_flow(k.A_b, sdot) + QL);
   }
 
-  HS_HD static double spool_step(const Params&, double U, double U_ref, double dt) {
-    return Spool::step(0.0, U, U_ref, dt);
+  template <class R>
+  HS_HD static R spool_step(const ParamsOn<R>&, const R& U, const R& U_ref, double dt) {
+    return Spool::step(R(0.0), U, U_ref, dt);
   }
-  HS_HD static double spool_rate(const Params&, double U, double U_ref) { return Spool::rate(0.0, U, U_ref); }
+  template <class R>
+  HS_HD static R spool_rate(const ParamsOn<R>&, const R& U, const R& U_ref) { return Spool::rate(R(0.0), U, U_ref); }
 
   // Static pressures holding F with the valve closed: p_b prescribed,
   // p_a = (F + A_b p_b)/A_a.
-  HS_HD static void static_pressures(const Params& c, const Constants& k, double F, double* p) {
+  template <class R>
+  HS_HD static void static_pressures(const ParamsOn<R>& c, const ConstantsOn<R>& k, const R& F, R* p) {
     p[1] = c.rod_side_initial_pressure;
     p[0] = hydraulics::CylinderChambers::holding_pressure(k.A_a, k.A_b, F, p[1]);
   }

@@ -29,47 +29,60 @@ namespace hs {
 
 // User-level parameters, SI units. Defaults: docs/models/hydraulics.md §11,
 // "Hydraulic circuit" table ([T] = Project Chrono's ChHydraulicActuator values,
-// [S] = stated in a seed).
-struct CircuitParams {
-  double supply_pressure = 7.6e6;          // pP [Pa]            [T]
-  double tank_pressure = 0.1e6;            // pT [Pa]            [T]
-  double oil_bulk_modulus = 1500e6;        // B_oil [Pa]         [T]
-  double hose_bulk_modulus = 150e6;        // B_h [Pa]           [T]
-  double cylinder_bulk_modulus = 31500e6;  // B_c [Pa]           [T]
-  double hose_volume_1 = 4.71e-5;          // V_h1 DCV→throttle [m³]        [T]
-  double hose_volume_2 = 3.14e-5;          // V_h2 throttle→piston side     [T]
-  double hose_volume_3 = 7.85e-5;          // V_h3 rod side→DCV             [T]
-  double piston_diameter = 0.080;          // [m]                [T]
-  double rod_diameter = 0.035;             // [m]                [T]
-  double cylinder_length = 1.0;            // l = l2 + l3 [m]    project choice (docs/models/hydraulics.md §4)
-  double piston_chamber_length0 = 0.5;     // l2 at s = s0 [m]   project choice
-  double dcv_flow_coefficient = 1.069e-8;  // C_vd [m³/(s·V·√Pa)]: 12 L/min at 10 V, 35 bar  [T]
-  double valve_time_constant = 1.0 / (2.0 * kPi * 35.0);  // τ [s], 35 Hz bandwidth   [T]
-  double throttle_discharge_coefficient = 0.8;  // C_d [-]       [T]
-  double throttle_diameter = 0.006;        // orifice [m]        [T]
-  double oil_density = 850.0;              // ρ [kg/m³]          [T]
-  double laminar_limit = 2e5;              // Δp_lim [Pa]        [S] seed 000 eq (6)
-  double rod_side_initial_pressure = 3.5e6;  // p3(0) [Pa]       [S] all seeds
+// [S] = stated in a seed). R: double, or Lanes<W> for W instances in lockstep
+// (kernels/core/lanes.hpp).
+template <class R = double>
+struct CircuitParamsT {
+  using Real = R;
+  R supply_pressure = 7.6e6;          // pP [Pa]            [T]
+  R tank_pressure = 0.1e6;            // pT [Pa]            [T]
+  R oil_bulk_modulus = 1500e6;        // B_oil [Pa]         [T]
+  R hose_bulk_modulus = 150e6;        // B_h [Pa]           [T]
+  R cylinder_bulk_modulus = 31500e6;  // B_c [Pa]           [T]
+  R hose_volume_1 = 4.71e-5;          // V_h1 DCV→throttle [m³]        [T]
+  R hose_volume_2 = 3.14e-5;          // V_h2 throttle→piston side     [T]
+  R hose_volume_3 = 7.85e-5;          // V_h3 rod side→DCV             [T]
+  R piston_diameter = 0.080;          // [m]                [T]
+  R rod_diameter = 0.035;             // [m]                [T]
+  R cylinder_length = 1.0;            // l = l2 + l3 [m]    project choice (docs/models/hydraulics.md §4)
+  R piston_chamber_length0 = 0.5;     // l2 at s = s0 [m]   project choice
+  R dcv_flow_coefficient = 1.069e-8;  // C_vd [m³/(s·V·√Pa)]: 12 L/min at 10 V, 35 bar  [T]
+  R valve_time_constant = 1.0 / (2.0 * kPi * 35.0);  // τ [s], 35 Hz bandwidth   [T]
+  R throttle_discharge_coefficient = 0.8;  // C_d [-]       [T]
+  R throttle_diameter = 0.006;        // orifice [m]        [T]
+  R oil_density = 850.0;              // ρ [kg/m³]          [T]
+  R laminar_limit = 2e5;              // Δp_lim [Pa]        [S] seed 000 eq (6)
+  R rod_side_initial_pressure = 3.5e6;  // p3(0) [Pa]       [S] all seeds
 };
 
+using CircuitParams = CircuitParamsT<double>;
+
 // Quantities derived once per instance from CircuitParams.
-struct CircuitConstants {
-  double A_piston, A_rod;  // A2, A3 [m²]
-  double C_vt;             // throttle coefficient, seed 001 eq (25): C_d A_t √(2/ρ)
-  double inv_B_oil, inv_B_hose, inv_B_cyl;
+template <class R = double>
+struct CircuitConstantsT {
+  using Real = R;
+  R A_piston, A_rod;  // A2, A3 [m²]
+  R C_vt;             // throttle coefficient, seed 001 eq (25): C_d A_t √(2/ρ)
+  R inv_B_oil, inv_B_hose, inv_B_cyl;
 };
+using CircuitConstants = CircuitConstantsT<double>;
 
 struct ThreeVolumeCircuit {
   using Params = CircuitParams;
   using Constants = CircuitConstants;
+  template <class R>
+  using ParamsOn = CircuitParamsT<R>;
+  template <class R>
+  using ConstantsOn = CircuitConstantsT<R>;
   using Spool = hydraulics::FirstOrderSpool;
   static constexpr int np = 3;
   static constexpr int piston_side = 1;  // index of the piston-side pressure p2
 
   // s0: the reference actuator length (HydraulicCylinder passes it to every
   // circuit); this one measures chambers from l2_0 and does not need it.
-  HS_HD static CircuitConstants constants(const CircuitParams& c, double /*s0*/ = 0.0) {
-    CircuitConstants k;
+  template <class R>
+  HS_HD static CircuitConstantsT<R> constants(const CircuitParamsT<R>& c, const R& /*s0*/ = R(0.0)) {
+    CircuitConstantsT<R> k;
     hydraulics::CylinderChambers::areas(c.piston_diameter, c.rod_diameter, k.A_piston, k.A_rod);
     k.C_vt = hydraulics::Throttle::coefficient(c.throttle_discharge_coefficient, c.throttle_diameter, c.oil_density);
     k.inv_B_oil = 1.0 / c.oil_bulk_modulus;
@@ -79,35 +92,36 @@ struct ThreeVolumeCircuit {
   }
 
   // Piston-side chamber length l2 at actuator elongation ds = s − s0 (A2).
-  template <class T>
-  HS_HD static T piston_chamber_length(const CircuitParams& c, const T& ds) {
+  template <class R, class T>
+  HS_HD static T piston_chamber_length(const CircuitParamsT<R>& c, const T& ds) {
     return hydraulics::CylinderChambers::piston_chamber_length(c.piston_chamber_length0, ds);
   }
   // The piston inside the cylinder: l2 ∈ (0, l).
-  HS_HD static bool stroke_admissible(const CircuitParams& c, const CircuitConstants&, double ds) {
+  template <class R>
+  HS_HD static auto stroke_admissible(const CircuitParamsT<R>& c, const CircuitConstantsT<R>&, const R& ds) {
     return hydraulics::CylinderChambers::stroke_admissible(c.piston_chamber_length0, c.cylinder_length, ds);
   }
 
   // Pressure force on the piston in the extension direction [N].
-  template <class T>
-  HS_HD static T piston_force(const CircuitConstants& k, const T* p) {
+  template <class R, class T>
+  HS_HD static T piston_force(const CircuitConstantsT<R>& k, const T* p) {
     return hydraulics::CylinderChambers::force(k.A_piston, k.A_rod, p[1], p[2]);
   }
 
   // dp/dt for the three volumes. U: spool opening [V]; ds = s − s0; sdot = ṡ.
-  template <class T, class TU = double>
-  HS_HD static void pressure_rates(const CircuitParams& c, const CircuitConstants& k, const T* p, const TU& U,
+  template <class R, class T, class TU>
+  HS_HD static void pressure_rates(const CircuitParamsT<R>& c, const CircuitConstantsT<R>& k, const T* p, const TU& U,
                                    const T& ds, const T& sdot, T* pdot) {
     using namespace hydraulics;
     const T l2 = piston_chamber_length(c, ds);
     const T l3 = c.cylinder_length - l2;
     // Each chamber volume is formed where it is used, as the monolith did
     // (the same IEEE operations; the build does not contract, CMakeLists.txt).
-    const double V1 = Hose::volume(c.hose_volume_1);
+    const R V1 = Hose::volume(c.hose_volume_1);
     const T V2 = Hose::volume(c.hose_volume_2) + Chamber::volume(k.A_piston, l2);
     const T V3 = Hose::volume(c.hose_volume_3) + Chamber::volume(k.A_rod, l3);
     // Effective bulk moduli, seed 000 eq (75); V1 is all hose.
-    const double Be1 = hose_bulk_modulus(k.inv_B_oil, k.inv_B_hose);
+    const R Be1 = hose_bulk_modulus(k.inv_B_oil, k.inv_B_hose);
     const T Be2 = effective_bulk_modulus(k.inv_B_oil,
                                          Hose::wall_compliance(c.hose_volume_2, k.inv_B_hose) +
                                              Chamber::wall_compliance(Chamber::volume(k.A_piston, l2), k.inv_B_cyl),
@@ -130,16 +144,19 @@ struct ThreeVolumeCircuit {
 
   // Spool: first order, closed-form trapezoid with U_ref constant over the
   // step (A9; the schedule is sampled at the step midpoint).
-  HS_HD static double spool_step(const CircuitParams& c, double U, double U_ref, double dt) {
+  template <class R>
+  HS_HD static R spool_step(const CircuitParamsT<R>& c, const R& U, const R& U_ref, double dt) {
     return Spool::step(c.valve_time_constant, U, U_ref, dt);
   }
-  HS_HD static double spool_rate(const CircuitParams& c, double U, double U_ref) {
+  template <class R>
+  HS_HD static R spool_rate(const CircuitParamsT<R>& c, const R& U, const R& U_ref) {
     return Spool::rate(c.valve_time_constant, U, U_ref);
   }
 
   // Static pressures holding actuator force F with the valve closed and no
   // throttle flow: p1 = p2, p3 prescribed (docs/models/hydraulics.md §9): p2 = (F + A3 p3)/A2.
-  HS_HD static void static_pressures(const CircuitParams& c, const CircuitConstants& k, double F, double* p) {
+  template <class R>
+  HS_HD static void static_pressures(const CircuitParamsT<R>& c, const CircuitConstantsT<R>& k, const R& F, R* p) {
     p[2] = c.rod_side_initial_pressure;
     p[1] = hydraulics::CylinderChambers::holding_pressure(k.A_piston, k.A_rod, F, p[2]);
     p[0] = p[1];

@@ -20,38 +20,49 @@ namespace hs {
 
 // Defaults: the three-volume circuit's (docs/models/hydraulics.md §11), the
 // two piston-side hoses joined into one.
-struct TwoVolumeCircuitParams {
-  double supply_pressure = 7.6e6;          // pP [Pa]
-  double tank_pressure = 0.1e6;            // pT [Pa]
-  double oil_bulk_modulus = 1500e6;        // B_oil [Pa]
-  double hose_bulk_modulus = 150e6;        // B_h [Pa]
-  double cylinder_bulk_modulus = 31500e6;  // B_c [Pa]
-  double hose_volume_A = 4.71e-5 + 3.14e-5;  // hose DCV port A → piston side [m³]
-  double hose_volume_B = 7.85e-5;          // hose rod side → DCV port B [m³]
-  double piston_diameter = 0.080;          // [m]
-  double rod_diameter = 0.035;             // [m]
-  double cylinder_length = 1.0;            // l = l2 + l3 [m]
-  double piston_chamber_length0 = 0.5;     // l2 at s = s0 [m]
-  double dcv_flow_coefficient = 1.069e-8;  // C_vd [m³/(s·V·√Pa)]
-  double laminar_limit = 2e5;              // Δp_lim [Pa]
-  double rod_side_initial_pressure = 3.5e6;  // p_B(0) [Pa]
+template <class R = double>
+struct TwoVolumeCircuitParamsT {
+  using Real = R;
+  R supply_pressure = 7.6e6;          // pP [Pa]
+  R tank_pressure = 0.1e6;            // pT [Pa]
+  R oil_bulk_modulus = 1500e6;        // B_oil [Pa]
+  R hose_bulk_modulus = 150e6;        // B_h [Pa]
+  R cylinder_bulk_modulus = 31500e6;  // B_c [Pa]
+  R hose_volume_A = 4.71e-5 + 3.14e-5;  // hose DCV port A → piston side [m³]
+  R hose_volume_B = 7.85e-5;          // hose rod side → DCV port B [m³]
+  R piston_diameter = 0.080;          // [m]
+  R rod_diameter = 0.035;             // [m]
+  R cylinder_length = 1.0;            // l = l2 + l3 [m]
+  R piston_chamber_length0 = 0.5;     // l2 at s = s0 [m]
+  R dcv_flow_coefficient = 1.069e-8;  // C_vd [m³/(s·V·√Pa)]
+  R laminar_limit = 2e5;              // Δp_lim [Pa]
+  R rod_side_initial_pressure = 3.5e6;  // p_B(0) [Pa]
 };
+using TwoVolumeCircuitParams = TwoVolumeCircuitParamsT<double>;
 
-struct TwoVolumeCircuitConstants {
-  double A_piston, A_rod;  // A2, A3 [m²]
-  double inv_B_oil, inv_B_hose, inv_B_cyl;
+template <class R = double>
+struct TwoVolumeCircuitConstantsT {
+  using Real = R;
+  R A_piston, A_rod;  // A2, A3 [m²]
+  R inv_B_oil, inv_B_hose, inv_B_cyl;
 };
+using TwoVolumeCircuitConstants = TwoVolumeCircuitConstantsT<double>;
 
 struct TwoVolumeCircuit {
   using Params = TwoVolumeCircuitParams;
   using Constants = TwoVolumeCircuitConstants;
+  template <class R>
+  using ParamsOn = TwoVolumeCircuitParamsT<R>;
+  template <class R>
+  using ConstantsOn = TwoVolumeCircuitConstantsT<R>;
   using Spool = hydraulics::IdealSpool;
   static constexpr int np = 2;
   static constexpr int piston_side = 0;
 
   // s0: the reference actuator length; not needed here (chambers from l2_0).
-  HS_HD static Constants constants(const Params& c, double /*s0*/ = 0.0) {
-    Constants k;
+  template <class R>
+  HS_HD static ConstantsOn<R> constants(const ParamsOn<R>& c, const R& /*s0*/ = R(0.0)) {
+    ConstantsOn<R> k;
     hydraulics::CylinderChambers::areas(c.piston_diameter, c.rod_diameter, k.A_piston, k.A_rod);
     k.inv_B_oil = 1.0 / c.oil_bulk_modulus;
     k.inv_B_hose = 1.0 / c.hose_bulk_modulus;
@@ -59,21 +70,22 @@ struct TwoVolumeCircuit {
     return k;
   }
 
-  template <class T>
-  HS_HD static T piston_chamber_length(const Params& c, const T& ds) {
+  template <class R, class T>
+  HS_HD static T piston_chamber_length(const ParamsOn<R>& c, const T& ds) {
     return hydraulics::CylinderChambers::piston_chamber_length(c.piston_chamber_length0, ds);
   }
-  HS_HD static bool stroke_admissible(const Params& c, const Constants&, double ds) {
+  template <class R>
+  HS_HD static auto stroke_admissible(const ParamsOn<R>& c, const ConstantsOn<R>&, const R& ds) {
     return hydraulics::CylinderChambers::stroke_admissible(c.piston_chamber_length0, c.cylinder_length, ds);
   }
 
-  template <class T>
-  HS_HD static T piston_force(const Constants& k, const T* p) {
+  template <class R, class T>
+  HS_HD static T piston_force(const ConstantsOn<R>& k, const T* p) {
     return hydraulics::CylinderChambers::force(k.A_piston, k.A_rod, p[0], p[1]);
   }
 
-  template <class T, class TU = double>
-  HS_HD static void pressure_rates(const Params& c, const Constants& k, const T* p, const TU& U, const T& ds,
+  template <class R, class T, class TU>
+  HS_HD static void pressure_rates(const ParamsOn<R>& c, const ConstantsOn<R>& k, const T* p, const TU& U, const T& ds,
                                    const T& sdot, T* pdot) {
     using namespace hydraulics;
     const T l2 = piston_chamber_length(c, ds);
@@ -94,14 +106,17 @@ struct TwoVolumeCircuit {
   }
 
   // Ideal spool: U = U_ref.
-  HS_HD static double spool_step(const Params&, double U, double U_ref, double dt) {
-    return Spool::step(0.0, U, U_ref, dt);
+  template <class R>
+  HS_HD static R spool_step(const ParamsOn<R>&, const R& U, const R& U_ref, double dt) {
+    return Spool::step(R(0.0), U, U_ref, dt);
   }
-  HS_HD static double spool_rate(const Params&, double U, double U_ref) { return Spool::rate(0.0, U, U_ref); }
+  template <class R>
+  HS_HD static R spool_rate(const ParamsOn<R>&, const R& U, const R& U_ref) { return Spool::rate(R(0.0), U, U_ref); }
 
   // Static pressures holding F with the valve closed: p_B prescribed,
   // p_A = (F + A3 p_B)/A2.
-  HS_HD static void static_pressures(const Params& c, const Constants& k, double F, double* p) {
+  template <class R>
+  HS_HD static void static_pressures(const ParamsOn<R>& c, const ConstantsOn<R>& k, const R& F, R* p) {
     p[1] = c.rod_side_initial_pressure;
     p[0] = hydraulics::CylinderChambers::holding_pressure(k.A_piston, k.A_rod, F, p[1]);
   }

@@ -14,10 +14,12 @@ namespace hs {
 
 // γ2: turbulent coefficient [m³/(s·√Pa)], already multiplied by the spool
 // opening for the directional valve. dp: pressure drop in flow direction.
-template <class T, class G>
-HS_HD HS_FORCEINLINE T orifice_flow(const G& gamma2, const T& dp, double dp_lim) {
-  if (math::abs(dp) <= dp_lim) return gamma2 * dp * (1.0 / ::sqrt(dp_lim));
-  return gamma2 * math::sign(dp) * math::sqrt(math::abs(dp));
+// R: double, or Lanes<W> (one limit per lane, kernels/core/lanes.hpp).
+template <class T, class G, class R>
+HS_HD HS_FORCEINLINE T orifice_flow(const G& gamma2, const T& dp, const R& dp_lim) {
+  return lane_if(
+      math::abs(dp) <= dp_lim, [&]() -> T { return gamma2 * dp * (1.0 / math::sqrt(dp_lim)); },
+      [&]() -> T { return gamma2 * math::sign(dp) * math::sqrt(math::abs(dp)); });
 }
 
 }  // namespace hs

@@ -1,0 +1,230 @@
+// Lockstep SIMD lanes for the CPU: W instances in the W lanes of one vector
+// register, the way a GPU warp runs 32 threads (issue 16;
+// docs/models/lanes.md). Lanes<W> is a real number with W independent
+// values; LaneMask<W> is the result of comparing two of them.
+//
+// Kernel code that is written on a real type R (double or Lanes<W>) runs a
+// batch of W instances per call on the CPU; R = double is the scalar path of
+// every backend, unchanged. Where the scalar code branches on a value, the
+// lane code branches on a mask:
+//   choose(c, a, b)        c ? a : b          (both already computed)
+//   lane_if(c, then, else) c ? then() : else() (for a mask: the branch taken
+//                          by every lane alone, else both, blended per lane)
+// so a lane computes exactly the operations its scalar run would, and its
+// result is the scalar result bit for bit (docs/models/lanes.md §2).
+//
+// Storage and arithmetic are GCC's std::experimental::simd (fixed_size<W>):
+// it ships with g++ ≥ 11, so no Debian or PyPI package is added, and its
+// +, −, ×, ÷ and √ are the IEEE-754 correctly rounded vector instructions
+// (one AVX-512 instruction for W = 8 here), the same bits as the scalar ones.
+// xsimd and Highway would give the same arithmetic plus vector transcendental
+// functions, which are not bit-identical to the C library's; the lanes here
+// call the C library per lane for sin, cos, exp, tanh, pow and atan2 instead,
+// so they agree with the scalar path exactly (§3).
+//
+// CPU only: nvcc does not compile <experimental/simd>, and on the GPU the
+// lanes are the warp's threads.
+#pragma once
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#error "kernels/core/lanes.hpp is the CPU's lockstep lane type; the GPU runs one instance per thread"
+#endif
+#include <cmath>
+#include <cstring>
+#include <experimental/simd>
+#include <type_traits>
+
+namespace hs {
+
+namespace stdx = std::experimental;
+
+template <int W>
+struct LaneMask {
+  using Native = stdx::fixed_size_simd_mask<double, W>;
+  Native m;
+  LaneMask() = default;
+  explicit LaneMask(const Native& n) : m(n) {}
+  explicit LaneMask(bool b) : m(b) {}
+  bool operator[](int i) const { return m[i]; }
+  void set(int i, bool b) { m[i] = b; }
+  friend LaneMask operator&&(const LaneMask& a, const LaneMask& b) { return LaneMask(a.m && b.m); }
+  friend LaneMask operator||(const LaneMask& a, const LaneMask& b) { return LaneMask(a.m || b.m); }
+  friend LaneMask operator!(const LaneMask& a) { return LaneMask(!a.m); }
+};
+
+template <int W>
+struct Lanes {
+  static constexpr int width = W;
+  using Native = stdx::fixed_size_simd<double, W>;
+  Native v;
+
+  Lanes() : v(0.0) {}
+  Lanes(double x) : v(x) {}  // NOLINT: constants broadcast implicitly, as they promote to Dual
+  explicit Lanes(const Native& n) : v(n) {}
+  // Lane i of the batch (reading and writing one instance's value).
+  double operator[](int i) const { return v[i]; }
+  void set(int i, double x) { v[i] = x; }
+
+  Lanes& operator+=(const Lanes& o) { v += o.v; return *this; }
+  Lanes& operator-=(const Lanes& o) { v -= o.v; return *this; }
+  Lanes& operator*=(const Lanes& o) { v *= o.v; return *this; }
+  Lanes& operator/=(const Lanes& o) { v /= o.v; return *this; }
+  friend Lanes operator-(const Lanes& x) { return Lanes(-x.v); }
+  friend Lanes operator+(const Lanes& x, const Lanes& y) { return Lanes(x.v + y.v); }
+  friend Lanes operator-(const Lanes& x, const Lanes& y) { return Lanes(x.v - y.v); }
+  friend Lanes operator*(const Lanes& x, const Lanes& y) { return Lanes(x.v * y.v); }
+  friend Lanes operator/(const Lanes& x, const Lanes& y) { return Lanes(x.v / y.v); }
+  friend Lanes operator+(const Lanes& x, double s) { return Lanes(x.v + Native(s)); }
+  friend Lanes operator+(double s, const Lanes& x) { return Lanes(Native(s) + x.v); }
+  friend Lanes operator-(const Lanes& x, double s) { return Lanes(x.v - Native(s)); }
+  friend Lanes operator-(double s, const Lanes& x) { return Lanes(Native(s) - x.v); }
+  friend Lanes operator*(const Lanes& x, double s) { return Lanes(x.v * Native(s)); }
+  friend Lanes operator*(double s, const Lanes& x) { return Lanes(Native(s) * x.v); }
+  friend Lanes operator/(const Lanes& x, double s) { return Lanes(x.v / Native(s)); }
+  friend Lanes operator/(double s, const Lanes& x) { return Lanes(Native(s) / x.v); }
+
+  friend LaneMask<W> operator<(const Lanes& x, const Lanes& y) { return LaneMask<W>(x.v < y.v); }
+  friend LaneMask<W> operator>(const Lanes& x, const Lanes& y) { return LaneMask<W>(x.v > y.v); }
+  friend LaneMask<W> operator<=(const Lanes& x, const Lanes& y) { return LaneMask<W>(x.v <= y.v); }
+  friend LaneMask<W> operator>=(const Lanes& x, const Lanes& y) { return LaneMask<W>(x.v >= y.v); }
+  friend LaneMask<W> operator==(const Lanes& x, const Lanes& y) { return LaneMask<W>(x.v == y.v); }
+  friend LaneMask<W> operator!=(const Lanes& x, const Lanes& y) { return LaneMask<W>(x.v != y.v); }
+  friend LaneMask<W> operator<(const Lanes& x, double s) { return LaneMask<W>(x.v < Native(s)); }
+  friend LaneMask<W> operator>(const Lanes& x, double s) { return LaneMask<W>(x.v > Native(s)); }
+  friend LaneMask<W> operator<=(const Lanes& x, double s) { return LaneMask<W>(x.v <= Native(s)); }
+  friend LaneMask<W> operator>=(const Lanes& x, double s) { return LaneMask<W>(x.v >= Native(s)); }
+};
+
+template <class T>
+struct IsLanes : std::false_type {};
+template <int W>
+struct IsLanes<Lanes<W>> : std::true_type {};
+
+// What branches and status checks look at: the lanes themselves.
+template <int W>
+inline Lanes<W> value(const Lanes<W>& x) { return x; }
+
+// Whether a condition holds in any / every lane (for a bool: dual.hpp).
+template <int W>
+inline bool any_lane(const LaneMask<W>& c) { return stdx::any_of(c.m); }
+template <int W>
+inline bool all_lanes(const LaneMask<W>& c) { return stdx::all_of(c.m); }
+
+// c ? a : b per lane.
+template <int W>
+inline Lanes<W> choose(const LaneMask<W>& c, const Lanes<W>& a, const Lanes<W>& b) {
+  Lanes<W> r = b;
+  stdx::where(c.m, r.v) = a.v;
+  return r;
+}
+template <int W>
+inline Lanes<W> choose(const LaneMask<W>& c, double a, double b) {
+  return choose(c, Lanes<W>(a), Lanes<W>(b));
+}
+template <int W>
+inline LaneMask<W> choose(const LaneMask<W>& c, const LaneMask<W>& a, const LaneMask<W>& b) {
+  return LaneMask<W>((c.m && a.m) || (!c.m && b.m));
+}
+
+// The C library per lane: the scalar path's function, so the same bits.
+template <int W, class F>
+inline Lanes<W> per_lane(const Lanes<W>& x, F f) {
+  Lanes<W> r;
+  for (int i = 0; i < W; ++i) r.v[i] = f(static_cast<double>(x.v[i]));
+  return r;
+}
+
+namespace math {
+// √, |x| and the sign are exact vector instructions; the rest per lane.
+template <int W> inline Lanes<W> sqrt(const Lanes<W>& x) { return Lanes<W>(stdx::sqrt(x.v)); }
+template <int W> inline Lanes<W> abs(const Lanes<W>& x) { return Lanes<W>(stdx::abs(x.v)); }
+template <int W> inline Lanes<W> sin(const Lanes<W>& x) { return per_lane(x, [](double a) { return ::sin(a); }); }
+template <int W> inline Lanes<W> cos(const Lanes<W>& x) { return per_lane(x, [](double a) { return ::cos(a); }); }
+template <int W> inline Lanes<W> exp(const Lanes<W>& x) { return per_lane(x, [](double a) { return ::exp(a); }); }
+template <int W> inline Lanes<W> tanh(const Lanes<W>& x) { return per_lane(x, [](double a) { return ::tanh(a); }); }
+template <int W> inline Lanes<W> pow(const Lanes<W>& x, double e) {
+  return per_lane(x, [e](double a) { return ::pow(a, e); });
+}
+template <int W> inline Lanes<W> pow(const Lanes<W>& x, const Lanes<W>& e) {
+  Lanes<W> r;
+  for (int i = 0; i < W; ++i) r.v[i] = ::pow(static_cast<double>(x.v[i]), static_cast<double>(e.v[i]));
+  return r;
+}
+template <int W> inline Lanes<W> atan2(const Lanes<W>& y, const Lanes<W>& x) {
+  Lanes<W> r;
+  for (int i = 0; i < W; ++i) r.v[i] = ::atan2(static_cast<double>(y.v[i]), static_cast<double>(x.v[i]));
+  return r;
+}
+template <int W> inline void sincos(const Lanes<W>& x, Lanes<W>* s, Lanes<W>* c) {
+  *s = sin(x);
+  *c = cos(x);
+}
+// sgn(0) = 0, as the scalar sign.
+template <int W> inline Lanes<W> sign(const Lanes<W>& x) {
+  return choose(x > 0.0, Lanes<W>(1.0), Lanes<W>(0.0)) - choose(x < 0.0, Lanes<W>(1.0), Lanes<W>(0.0));
+}
+}  // namespace math
+
+// The branch each lane's scalar run would take. When every lane agrees only
+// that branch is computed (the common case: lanes of one batch are usually
+// on the same side of a piecewise law); otherwise both, blended per lane.
+// The branch not taken by a lane may compute anything (NaN, Inf) for it: the
+// blend discards it.
+template <int W, class Then, class Else>
+inline auto lane_if(const LaneMask<W>& c, Then&& then_branch, Else&& else_branch) {
+  if (all_lanes(c)) return then_branch();
+  if (!any_lane(c)) return else_branch();
+  return choose(c, then_branch(), else_branch());
+}
+
+// ---------------------------------------------------------------------------
+// Parameter structs on lanes. A parameter struct P<R> whose every field is an
+// R (FrictionParamsT<R>, ...) is, for R = Lanes<W>, the W instances' structs
+// transposed: field k of instance i is lane i of field k. The structs are
+// trivially copyable aggregates of R only (asserted through their sizes), so
+// the transposition goes field by field through their bytes.
+template <template <class> class P, int W>
+struct LaneLayout {
+  using Scalar = P<double>;
+  using Wide = P<Lanes<W>>;
+  static constexpr int fields = static_cast<int>(sizeof(Scalar) / sizeof(double));
+  static_assert(sizeof(Scalar) == fields * sizeof(double), "a lane parameter struct holds only reals");
+  static_assert(sizeof(Wide) == fields * sizeof(Lanes<W>), "a lane parameter struct holds only reals");
+  static_assert(sizeof(Lanes<W>) == W * sizeof(double), "Lanes<W> is W packed doubles");
+  // std::experimental::simd is not trivially copyable in libstdc++ 12 (its
+  // copy is user-declared), but it is W doubles in a vector register type;
+  // the wide struct is filled through its bytes as the scalar ones are.
+  static_assert(std::is_trivially_copyable<Scalar>::value && std::is_standard_layout<Wide>::value,
+                "lane parameter structs are copied as bytes");
+};
+
+// Instance i of the batch in lane i; `count` < W instances fill the first
+// lanes and the last instance is repeated in the rest (a ragged tail: the
+// padding lanes compute a real instance, so they never produce a value the
+// real lanes' branches would not).
+template <int W, template <class> class P>
+P<Lanes<W>> gather_lanes(const P<double>* instances, int count) {
+  using L = LaneLayout<P, W>;
+  double field[L::fields];
+  double wide[L::fields * W];
+  for (int i = 0; i < W; ++i) {
+    std::memcpy(field, &instances[i < count ? i : count - 1], sizeof(field));
+    for (int k = 0; k < L::fields; ++k) wide[k * W + i] = field[k];
+  }
+  P<Lanes<W>> r;
+  std::memcpy(static_cast<void*>(&r), wide, sizeof(wide));
+  return r;
+}
+// Lane i of a transposed struct: that instance's scalar struct.
+template <int W, template <class> class P>
+P<double> lane_of(const P<Lanes<W>>& wide, int i) {
+  using L = LaneLayout<P, W>;
+  double all[L::fields * W];
+  std::memcpy(all, static_cast<const void*>(&wide), sizeof(all));
+  double field[L::fields];
+  for (int k = 0; k < L::fields; ++k) field[k] = all[k * W + i];
+  P<double> r;
+  std::memcpy(static_cast<void*>(&r), field, sizeof(field));
+  return r;
+}
+
+}  // namespace hs
