@@ -12,6 +12,8 @@
 // The spool U is not one of its states: it is integrated in closed form
 // outside Newton (A9, spool_step).
 #pragma once
+#include <type_traits>
+
 #include "../core/dual.hpp"
 #include "../friction/friction.hpp"
 #include "../hydraulics/three_volume_circuit.hpp"
@@ -111,7 +113,10 @@ struct HydraulicCylinder {
                                                     const R& U_prev, const R& U, const R& s, const R& sdot, R* pdot) {
     if constexpr (!Circuit::Spool::has_state) {
       const auto jumped = U != U_prev;
-      if (any_lane(jumped)) {
+      if (!any_lane(jumped)) return;
+      if constexpr (std::is_same<R, double>::value) {
+        Circuit::pressure_rates(P.circuit, K.circuit, p, U, s - K.s0, sdot, pdot);  // one instance: in place
+      } else {
         R fresh[np];
         Circuit::pressure_rates(P.circuit, K.circuit, p, U, s - K.s0, sdot, fresh);
         for (int k = 0; k < np; ++k) pdot[k] = choose(jumped, fresh[k], pdot[k]);

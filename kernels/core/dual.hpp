@@ -35,15 +35,6 @@ template <class Then, class Else>
 HS_HD HS_FORCEINLINE auto lane_if(bool c, Then&& then_branch, Else&& else_branch) {
   return c ? then_branch() : else_branch();
 }
-// Two results of one branch (a valve's two port flows), chosen together.
-template <class T>
-struct Pair {
-  T first, second;
-};
-template <class Mask, class T, typename std::enable_if<!std::is_same<Mask, bool>::value, int>::type = 0>
-HS_HD HS_FORCEINLINE Pair<T> choose(const Mask& c, const Pair<T>& a, const Pair<T>& b) {
-  return {choose(c, a.first, b.first), choose(c, a.second, b.second)};
-}
 
 template <int N, class S = double>
 struct Dual {
@@ -162,7 +153,9 @@ template <int N, class S> HS_HD Dual<N, S> sin(const Dual<N, S>& x) { S s, c; si
 template <int N, class S> HS_HD Dual<N, S> cos(const Dual<N, S>& x) { S s, c; sincos(x.a, &s, &c); return Dual<N, S>::chain(c, -s, x); }
 template <int N, class S> HS_HD Dual<N, S> exp(const Dual<N, S>& x) { const S e = exp(x.a); return Dual<N, S>::chain(e, e, x); }
 template <int N, class S> HS_HD Dual<N, S> tanh(const Dual<N, S>& x) { const S t = tanh(x.a); return Dual<N, S>::chain(t, 1.0 - t * t, x); }
-template <int N, class S> HS_HD Dual<N, S> abs(const Dual<N, S>& x) { return choose(value(x) < 0.0, -x, x); }
+template <int N, class S> HS_HD Dual<N, S> abs(const Dual<N, S>& x) {
+  return lane_if(value(x) < 0.0, [&]() { return -x; }, [&]() { return x; });  // one instance: −x only when taken
+}
 template <int N, class S> HS_HD Dual<N, S> pow(const Dual<N, S>& x, double e) { const S r = pow(x.a, e); return Dual<N, S>::chain(r, e * pow(x.a, e - 1.0), x); }
 // An exponent of the value type (one per lane: a lane parameter, lanes.hpp).
 template <int N, class S, typename std::enable_if<!std::is_same<S, double>::value, int>::type = 0>

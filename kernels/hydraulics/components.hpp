@@ -118,12 +118,13 @@ struct DirectionalValve43 {
   HS_HD HS_FORCEINLINE static void port_flows(const R& C_vd, const TU& U, const R& p_supply, const R& p_tank, const T& p_A,
                                               const T& p_B, const R& dp_lim, T& Q_A, T& Q_B) {
     const auto gamma_dcv = C_vd * U;
-    const Pair<T> Q = lane_if(
-        U >= 0.0,
-        [&]() { return Pair<T>{orifice_flow(gamma_dcv, p_supply - p_A, dp_lim), orifice_flow(gamma_dcv, p_B - p_tank, dp_lim)}; },
-        [&]() { return Pair<T>{orifice_flow(gamma_dcv, p_A - p_tank, dp_lim), orifice_flow(gamma_dcv, p_supply - p_B, dp_lim)}; });
-    Q_A = Q.first;
-    Q_B = Q.second;
+    // The side the spool opens picks each port's pressure drop (per lane on
+    // lanes); one orifice law per port then gives its flow.
+    const auto opening = U >= 0.0;
+    Q_A = orifice_flow(gamma_dcv, lane_if(opening, [&]() -> T { return p_supply - p_A; }, [&]() -> T { return p_A - p_tank; }),
+                       dp_lim);
+    Q_B = orifice_flow(gamma_dcv, lane_if(opening, [&]() -> T { return p_B - p_tank; }, [&]() -> T { return p_supply - p_B; }),
+                       dp_lim);
   }
 };
 

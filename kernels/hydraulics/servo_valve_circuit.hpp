@@ -118,18 +118,15 @@ struct ServoValveCircuit {
   template <class R, class T, class TU>
   HS_HD HS_FORCEINLINE static void valve_flows(const ParamsOn<R>& c, const EdgesOn<R>& e, const TU& u, const T& pa,
                                                const T& pb, T& Qa, T& Qb) {
-    const Pair<T> Q = lane_if(
-        u > 0.0,
-        [&]() {
-          return Pair<T>{orifice_flow(e.pa * u, c.supply_pressure - pa, c.laminar_limit),
-                         -orifice_flow(e.bt * u, pb - c.return_pressure, c.laminar_limit)};
-        },
-        [&]() {
-          return Pair<T>{orifice_flow(e.at * u, pa - c.return_pressure, c.laminar_limit),
-                         -orifice_flow(e.pb * u, c.supply_pressure - pb, c.laminar_limit)};
-        });
-    Qa = Q.first;
-    Qb = Q.second;
+    // The side u opens picks each chamber's edge and pressure drop (per lane
+    // on lanes); one orifice law per chamber then gives its flow.
+    const auto opening = u > 0.0;
+    Qa = orifice_flow(choose(opening, e.pa, e.at) * u,
+                      lane_if(opening, [&]() -> T { return c.supply_pressure - pa; }, [&]() -> T { return pa - c.return_pressure; }),
+                      c.laminar_limit);
+    Qb = -orifice_flow(choose(opening, e.bt, e.pb) * u,
+                       lane_if(opening, [&]() -> T { return pb - c.return_pressure; }, [&]() -> T { return c.supply_pressure - pb; }),
+                       c.laminar_limit);
   }
 
   // The voltage gain of u_f = Q_a/x̃_a − Q_b/x̃_b (seed 004 eq 86) on the side
