@@ -39,7 +39,10 @@
 // Throughput, one core: CVODE over --cycles instances (sequential, the
 // solver object reused), hydrosweep with run_batch_cpu(threads = 1) over
 // --instances instances, fastest of --repeats; both on the same ±10 %
-// Coulomb-friction instance set as bench_cpu_throughput.
+// Coulomb-friction instance set as bench_cpu_throughput. hydrosweep runs as
+// a user's run does, in 8-lane lockstep (docs/models/lanes.md); the same
+// batch is also timed one instance at a time (lanes 1), at 4 lanes, and on
+// all cores (threads 0) for the scaling figure.
 //
 //   bench_cvode_peer [--instances N] [--cycles K] [--repeats R] [--out FILE]
 #include <cvode/cvode.h>
@@ -436,13 +439,17 @@ struct OursResult {
   double wall_seconds = 0;  // fastest repeat
   long instances = 0, failed = 0, steps = 0, newton_iterations = 0;
   double simulated_seconds = 0;
+  int lanes = 1, threads = 1;
+  double lane_utilization = 0;  // lanes still iterating over lanes × Newton iterations run
   double instance_steps_per_second() const { return steps / wall_seconds; }
   double work_cycles_per_second() const { return simulated_seconds / hb::kWorkCycleSeconds / wall_seconds; }
   double mean_newton_iterations() const { return steps > 0 ? static_cast<double>(newton_iterations) / steps : 0; }
 };
 
+// lanes: BatchSpec::lanes (0: automatic, 8 here); threads: 1 (one core) or 0 (all).
 OursResult measure_ours(double dt, const Params& nominal, const std::vector<Observation>& ref,
-                        const std::vector<Params>& timed, double duration, int repeats) {
+                        const std::vector<Params>& timed, double duration, int repeats, int lanes = 0,
+                        int threads = 1) {
   OursResult r;
   r.dt = dt;
   hs::IntegratorSettings settings;  // the defaults, but for dt and the duration
@@ -488,11 +495,17 @@ OursResult measure_ours(double dt, const Params& nominal, const std::vector<Obse
     spec.parameters.insert(spec.parameters.end(), row.begin(), row.end());
   }
   spec.trajectory_stride = 0;
-  spec.threads = 1;  // one core, like CVODE
+  spec.threads = threads;  // 1: one core, like CVODE
+  spec.lanes = lanes;
   for (int rep = 0; rep < repeats; ++rep) {
     const hs::BatchResult res = hs::run_batch_cpu(spec);
     if (rep > 0 && res.wall_seconds >= r.wall_seconds) continue;
     r.wall_seconds = res.wall_seconds;
+    r.lanes = res.lanes_used;
+    r.threads = res.threads_used;
+    r.lane_utilization = res.lane_iterations > 0
+                             ? static_cast<double>(res.active_lane_iterations) / static_cast<double>(res.lane_iterations)
+                             : 0.0;
     r.instances = res.instance_count();
     r.failed = res.failed();
     r.steps = static_cast<long>(hb::column_sum(res, model, "steps"));
@@ -547,6 +560,9 @@ void write_ours(hb::Json& j, const char* key, const OursResult& r) {
       .field("wall_s", r.wall_seconds)
       .field("instances_timed", r.instances)
       .field("failed_instances", r.failed)
+      .field("lanes", r.lanes)
+      .field("lane_utilization", r.lane_utilization)
+      .field("threads", r.threads)
       .end_object();
 }
 
@@ -615,6 +631,11 @@ int main(int argc, char** argv) {
   const OursResult* ours = nullptr;
   for (const auto& r : ours_sweep)
     if (r.dt == defaults.dt) ours = &r;
+  // The same batch one instance at a time and at 4 lanes (one core), and in
+  // lanes on all cores.
+  const OursResult one_lane = measure_ours(defaults.dt, nominal, ref, ours_set, duration, repeats, 1);
+  const OursResult four_lanes = measure_ours(defaults.dt, nominal, ref, ours_set, duration, repeats, 4);
+  const OursResult all_cores = measure_ours(defaults.dt, nominal, ref, ours_set, duration, repeats, 0, 0);
 
   // CVODE: half-decade sweep of rtol, 1e-4 … 1e-9, loosest first.
   std::vector<CvodeResult> cvode_sweep;
@@ -648,10 +669,19 @@ int main(int argc, char** argv) {
               std::to_string(r.counters.rhs_evals), r.work_cycles_per_second(duration),
               &r == matched ? "  <- matched (final)" : &r == matched_trajectory ? "  <- matched (trajectory)" : "");
 
-  std::printf("\nhydrosweep, dt 1 ms, 1 thread, %ld instances: %.4g instance-steps/s, %.1f work cycles/s, "
-              "%.3f Newton iterations/step\n",
-              ours->instances, ours->instance_steps_per_second(), ours->work_cycles_per_second(),
-              ours->mean_newton_iterations());
+  std::printf("\nhydrosweep, dt 1 ms, 1 thread, %d lanes (utilization %.3f), %ld instances: %.4g instance-steps/s, "
+              "%.1f work cycles/s, %.3f Newton iterations/step\n",
+              ours->lanes, ours->lane_utilization, ours->instances, ours->instance_steps_per_second(),
+              ours->work_cycles_per_second(), ours->mean_newton_iterations());
+  std::printf("same batch, 1 thread, one instance at a time: %.1f work cycles/s; %d lanes / one = %.2f\n",
+              one_lane.work_cycles_per_second(), ours->lanes,
+              ours->work_cycles_per_second() / one_lane.work_cycles_per_second());
+  std::printf("same batch, 1 thread, %d lanes (utilization %.3f): %.1f work cycles/s; / one = %.2f\n",
+              four_lanes.lanes, four_lanes.lane_utilization, four_lanes.work_cycles_per_second(),
+              four_lanes.work_cycles_per_second() / one_lane.work_cycles_per_second());
+  std::printf("same batch, all cores (%d threads), %d lanes: %.1f work cycles/s; all cores / one core = %.2f\n",
+              all_cores.threads, all_cores.lanes, all_cores.work_cycles_per_second(),
+              all_cores.work_cycles_per_second() / ours->work_cycles_per_second());
   if (matched)
     std::printf("CVODE error-matched on the final state (rtol %.1e): %.1f work cycles/s; hydrosweep/CVODE = %.2f\n",
                 matched->rtol, matched->work_cycles_per_second(duration),
@@ -711,6 +741,11 @@ int main(int argc, char** argv) {
   write_accuracy(j, ref_uncertainty);
   j.end_object().end_object();
   write_ours(j, "hydrosweep", *ours);
+  write_ours(j, "hydrosweep_one_lane", one_lane);
+  write_ours(j, "hydrosweep_four_lanes", four_lanes);
+  write_ours(j, "hydrosweep_all_cores", all_cores);
+  j.field("lanes_speedup_over_one_lane", ours->work_cycles_per_second() / one_lane.work_cycles_per_second())
+      .field("all_cores_speedup_over_one_core", all_cores.work_cycles_per_second() / ours->work_cycles_per_second());
   j.begin_array("hydrosweep_dt_sweep");
   for (const auto& r : ours_sweep) write_ours(j, nullptr, r);
   j.end_array();

@@ -173,6 +173,18 @@ TEST(Lanes, ArithmeticAndMathFunctionsAreTheScalarOnesPerLane) {
         EXPECT_TRUE(same_bits(results[k][i], scalar[k]) || (std::isnan(results[k][i]) && std::isnan(scalar[k])))
             << "function " << k << " at " << x << ", " << y << ": " << results[k][i] << " vs " << scalar[k];
     }
+    // sin and cos of one argument (the mechanisms' poses): one sincos call
+    // per lane, the scalar path's sin and cos exactly.
+    Lanes<8> s, c;
+    math::sincos(a, &s, &c);
+    for (int i = 0; i < 8; ++i) {
+      double ss, cs;
+      math::sincos(as[i], &ss, &cs);
+      EXPECT_TRUE(same_bits(s[i], ss) || (std::isnan(s[i]) && std::isnan(ss))) << "sin at " << as[i];
+      EXPECT_TRUE(same_bits(c[i], cs) || (std::isnan(c[i]) && std::isnan(cs))) << "cos at " << as[i];
+      EXPECT_TRUE(same_bits(s[i], std::sin(as[i])) || std::isnan(ss)) << "sin at " << as[i];
+      EXPECT_TRUE(same_bits(c[i], std::cos(as[i])) || std::isnan(cs)) << "cos at " << as[i];
+    }
   }
 }
 

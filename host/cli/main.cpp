@@ -1,6 +1,6 @@
 // hydrosweep: command-line front end.
 //
-//   hydrosweep run STUDY.toml --out DIR [--threads N] [--resume] [--chunk-size N]
+//   hydrosweep run STUDY.toml --out DIR [--threads N] [--lanes 1|4|8] [--resume] [--chunk-size N]
 //                                       [--progress auto|bar|lines|none] [--quiet]
 //   hydrosweep check STUDY.toml            validate a study, print its design (varied inputs per instance)
 //   hydrosweep parameters [--model NAME]   Markdown table of all parameters
@@ -101,6 +101,7 @@ void check_out_dir(const std::string& out_dir) {
 
 struct RunFlags {
   int threads = 0;
+  int lanes = 0;  // 0: automatic
   bool quiet = false, resume = false;
   long chunk_size = 0;
   std::string progress = "auto";
@@ -118,6 +119,7 @@ int run(const std::string& study_path, const std::string& out_dir, RunFlags flag
 
   hs::StudyRunOptions opt;
   opt.threads = flags.threads;
+  opt.lanes = flags.lanes;
   opt.chunk_size = flags.chunk_size;
   opt.resume = flags.resume;
   opt.progress = flags.quiet ? hs::ProgressStyle::none
@@ -151,6 +153,9 @@ int run(const std::string& study_path, const std::string& out_dir, RunFlags flag
                             (rep.backend == "cpu" ? plural(rep.threads, "thread") : std::string("device"));
   std::printf("ran %s on %s (%s) in %.3f s: %.4g instance-steps/s", plural(rep.ran, "instance").c_str(),
               rep.backend.c_str(), where.c_str(), rep.wall_seconds, rep.wall_seconds > 0 ? rep.steps / rep.wall_seconds : 0.0);
+  if (rep.lanes > 1 && rep.lane_iterations > 0)
+    std::printf(", %d-lane lockstep (lane utilization %.1f%%)", rep.lanes,
+                100.0 * static_cast<double>(rep.active_lane_iterations) / static_cast<double>(rep.lane_iterations));
   if (rep.resumed > 0) std::printf(" (%ld more resumed from the interrupted run)", rep.resumed);
   std::printf("\nfailed: %ld of %ld", rep.failed, rep.instances);
   if (!rep.failures.empty()) {
@@ -399,6 +404,10 @@ int main(int argc, char** argv) {
   run_cmd->add_option("study", study_path, "Study file (TOML)")->required();
   run_cmd->add_option("-o,--out", out_dir, "Output directory (created if missing)")->required();
   run_cmd->add_option("-j,--threads", flags.threads, "CPU threads (default: all cores)")->check(CLI::PositiveNumber);
+  run_cmd->add_option("--lanes", flags.lanes,
+                      "CPU backend: instances per lockstep SIMD group, 1, 4 or 8 (default: 8 where the model supports "
+                      "lanes, else 1; the results are the same bits)")
+      ->check(CLI::IsMember({1, 4, 8}));
   run_cmd->add_flag("--resume", flags.resume, "Continue an interrupted run in DIR (same study file)");
   run_cmd->add_option("--chunk-size", flags.chunk_size, "Instances per chunk (resume granularity; default: study or automatic)")
       ->check(CLI::PositiveNumber);

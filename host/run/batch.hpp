@@ -23,6 +23,11 @@ struct BatchSpec {
   IntegratorSettings settings;
   int trajectory_stride = 0;  // record every n-th step (0: no trajectories)
   int threads = 0;            // 0: all cores (OpenMP default)
+  // CPU backend: instances per lockstep SIMD group (docs/models/lanes.md):
+  // 0 = automatic (8 where the model and run support lanes, else 1),
+  // 1 = one instance per loop iteration, 4 or 8 = that many in lockstep.
+  // The results are the same bits whatever the choice.
+  int lanes = 0;
   double settling_rate = 1e-3;      // [unit of the driving coordinate / s] for settling_time
   std::vector<double> reference;    // driving coordinate at every step (tracking_rms); empty: none
   // Optional: instances not yet started are skipped once *cancel is true
@@ -48,6 +53,11 @@ struct BatchResult {
   long samples_per_instance = 0;
   double wall_seconds = 0.0;
   int threads_used = 1;
+  // CPU backend: the lanes it ran with (1: one instance at a time), and the
+  // lanes still iterating summed over Newton iterations, over the lanes ×
+  // iterations run (utilization = their ratio; 0 and 0 without lanes).
+  int lanes_used = 1;
+  long active_lane_iterations = 0, lane_iterations = 0;
   bool cancelled = false;     // some instances were skipped (BatchSpec::cancel)
   std::vector<long> failed_indices;  // instances with status != ok, ascending
   // The summary row of an instance that never started (unstarted_summary:

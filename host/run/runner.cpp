@@ -692,6 +692,7 @@ StudyRunReport run_study(const StudyRecord& record,
     if (opt.cancel && opt.cancel->load()) { rep.interrupted = true; break; }
     const long first = c * chunk, count = chunk_instances(c);
     BatchSpec spec = batch_spec(record, design, threads, first, count);
+    spec.lanes = opt.lanes;
     spec.reference = base.reference;
     spec.cancel = base.cancel;
     spec.progress = base.progress;
@@ -713,6 +714,9 @@ StudyRunReport run_study(const StudyRecord& record,
     keep_analysed(first, count, r.summaries.data());
     rep.ran += count;
     rep.wall_seconds += r.wall_seconds;
+    rep.lanes = std::max(rep.lanes, r.lanes_used);
+    rep.active_lane_iterations += r.active_lane_iterations;
+    rep.lane_iterations += r.lane_iterations;
     const long steps_column = design.descriptor->summary_column("steps");
     for (long k = 0; k < count; ++k) rep.steps += static_cast<long>(r.summary(k, steps_column));
   }
@@ -722,6 +726,9 @@ StudyRunReport run_study(const StudyRecord& record,
     rep.interrupted = ranks.sum(rep.interrupted ? 1L : 0L) > 0;
     rep.ran = ranks.sum(rep.ran);
     rep.steps = ranks.sum(rep.steps);
+    rep.active_lane_iterations = ranks.sum(rep.active_lane_iterations);
+    rep.lane_iterations = ranks.sum(rep.lane_iterations);
+    rep.lanes = static_cast<int>(ranks.max(static_cast<double>(rep.lanes)));
     rep.wall_seconds = ranks.max(rep.wall_seconds);  // the slowest rank's integration time
     // Rank 0 reads the other ranks' chunks back (they wrote them before the sums above).
     if (!rep.interrupted)

@@ -34,6 +34,7 @@ enum class ProgressStyle { automatic, bar, lines, none };
 
 struct StudyRunOptions {
   int threads = 0;            // 0: all cores (CPU backend)
+  int lanes = 0;              // CPU backend: lockstep SIMD lanes, BatchSpec::lanes (0: automatic)
   Backend backend = Backend::automatic;  // auto: the study's [execution] backend, then CUDA if a device is present
   long chunk_size = 0;        // 0: the study's [execution] chunk_size, else automatic
   bool resume = false;        // continue an interrupted run in the output directory
@@ -55,6 +56,11 @@ struct StudyRunReport {
   std::map<std::string, long> failures;  // status name -> count
   double wall_seconds = 0.0;  // this call's integration time
   int threads = 1;            // per rank
+  // CPU backend: the lockstep lanes the chunks ran with (1: one instance at a
+  // time), and the lanes still iterating over the lanes × Newton iterations
+  // run, summed over the chunks and ranks (utilization = their ratio).
+  int lanes = 1;
+  long active_lane_iterations = 0, lane_iterations = 0;
   int ranks = 1;              // MPI ranks that shared the study
   std::string backend;        // the backend that ran
   std::string note;           // why `auto` did not take the GPU, or a warning about it (device_verification.hpp)

@@ -33,6 +33,31 @@ enum class Status : int {
   not_run = 7,               // skipped: the batch was cancelled before it started
 };
 
+// The status of one instance (R = double) or of each lane (R = Lanes<W>: the
+// codes above as the lanes' reals, kernels/core/lanes.hpp).
+template <class R>
+struct StatusOnT {
+  using type = Status;
+  HS_HD static Status of(Status s) { return s; }
+  HS_HD static Status lane(Status s, int) { return s; }
+};
+#if !defined(__CUDACC__) && !defined(__HIPCC__)
+template <int W>
+struct StatusOnT<Lanes<W>> {
+  using type = Lanes<W>;
+  static Lanes<W> of(Status s) { return Lanes<W>(static_cast<double>(static_cast<int>(s))); }
+  static Status lane(const Lanes<W>& s, int i) { return static_cast<Status>(static_cast<int>(s[i])); }
+};
+#endif
+template <class R>
+using StatusOn = typename StatusOnT<R>::type;
+// status = code where c holds (the first failure of a lane is kept by its caller).
+template <class Mask, class St>
+HS_HD HS_FORCEINLINE void set_status_where(const Mask& c, St& status, Status code) {
+  using R = typename std::conditional<std::is_same<St, Status>::value, double, St>::type;
+  status = choose(c, StatusOnT<R>::of(code), status);
+}
+
 // Parameters of one cylinder: the same struct whatever the friction law, so
 // one study table serves every law.
 // On lanes (kernels/core/lanes.hpp) both are on the circuit's real type.
@@ -137,15 +162,20 @@ struct HydraulicCylinder {
     return p[Circuit::piston_side] > p_min && p[Circuit::piston_side] < p_max;
   }
 
-  // Admissibility after a step: NaN, pressure range, stroke.
-  HS_HD HS_FORCEINLINE static Status check(const Params& P, const Constants& K, const double* p, double s, double p_min,
-                            double p_max) {
-    for (int k = 0; k < np; ++k) {
-      if (!(p[k] == p[k]) || !(fabs(p[k]) < 1e300)) return Status::diverged;
-      if (p[k] < p_min || p[k] > p_max) return Status::pressure_out_of_range;
+  // Admissibility after a step: NaN, pressure range, stroke, the first that
+  // fails in that order, pressure by pressure (per lane on lanes: the checks
+  // are applied from the last to the first, each overriding the later ones).
+  template <class R>
+  HS_HD HS_FORCEINLINE static StatusOn<R> check(const ParamsOn<R>& P, const ConstantsOn<R>& K, const R* p, const R& s,
+                                                double p_min, double p_max) {
+    using St = StatusOnT<R>;
+    StatusOn<R> status = choose(Circuit::stroke_admissible(P.circuit, K.circuit, s - K.s0), St::of(Status::ok),
+                                St::of(Status::stroke_out_of_range));
+    for (int k = np - 1; k >= 0; --k) {
+      status = choose(p[k] < p_min || p[k] > p_max, St::of(Status::pressure_out_of_range), status);
+      status = choose(!(p[k] == p[k]) || !(math::abs(p[k]) < 1e300), St::of(Status::diverged), status);
     }
-    if (!Circuit::stroke_admissible(P.circuit, K.circuit, s - K.s0)) return Status::stroke_out_of_range;
-    return Status::ok;
+    return status;
   }
 
   // Power of the pressures on the mechanism and of the seal friction (A18).

@@ -14,6 +14,7 @@
 #pragma once
 #include <cmath>
 #include <type_traits>
+#include <utility>
 
 #include "hd.hpp"
 #if !defined(__CUDACC__) && !defined(__HIPCC__)
@@ -200,35 +201,53 @@ HS_HD HS_FORCEINLINE Dual<Dir::nd, S> along(const S& x, const Dir& dir, int k) {
 // Dual<M>, and its results enter the Dual<N> residual through `widen`.
 // head<M>(x): the derivatives of x along its first M directions.
 // widen<N>(y): y as a Dual<N> whose last N − M derivatives are zero.
-template <int M, int N>
-HS_HD HS_FORCEINLINE Dual<M> head(const Dual<N>& x) {
+template <int M, int N, class S>
+HS_HD HS_FORCEINLINE Dual<M, S> head(const Dual<N, S>& x) {
   static_assert(M <= N, "head<M> of a narrower jet");
-  Dual<M> r(x.a);
+  Dual<M, S> r(x.a);
   for (int i = 0; i < M; ++i) r.v[i] = x.v[i];
   return r;
 }
-template <int M>
-HS_HD HS_FORCEINLINE double head(double x) { return x; }
-template <int N, int M>
-HS_HD HS_FORCEINLINE Dual<N> widen(const Dual<M>& x) {
+template <int M, class R>
+HS_HD HS_FORCEINLINE R head(const R& x) { return x; }
+template <int N, int M, class S>
+HS_HD HS_FORCEINLINE Dual<N, S> widen(const Dual<M, S>& x) {
   static_assert(M <= N, "widen<N> to a narrower jet");
-  Dual<N> r(x.a);
+  Dual<N, S> r(x.a);
   for (int i = 0; i < M; ++i) r.v[i] = x.v[i];
   return r;
 }
 // The scalar type T of a computation that has only the first M of T's
-// directions: double stays double, Dual<N> becomes Dual<M>.
+// directions: a real (double, lanes) stays itself, Dual<N, S> becomes Dual<M, S>.
 template <class T, int M>
-struct HeadScalar { using type = double; };
-template <int N, int M>
-struct HeadScalar<Dual<N>, M> { using type = Dual<M>; };
+struct HeadScalar { using type = T; };
+template <int N, class S, int M>
+struct HeadScalar<Dual<N, S>, M> { using type = Dual<M, S>; };
 // Conversion to the wider scalar T (identity when the types agree).
 template <class T>
 struct Widen {
   HS_HD HS_FORCEINLINE static T from(const T& x) { return x; }
-  template <int M>
-  HS_HD HS_FORCEINLINE static T from(const Dual<M>& x) { return widen<T::size>(x); }
+  template <int M, class S>
+  HS_HD HS_FORCEINLINE static T from(const Dual<M, S>& x) { return widen<T::size>(x); }
 };
+
+// One instance (R = double) or W in lockstep (R = Lanes<W>, lanes.hpp):
+//   MaskOf<R>    what comparing two R gives: bool, or a mask
+//   LaneIndex<R> a run-time index that may differ between lanes (a partition's
+//                coordinate, a pivot row): int, or the lanes' own (lanes.hpp)
+//   ValueOf<T>   the real under a jet: double, or the lanes
+template <class R>
+struct LaneIndexOf { using type = int; };
+#if !defined(__CUDACC__) && !defined(__HIPCC__)
+template <int W>
+struct LaneIndexOf<Lanes<W>> { using type = Lanes<W>; };
+#endif
+template <class R>
+using LaneIndex = typename LaneIndexOf<R>::type;
+template <class R>
+using MaskOf = decltype(std::declval<R>() < std::declval<R>());
+template <class T>
+using ValueOf = typename std::decay<decltype(value(std::declval<T>()))>::type;
 
 // The scalar that carries derivatives of a residual with nx unknowns.
 template <int N>

@@ -30,8 +30,21 @@
 #endif
 #include <cmath>
 #include <cstring>
+// GCC 12's AVX-512 intrinsics start some vectors as `__m512d __Y = __Y;`,
+// which -Wall reports wherever <experimental/simd> inlines them (a false
+// positive in a system header): not reported.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
 #include <experimental/simd>
+#pragma GCC diagnostic pop
 #include <type_traits>
+
+// Every lane operation is a few vector instructions: always inlined, so that
+// a jet on lanes compiles to straight-line vector code as a jet on double
+// compiles to scalar code.
+#define HS_LANE inline __attribute__((always_inline))
 
 namespace hs {
 
@@ -42,13 +55,13 @@ struct LaneMask {
   using Native = stdx::fixed_size_simd_mask<double, W>;
   Native m;
   LaneMask() = default;
-  explicit LaneMask(const Native& n) : m(n) {}
-  explicit LaneMask(bool b) : m(b) {}
-  bool operator[](int i) const { return m[i]; }
-  void set(int i, bool b) { m[i] = b; }
-  friend LaneMask operator&&(const LaneMask& a, const LaneMask& b) { return LaneMask(a.m && b.m); }
-  friend LaneMask operator||(const LaneMask& a, const LaneMask& b) { return LaneMask(a.m || b.m); }
-  friend LaneMask operator!(const LaneMask& a) { return LaneMask(!a.m); }
+  HS_LANE explicit LaneMask(const Native& n) : m(n) {}
+  HS_LANE explicit LaneMask(bool b) : m(b) {}
+  HS_LANE bool operator[](int i) const { return m[i]; }
+  HS_LANE void set(int i, bool b) { m[i] = b; }
+  friend HS_LANE LaneMask operator&&(const LaneMask& a, const LaneMask& b) { return LaneMask(a.m && b.m); }
+  friend HS_LANE LaneMask operator||(const LaneMask& a, const LaneMask& b) { return LaneMask(a.m || b.m); }
+  friend HS_LANE LaneMask operator!(const LaneMask& a) { return LaneMask(!a.m); }
 };
 
 template <int W>
@@ -57,41 +70,43 @@ struct Lanes {
   using Native = stdx::fixed_size_simd<double, W>;
   Native v;
 
-  Lanes() : v(0.0) {}
-  Lanes(double x) : v(x) {}  // NOLINT: constants broadcast implicitly, as they promote to Dual
-  explicit Lanes(const Native& n) : v(n) {}
+  HS_LANE Lanes() : v(0.0) {}
+  HS_LANE Lanes(double x) : v(x) {}  // NOLINT: constants broadcast implicitly, as they promote to Dual
+  HS_LANE explicit Lanes(const Native& n) : v(n) {}
   // Lane i of the batch (reading and writing one instance's value).
-  double operator[](int i) const { return v[i]; }
-  void set(int i, double x) { v[i] = x; }
+  HS_LANE double operator[](int i) const { return v[i]; }
+  HS_LANE void set(int i, double x) { v[i] = x; }
 
-  Lanes& operator+=(const Lanes& o) { v += o.v; return *this; }
-  Lanes& operator-=(const Lanes& o) { v -= o.v; return *this; }
-  Lanes& operator*=(const Lanes& o) { v *= o.v; return *this; }
-  Lanes& operator/=(const Lanes& o) { v /= o.v; return *this; }
-  friend Lanes operator-(const Lanes& x) { return Lanes(-x.v); }
-  friend Lanes operator+(const Lanes& x, const Lanes& y) { return Lanes(x.v + y.v); }
-  friend Lanes operator-(const Lanes& x, const Lanes& y) { return Lanes(x.v - y.v); }
-  friend Lanes operator*(const Lanes& x, const Lanes& y) { return Lanes(x.v * y.v); }
-  friend Lanes operator/(const Lanes& x, const Lanes& y) { return Lanes(x.v / y.v); }
-  friend Lanes operator+(const Lanes& x, double s) { return Lanes(x.v + Native(s)); }
-  friend Lanes operator+(double s, const Lanes& x) { return Lanes(Native(s) + x.v); }
-  friend Lanes operator-(const Lanes& x, double s) { return Lanes(x.v - Native(s)); }
-  friend Lanes operator-(double s, const Lanes& x) { return Lanes(Native(s) - x.v); }
-  friend Lanes operator*(const Lanes& x, double s) { return Lanes(x.v * Native(s)); }
-  friend Lanes operator*(double s, const Lanes& x) { return Lanes(Native(s) * x.v); }
-  friend Lanes operator/(const Lanes& x, double s) { return Lanes(x.v / Native(s)); }
-  friend Lanes operator/(double s, const Lanes& x) { return Lanes(Native(s) / x.v); }
+  HS_LANE Lanes& operator+=(const Lanes& o) { v += o.v; return *this; }
+  HS_LANE Lanes& operator-=(const Lanes& o) { v -= o.v; return *this; }
+  HS_LANE Lanes& operator*=(const Lanes& o) { v *= o.v; return *this; }
+  HS_LANE Lanes& operator/=(const Lanes& o) { v /= o.v; return *this; }
+  friend HS_LANE Lanes operator-(const Lanes& x) { return Lanes(-x.v); }
+  friend HS_LANE Lanes operator+(const Lanes& x, const Lanes& y) { return Lanes(x.v + y.v); }
+  friend HS_LANE Lanes operator-(const Lanes& x, const Lanes& y) { return Lanes(x.v - y.v); }
+  friend HS_LANE Lanes operator*(const Lanes& x, const Lanes& y) { return Lanes(x.v * y.v); }
+  friend HS_LANE Lanes operator/(const Lanes& x, const Lanes& y) { return Lanes(x.v / y.v); }
+  friend HS_LANE Lanes operator+(const Lanes& x, double s) { return Lanes(x.v + Native(s)); }
+  friend HS_LANE Lanes operator+(double s, const Lanes& x) { return Lanes(Native(s) + x.v); }
+  friend HS_LANE Lanes operator-(const Lanes& x, double s) { return Lanes(x.v - Native(s)); }
+  friend HS_LANE Lanes operator-(double s, const Lanes& x) { return Lanes(Native(s) - x.v); }
+  friend HS_LANE Lanes operator*(const Lanes& x, double s) { return Lanes(x.v * Native(s)); }
+  friend HS_LANE Lanes operator*(double s, const Lanes& x) { return Lanes(Native(s) * x.v); }
+  friend HS_LANE Lanes operator/(const Lanes& x, double s) { return Lanes(x.v / Native(s)); }
+  friend HS_LANE Lanes operator/(double s, const Lanes& x) { return Lanes(Native(s) / x.v); }
 
-  friend LaneMask<W> operator<(const Lanes& x, const Lanes& y) { return LaneMask<W>(x.v < y.v); }
-  friend LaneMask<W> operator>(const Lanes& x, const Lanes& y) { return LaneMask<W>(x.v > y.v); }
-  friend LaneMask<W> operator<=(const Lanes& x, const Lanes& y) { return LaneMask<W>(x.v <= y.v); }
-  friend LaneMask<W> operator>=(const Lanes& x, const Lanes& y) { return LaneMask<W>(x.v >= y.v); }
-  friend LaneMask<W> operator==(const Lanes& x, const Lanes& y) { return LaneMask<W>(x.v == y.v); }
-  friend LaneMask<W> operator!=(const Lanes& x, const Lanes& y) { return LaneMask<W>(x.v != y.v); }
-  friend LaneMask<W> operator<(const Lanes& x, double s) { return LaneMask<W>(x.v < Native(s)); }
-  friend LaneMask<W> operator>(const Lanes& x, double s) { return LaneMask<W>(x.v > Native(s)); }
-  friend LaneMask<W> operator<=(const Lanes& x, double s) { return LaneMask<W>(x.v <= Native(s)); }
-  friend LaneMask<W> operator>=(const Lanes& x, double s) { return LaneMask<W>(x.v >= Native(s)); }
+  friend HS_LANE LaneMask<W> operator<(const Lanes& x, const Lanes& y) { return LaneMask<W>(x.v < y.v); }
+  friend HS_LANE LaneMask<W> operator>(const Lanes& x, const Lanes& y) { return LaneMask<W>(x.v > y.v); }
+  friend HS_LANE LaneMask<W> operator<=(const Lanes& x, const Lanes& y) { return LaneMask<W>(x.v <= y.v); }
+  friend HS_LANE LaneMask<W> operator>=(const Lanes& x, const Lanes& y) { return LaneMask<W>(x.v >= y.v); }
+  friend HS_LANE LaneMask<W> operator==(const Lanes& x, const Lanes& y) { return LaneMask<W>(x.v == y.v); }
+  friend HS_LANE LaneMask<W> operator!=(const Lanes& x, const Lanes& y) { return LaneMask<W>(x.v != y.v); }
+  friend HS_LANE LaneMask<W> operator<(const Lanes& x, double s) { return LaneMask<W>(x.v < Native(s)); }
+  friend HS_LANE LaneMask<W> operator>(const Lanes& x, double s) { return LaneMask<W>(x.v > Native(s)); }
+  friend HS_LANE LaneMask<W> operator<=(const Lanes& x, double s) { return LaneMask<W>(x.v <= Native(s)); }
+  friend HS_LANE LaneMask<W> operator>=(const Lanes& x, double s) { return LaneMask<W>(x.v >= Native(s)); }
+  friend HS_LANE LaneMask<W> operator==(const Lanes& x, double s) { return LaneMask<W>(x.v == Native(s)); }
+  friend HS_LANE LaneMask<W> operator!=(const Lanes& x, double s) { return LaneMask<W>(x.v != Native(s)); }
 };
 
 template <class T>
@@ -101,33 +116,33 @@ struct IsLanes<Lanes<W>> : std::true_type {};
 
 // What branches and status checks look at: the lanes themselves.
 template <int W>
-inline Lanes<W> value(const Lanes<W>& x) { return x; }
+HS_LANE Lanes<W> value(const Lanes<W>& x) { return x; }
 
 // Whether a condition holds in any / every lane (for a bool: dual.hpp).
 template <int W>
-inline bool any_lane(const LaneMask<W>& c) { return stdx::any_of(c.m); }
+HS_LANE bool any_lane(const LaneMask<W>& c) { return stdx::any_of(c.m); }
 template <int W>
-inline bool all_lanes(const LaneMask<W>& c) { return stdx::all_of(c.m); }
+HS_LANE bool all_lanes(const LaneMask<W>& c) { return stdx::all_of(c.m); }
 
 // c ? a : b per lane.
 template <int W>
-inline Lanes<W> choose(const LaneMask<W>& c, const Lanes<W>& a, const Lanes<W>& b) {
+HS_LANE Lanes<W> choose(const LaneMask<W>& c, const Lanes<W>& a, const Lanes<W>& b) {
   Lanes<W> r = b;
   stdx::where(c.m, r.v) = a.v;
   return r;
 }
 template <int W>
-inline Lanes<W> choose(const LaneMask<W>& c, double a, double b) {
+HS_LANE Lanes<W> choose(const LaneMask<W>& c, double a, double b) {
   return choose(c, Lanes<W>(a), Lanes<W>(b));
 }
 template <int W>
-inline LaneMask<W> choose(const LaneMask<W>& c, const LaneMask<W>& a, const LaneMask<W>& b) {
+HS_LANE LaneMask<W> choose(const LaneMask<W>& c, const LaneMask<W>& a, const LaneMask<W>& b) {
   return LaneMask<W>((c.m && a.m) || (!c.m && b.m));
 }
 
 // The C library per lane: the scalar path's function, so the same bits.
 template <int W, class F>
-inline Lanes<W> per_lane(const Lanes<W>& x, F f) {
+HS_LANE Lanes<W> per_lane(const Lanes<W>& x, F f) {
   Lanes<W> r;
   for (int i = 0; i < W; ++i) r.v[i] = f(static_cast<double>(x.v[i]));
   return r;
@@ -135,31 +150,37 @@ inline Lanes<W> per_lane(const Lanes<W>& x, F f) {
 
 namespace math {
 // √, |x| and the sign are exact vector instructions; the rest per lane.
-template <int W> inline Lanes<W> sqrt(const Lanes<W>& x) { return Lanes<W>(stdx::sqrt(x.v)); }
-template <int W> inline Lanes<W> abs(const Lanes<W>& x) { return Lanes<W>(stdx::abs(x.v)); }
-template <int W> inline Lanes<W> sin(const Lanes<W>& x) { return per_lane(x, [](double a) { return ::sin(a); }); }
-template <int W> inline Lanes<W> cos(const Lanes<W>& x) { return per_lane(x, [](double a) { return ::cos(a); }); }
-template <int W> inline Lanes<W> exp(const Lanes<W>& x) { return per_lane(x, [](double a) { return ::exp(a); }); }
-template <int W> inline Lanes<W> tanh(const Lanes<W>& x) { return per_lane(x, [](double a) { return ::tanh(a); }); }
-template <int W> inline Lanes<W> pow(const Lanes<W>& x, double e) {
+template <int W> HS_LANE Lanes<W> sqrt(const Lanes<W>& x) { return Lanes<W>(stdx::sqrt(x.v)); }
+template <int W> HS_LANE Lanes<W> abs(const Lanes<W>& x) { return Lanes<W>(stdx::abs(x.v)); }
+template <int W> HS_LANE Lanes<W> sin(const Lanes<W>& x) { return per_lane(x, [](double a) { return ::sin(a); }); }
+template <int W> HS_LANE Lanes<W> cos(const Lanes<W>& x) { return per_lane(x, [](double a) { return ::cos(a); }); }
+template <int W> HS_LANE Lanes<W> exp(const Lanes<W>& x) { return per_lane(x, [](double a) { return ::exp(a); }); }
+template <int W> HS_LANE Lanes<W> tanh(const Lanes<W>& x) { return per_lane(x, [](double a) { return ::tanh(a); }); }
+template <int W> HS_LANE Lanes<W> pow(const Lanes<W>& x, double e) {
   return per_lane(x, [e](double a) { return ::pow(a, e); });
 }
-template <int W> inline Lanes<W> pow(const Lanes<W>& x, const Lanes<W>& e) {
+template <int W> HS_LANE Lanes<W> pow(const Lanes<W>& x, const Lanes<W>& e) {
   Lanes<W> r;
   for (int i = 0; i < W; ++i) r.v[i] = ::pow(static_cast<double>(x.v[i]), static_cast<double>(e.v[i]));
   return r;
 }
-template <int W> inline Lanes<W> atan2(const Lanes<W>& y, const Lanes<W>& x) {
+template <int W> HS_LANE Lanes<W> atan2(const Lanes<W>& y, const Lanes<W>& x) {
   Lanes<W> r;
   for (int i = 0; i < W; ++i) r.v[i] = ::atan2(static_cast<double>(y.v[i]), static_cast<double>(x.v[i]));
   return r;
 }
-template <int W> inline void sincos(const Lanes<W>& x, Lanes<W>* s, Lanes<W>* c) {
-  *s = sin(x);
-  *c = cos(x);
+// One sincos call per lane: glibc's sincos gives exactly its sin and its
+// cos (the scalar path's sin and cos of one argument become this call too).
+template <int W> HS_LANE void sincos(const Lanes<W>& x, Lanes<W>* s, Lanes<W>* c) {
+  for (int i = 0; i < W; ++i) {
+    double si, ci;
+    ::sincos(static_cast<double>(x.v[i]), &si, &ci);
+    s->v[i] = si;
+    c->v[i] = ci;
+  }
 }
 // sgn(0) = 0, as the scalar sign.
-template <int W> inline Lanes<W> sign(const Lanes<W>& x) {
+template <int W> HS_LANE Lanes<W> sign(const Lanes<W>& x) {
   return choose(x > 0.0, Lanes<W>(1.0), Lanes<W>(0.0)) - choose(x < 0.0, Lanes<W>(1.0), Lanes<W>(0.0));
 }
 }  // namespace math
@@ -170,11 +191,47 @@ template <int W> inline Lanes<W> sign(const Lanes<W>& x) {
 // The branch not taken by a lane may compute anything (NaN, Inf) for it: the
 // blend discards it.
 template <int W, class Then, class Else>
-inline auto lane_if(const LaneMask<W>& c, Then&& then_branch, Else&& else_branch) {
+HS_LANE auto lane_if(const LaneMask<W>& c, Then&& then_branch, Else&& else_branch) {
   if (all_lanes(c)) return then_branch();
   if (!any_lane(c)) return else_branch();
   return choose(c, then_branch(), else_branch());
 }
+
+// Per-lane indices (a partition's coordinates, a pivot row): small integers
+// held as the lanes' doubles (exact), so that comparing one with a
+// compile-time index gives a mask. a[i] and a[i] = v with such an index read
+// and write through one compare per compile-time index, as select_at and
+// assign_at do for an int (kernels/core/small_matrix.hpp): each lane gets its
+// own element.
+template <int N, class T, int W>
+HS_LANE T select_at(const T (&a)[N], const Lanes<W>& i) {
+  T r = a[0];
+  for (int k = 1; k < N; ++k) r = choose(i == static_cast<double>(k), a[k], r);
+  return r;
+}
+template <int N, class T, int W>
+HS_LANE void assign_at(T (&a)[N], const Lanes<W>& i, const T& v) {
+  for (int k = 0; k < N; ++k) a[k] = choose(i == static_cast<double>(k), v, a[k]);
+}
+// target += increment where c holds (for a bool: small_matrix.hpp).
+template <int W, class T>
+HS_LANE void add_where(const LaneMask<W>& c, T& target, const T& increment) {
+  target = choose(c, target + increment, target);
+}
+// to = c ? from : to per lane, for a struct or array made of lanes only
+// (jets on lanes, evaluations, partitions): element by element of its lanes.
+template <int W, class Block>
+inline void choose_in_place(const LaneMask<W>& c, const Block& from, Block& to) {
+  static_assert(sizeof(Block) % sizeof(Lanes<W>) == 0 && std::is_standard_layout<Block>::value,
+                "a block of lanes");
+  constexpr int n = static_cast<int>(sizeof(Block) / sizeof(Lanes<W>));
+  const Lanes<W>* f = reinterpret_cast<const Lanes<W>*>(&from);
+  Lanes<W>* t = reinterpret_cast<Lanes<W>*>(&to);
+  for (int k = 0; k < n; ++k) stdx::where(c.m, t[k].v) = f[k].v;
+}
+// How many lanes a mask has set (lane utilization).
+template <int W>
+HS_LANE int lane_count(const LaneMask<W>& c) { return stdx::popcount(c.m); }
 
 // ---------------------------------------------------------------------------
 // Parameter structs on lanes. A parameter struct P<R> whose every field is an

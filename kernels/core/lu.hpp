@@ -8,6 +8,7 @@
 // are not scaled, the solution is that of the original system.
 #pragma once
 #include <cmath>
+#include <type_traits>
 
 #include "hd.hpp"
 #include "dual.hpp"
@@ -18,41 +19,72 @@ namespace hs {
 // Factor A in place as P A = L U (unit lower L). Returns false if a pivot is
 // zero or not finite (singular to working precision). T may be Dual<M>: the
 // pivots are chosen on values and the factors carry derivatives.
-template <int N, class T>
-HS_HD bool lu_factor(Mat<T, N, N>& A, int (&perm)[N]) {
+//
+// On lanes (T on Lanes<W>, kernels/core/lanes.hpp) every lane pivots on its
+// own values: the pivot row and the permutation are per-lane indices
+// (LaneIndex), the row swaps are choices per lane, and the result is a mask of
+// the lanes whose factorization succeeded. A lane that fails goes on
+// computing (its values are discarded by the caller); the others get exactly
+// their scalar factors (docs/models/lanes.md).
+template <int N, class T, class I>
+HS_HD auto lu_factor(Mat<T, N, N>& A, I (&perm)[N]) {
   // Every loop is unrolled and every index a compile-time constant (the pivot
   // row p is reached by comparing, not by indexing), so on the GPU the matrix,
   // the scales and the permutation stay in registers instead of local memory
   // (issue 16; kernels/core/small_matrix.hpp select_at). Same operations in the
   // same order as the indexed form: the same bits on every backend.
-  double row_scale[N];
+  using V = ValueOf<T>;
+  using Mask = MaskOf<V>;
+  constexpr bool one_instance = std::is_same<Mask, bool>::value;
+  Mask ok(true);
+  V row_scale[N];
   HS_UNROLL
   for (int i = 0; i < N; ++i) {
-    perm[i] = i;
-    double m = 0.0;
+    perm[i] = I(i);
+    V m(0.0);
     HS_UNROLL
-    for (int j = 0; j < N; ++j) m = fabs(value(A(i, j))) > m ? fabs(value(A(i, j))) : m;
-    if (!(m > 0.0)) return false;
+    for (int j = 0; j < N; ++j) m = choose(math::abs(value(A(i, j))) > m, math::abs(value(A(i, j))), m);
+    if constexpr (one_instance) {
+      if (!(m > 0.0)) return false;
+    } else {
+      ok = ok && (m > 0.0);
+    }
     row_scale[i] = 1.0 / m;
   }
   HS_UNROLL
   for (int k = 0; k < N; ++k) {
-    int p = k;
-    double best = fabs(value(A(k, k))) * row_scale[k];
+    I p(k);
+    V best = math::abs(value(A(k, k))) * row_scale[k];
     HS_UNROLL
     for (int i = k + 1; i < N; ++i) {
-      const double c = fabs(value(A(i, k))) * row_scale[i];
-      if (c > best) { best = c; p = i; }
+      const V c = math::abs(value(A(i, k))) * row_scale[i];
+      const Mask larger = c > best;
+      best = choose(larger, c, best);
+      p = choose(larger, I(i), p);
     }
-    if (!(best > 1e-300) || !(best < 1e300)) return false;
+    if constexpr (one_instance) {
+      if (!(best > 1e-300) || !(best < 1e300)) return false;
+    } else {
+      ok = ok && (best > 1e-300) && (best < 1e300);
+    }
     HS_UNROLL
-    for (int i = k + 1; i < N; ++i)
-      if (i == p) {
+    for (int i = k + 1; i < N; ++i) {
+      const Mask swap = p == I(i);
+      if (any_lane(swap)) {
         HS_UNROLL
-        for (int j = 0; j < N; ++j) { const T t = A(k, j); A(k, j) = A(i, j); A(i, j) = t; }
-        const double ts = row_scale[k]; row_scale[k] = row_scale[i]; row_scale[i] = ts;
-        const int tp = perm[k]; perm[k] = perm[i]; perm[i] = tp;
+        for (int j = 0; j < N; ++j) {
+          const T t = A(k, j);
+          A(k, j) = choose(swap, A(i, j), t);
+          A(i, j) = choose(swap, t, A(i, j));
+        }
+        const V ts = row_scale[k];
+        row_scale[k] = choose(swap, row_scale[i], ts);
+        row_scale[i] = choose(swap, ts, row_scale[i]);
+        const I tp = perm[k];
+        perm[k] = choose(swap, perm[i], tp);
+        perm[i] = choose(swap, tp, perm[i]);
       }
+    }
     const T inv = 1.0 / A(k, k);
     HS_UNROLL
     for (int i = k + 1; i < N; ++i) {
@@ -62,21 +94,22 @@ HS_HD bool lu_factor(Mat<T, N, N>& A, int (&perm)[N]) {
       for (int j = k + 1; j < N; ++j) A(i, j) -= l * A(k, j);
     }
   }
-  return true;
+  if constexpr (one_instance) return true;
+  else return ok;
 }
 
 // Solve A x = b with the factors of lu_factor. The factors (S) and the
-// right-hand side (T) may each be double or Dual<M>. b[perm[i]] is gathered by
-// comparing (as in lu_factor), so b and x stay in registers on the GPU.
-template <int N, class S, class T>
-HS_HD void lu_solve(const Mat<S, N, N>& LU, const int (&perm)[N], const T* b, T* x) {
+// right-hand side (T) may each be double or Dual<M> (or the same on lanes).
+// b[perm[i]] is gathered by comparing (as in lu_factor), so b and x stay in
+// registers on the GPU.
+template <int N, class S, class T, class I>
+HS_HD void lu_solve(const Mat<S, N, N>& LU, const I (&perm)[N], const T* b, T* x) {
   T y[N];
   HS_UNROLL
   for (int i = 0; i < N; ++i) {
     y[i] = b[0];
     HS_UNROLL
-    for (int r = 1; r < N; ++r)
-      if (perm[i] == r) y[i] = b[r];
+    for (int r = 1; r < N; ++r) y[i] = choose(perm[i] == I(r), b[r], y[i]);
     HS_UNROLL
     for (int j = 0; j < i; ++j) y[i] -= LU(i, j) * y[j];
   }
@@ -90,12 +123,16 @@ HS_HD void lu_solve(const Mat<S, N, N>& LU, const int (&perm)[N], const T* b, T*
 }
 
 // Solve A x = b for small N in one call; false if A is singular.
+// On lanes: a mask of the lanes that solved (the others' x is discarded).
 template <int N, class S, class T>
-HS_HD bool solve_linear(Mat<S, N, N> A, const T* b, T* x) {
-  int perm[N];
-  if (!lu_factor(A, perm)) return false;
+HS_HD auto solve_linear(Mat<S, N, N> A, const T* b, T* x) {
+  LaneIndex<ValueOf<S>> perm[N];
+  const auto ok = lu_factor(A, perm);
+  if constexpr (std::is_same<decltype(ok), const bool>::value) {
+    if (!ok) return false;
+  }
   lu_solve(A, perm, b, x);
-  return true;
+  return ok;
 }
 
 }  // namespace hs

@@ -5,6 +5,8 @@
 // is here: indexing, a few BLAS-1/2 helpers. Eigen stays on the host
 // (its decompositions do not compile in device code).
 #pragma once
+#include <type_traits>
+
 #include "hd.hpp"
 
 namespace hs {
@@ -61,11 +63,24 @@ HS_HD HS_FORCEINLINE void assign_at(T (&a)[N], int i, const T& v) {
     if (k == i) a[k] = v;
 }
 
+// target += increment where c holds: for one instance a branch; for lanes
+// (a mask, lanes.hpp) per lane.
+template <class T>
+HS_HD HS_FORCEINLINE void add_where(bool c, T& target, const T& increment) {
+  if (c) target = target + increment;
+}
+HS_HD HS_FORCEINLINE int lane_count(bool c) { return c ? 1 : 0; }
+
 // A planar vector (x, y).
 template <class T>
 struct V2 {
   T x, y;
 };
+// c ? a : b for vectors per lane, c a mask (lanes.hpp).
+template <class Mask, class T, typename std::enable_if<!std::is_same<Mask, bool>::value, int>::type = 0>
+HS_HD HS_FORCEINLINE V2<T> choose(const Mask& c, const V2<T>& a, const V2<T>& b) {
+  return {choose(c, a.x, b.x), choose(c, a.y, b.y)};
+}
 template <class T> HS_HD HS_FORCEINLINE V2<T> operator+(const V2<T>& a, const V2<T>& b) { return {a.x + b.x, a.y + b.y}; }
 template <class T> HS_HD HS_FORCEINLINE V2<T> operator-(const V2<T>& a, const V2<T>& b) { return {a.x - b.x, a.y - b.y}; }
 template <class T, class S> HS_HD HS_FORCEINLINE V2<T> operator*(const S& s, const V2<T>& a) { return {s * a.x, s * a.y}; }

@@ -44,17 +44,29 @@
 
 namespace hs {
 
-template <class ModelT>
+// R = double: one instance, the scalar path of every backend. R = Lanes<W>
+// (kernels/core/lanes.hpp, CPU only): W instances in lockstep, the same code
+// with masks where the lanes diverge (docs/models/lanes.md §4): per-lane
+// partitions (LaneIndex), per-lane loop-closure and Newton convergence (a
+// lane that has converged keeps its iterate and its last evaluation while the
+// others go on), per-lane pivoting, and a per-lane status. Each lane's
+// results are its scalar run's, bit for bit.
+template <class ModelT, class R = double>
 struct DoubleStepTrapezoidal {
   using Model = ModelT;
+  using Real = R;
+  using Mask = MaskOf<R>;        // bool, or a mask of lanes
+  using Index = LaneIndex<R>;    // int, or per-lane indices
+  using StatusR = StatusOn<R>;   // Status, or per-lane status codes
+  static constexpr bool one_instance = std::is_same<R, double>::value;
   using Mech = typename Model::Mechanism;
   using Friction = typename Model::Friction;
   using Circuit = typename Model::Circuit;
   using Actuator = typename Model::Actuator;
   using Actuators = typename Model::Actuators;
   using Input = typename Model::Input;
-  using Params = typename Model::Params;
-  using Constants = typename Model::Constants;
+  using Params = typename ModelOn<Model, R>::Params;
+  using Constants = typename ModelOn<Model, R>::Constants;
   static constexpr int nq = Model::nq;
   static constexpr int nc = Model::nc;
   static constexpr int na = Model::na;      // actuators
@@ -67,32 +79,33 @@ struct DoubleStepTrapezoidal {
   static constexpr int nx = ni + np + nw;   // Newton unknowns
   // Offset of actuator a's states in x: pressures first, then friction states.
   HS_HD static constexpr int state_offset(int a) { return ni + a * nsa; }
-  using Jet = Dual<nx>;
+  using Jet = Dual<nx, R>;
 
   // Which joint coordinates are independent (z_i) and dependent (z_d).
   struct Partition {
-    int indep[ni];
-    int dep[nc];
+    Index indep[ni];
+    Index dep[nc];
   };
 
   struct State {
     // Time on the step grid, t = t0 + steps·dt (grid_time), never a running
-    // sum t += dt, which drifts ~1e-12 s off the grid over 1e4 steps.
+    // sum t += dt, which drifts ~1e-12 s off the grid over 1e4 steps. On
+    // lanes the lanes step together: one grid for all.
     double t0 = 0.0;
     long steps = 0;
     double t = 0.0;
-    double q[nq], qd[nq], qdd[nq];
-    double p[np], pd[np];          // actuator a's pressures at a·npa
-    Vec<double, nw> w, wd;         // actuator a's friction states at a·nwa
-    double U[na] = {};             // spools
-    double s_act[na] = {}, sdot_act[na] = {};  // actuator lengths and rates at t
-    InputState<Input, na> input;   // the input policy's memory and held U_ref
+    R q[nq], qd[nq], qdd[nq];
+    R p[np], pd[np];          // actuator a's pressures at a·npa
+    Vec<R, nw> w, wd;         // actuator a's friction states at a·nwa
+    R U[na] = {};             // spools
+    R s_act[na] = {}, sdot_act[na] = {};  // actuator lengths and rates at t
+    InputState<Input, na, R> input;  // the input policy's memory and held U_ref
     Partition part;
-    double constraint_jacobian[nc][nq];  // Φ_z at q, for the next partition check
+    R constraint_jacobian[nc][nq];  // Φ_z at q, for the next partition check
   };
 
-  // Scalar of the mechanism part for a residual on scalar T: double for
-  // double, Dual<ni> (derivatives along z_i only) for any dual number.
+  // Scalar of the mechanism part for a residual on scalar T: R for R, and
+  // Dual<ni, R> (derivatives along z_i only) for any dual number.
   template <class T>
   using Kinematic = typename HeadScalar<T, ni>::type;
 
@@ -114,9 +127,12 @@ struct DoubleStepTrapezoidal {
   // The mechanism's driving coordinates independent, the others dependent
   // (ascending order): the split held during assembly.
   HS_HD static Partition driving_partition() {
+    int indep[ni], dep[nc];
+    Mech::driving(indep);
+    coordinate_complement<nq, ni>(indep, dep);
     Partition part;
-    Mech::driving(part.indep);
-    coordinate_complement<nq, ni>(part.indep, part.dep);
+    for (int j = 0; j < ni; ++j) part.indep[j] = Index(indep[j]);
+    for (int r = 0; r < nc; ++r) part.dep[r] = Index(dep[r]);
     return part;
   }
   // The coordinate whose rate and value run_instance reports as the driving
@@ -132,43 +148,53 @@ struct DoubleStepTrapezoidal {
 
   // Solve Φ(z_d; z_i) = 0 for the dependent coordinates of q (its z_d
   // entries are the starting guess). On success S = ∂z_d/∂z_i = −Φ_d⁻¹Φ_i
-  // at the solution and *residual = |Φ|∞.
-  HS_HD static bool solve_dependent(const Params& P, const Partition& part, double tol, int max_iterations,
-                                    double (&q)[nq], double (*S)[ni], double* residual) {
+  // at the solution and *residual = |Φ|∞. Returns whether it succeeded; on
+  // lanes, the mask of the lanes that did among those `pending` at entry:
+  // the others' q, S and residual are left as they were, and a lane that has
+  // converged stops moving while the others iterate.
+  HS_HD static Mask solve_dependent(const Params& P, const Partition& part, double tol, int max_iterations,
+                                    R (&q)[nq], R (*S)[ni], R* residual, Mask pending = Mask(true)) {
+    Mask solved(false);
     for (int it = 0;; ++it) {
       const auto pose = Mech::pose(P.mechanism, q);
-      double phi[nc], J[nc][nq];
+      R phi[nc], J[nc][nq];
       Mech::constraints(P.mechanism, pose, phi);
       Mech::constraint_jacobian(pose, J);
-      Mat<double, nc, nc> Jd;
+      Mat<R, nc, nc> Jd;
       for (int r = 0; r < nc; ++r)
         for (int c = 0; c < nc; ++c) Jd(r, c) = select_at(J[r], part.dep[c]);
-      int perm[nc];
-      if (!lu_factor(Jd, perm)) return false;
-      double err = 0.0;
-      for (int r = 0; r < nc; ++r) err = fabs(phi[r]) > err ? fabs(phi[r]) : err;
-      if (!(err < 1e30)) return false;
-      if (err <= tol) {
+      Index perm[nc];
+      pending = pending && lu_factor(Jd, perm);
+      R err(0.0);
+      for (int r = 0; r < nc; ++r) err = choose(math::abs(phi[r]) > err, math::abs(phi[r]), err);
+      pending = pending && (err < 1e30);
+      const Mask converged = pending && (err <= tol);
+      if (any_lane(converged)) {
         for (int j = 0; j < ni; ++j) {
-          double b[nc], y[nc];
+          R b[nc], y[nc];
           for (int r = 0; r < nc; ++r) b[r] = select_at(J[r], part.indep[j]);
           lu_solve(Jd, perm, b, y);
-          for (int r = 0; r < nc; ++r) S[r][j] = -y[r];
+          for (int r = 0; r < nc; ++r) S[r][j] = choose(converged, -y[r], S[r][j]);
         }
-        *residual = err;
-        return true;
+        *residual = choose(converged, err, *residual);
+        solved = solved || converged;
+        pending = pending && !converged;
       }
-      if (it >= max_iterations) return false;
-      double d[nc];
+      if (it >= max_iterations) return solved;
+      if (!any_lane(pending)) return solved;
+      R d[nc];
       lu_solve(Jd, perm, phi, d);
-      for (int c = 0; c < nc; ++c) assign_at(q, part.dep[c], select_at(q, part.dep[c]) - d[c]);
+      for (int c = 0; c < nc; ++c)
+        assign_at(q, part.dep[c], choose(pending, select_at(q, part.dep[c]) - d[c], select_at(q, part.dep[c])));
     }
   }
 
   // Independent coordinates by Gaussian elimination with full pivoting on
   // Φ_z (seed 001 §2.2): the columns that never hold a pivot.
   // Returns the product of the pivots, |det Φ_d| of the chosen split.
-  HS_HD static double full_pivot_partition(const double (&Phi_q)[nc][nq], Partition& part) {
+  // One instance's (on lanes: lane by lane, choose_partition below).
+  template <class Part>
+  HS_HD static double full_pivot_partition(const double (&Phi_q)[nc][nq], Part& part) {
     double J[nc][nq];
     for (int r = 0; r < nc; ++r)
       for (int c = 0; c < nq; ++c) J[r][c] = Phi_q[r][c];
@@ -202,7 +228,8 @@ struct DoubleStepTrapezoidal {
   }
 
   // |det Φ_d| for a given split.
-  HS_HD static double partition_determinant(const double (&Phi_q)[nc][nq], const Partition& part) {
+  template <class Part>
+  HS_HD static double partition_determinant(const double (&Phi_q)[nc][nq], const Part& part) {
     Mat<double, nc, nc> Jd;
     for (int r = 0; r < nc; ++r)
       for (int c = 0; c < nc; ++c) Jd(r, c) = select_at(Phi_q[r], part.dep[c]);
@@ -211,6 +238,39 @@ struct DoubleStepTrapezoidal {
     double det = 1.0;
     for (int k = 0; k < nc; ++k) det *= fabs(Jd(k, k));
     return det;
+  }
+
+  // Keep the current split while it stays well conditioned; otherwise take
+  // the full-pivoting choice (A21: hysteresis of a factor 2 on |det Φ_d|).
+  // On lanes each lane decides on its own Φ_z, as its scalar run would; the
+  // decision is a few dozen operations on a 2 × 3 matrix, made lane by lane.
+  HS_HD static void choose_partition(State& s) {
+    struct OnePartition {
+      int indep[ni];
+      int dep[nc];
+    };
+    if constexpr (one_instance) {
+      OnePartition best;
+      const double best_det = full_pivot_partition(s.constraint_jacobian, best);
+      if (partition_determinant(s.constraint_jacobian, s.part) < 0.5 * best_det) {
+        for (int j = 0; j < ni; ++j) s.part.indep[j] = best.indep[j];
+        for (int r = 0; r < nc; ++r) s.part.dep[r] = best.dep[r];
+      }
+    } else {
+      for (int lane = 0; lane < R::width; ++lane) {
+        double Phi[nc][nq];
+        for (int r = 0; r < nc; ++r)
+          for (int c = 0; c < nq; ++c) Phi[r][c] = s.constraint_jacobian[r][c][lane];
+        OnePartition current, best{};
+        for (int j = 0; j < ni; ++j) current.indep[j] = static_cast<int>(s.part.indep[j][lane]);
+        for (int r = 0; r < nc; ++r) current.dep[r] = static_cast<int>(s.part.dep[r][lane]);
+        const double best_det = full_pivot_partition(Phi, best);
+        if (partition_determinant(Phi, current) < 0.5 * best_det) {
+          for (int j = 0; j < ni; ++j) s.part.indep[j].set(lane, best.indep[j]);
+          for (int r = 0; r < nc; ++r) s.part.dep[r].set(lane, best.dep[r]);
+        }
+      }
+    }
   }
 
   // ---------------------------------------------------------------------
@@ -223,7 +283,7 @@ struct DoubleStepTrapezoidal {
   // the net force F_a = F_p − F_μ on the mechanism (seed 002 eq 20).
   template <class T>
   HS_HD HS_FORCEINLINE static T actuator_terms(const Params& P, const Constants& K, int a, const T& length,
-                                               const T& sdot, const T* y, const T* wd, const double* U, T& piston_force,
+                                               const T& sdot, const T* y, const T* wd, const R* U, T& piston_force,
                                                T& friction_force, T* pressure_rate, T* friction_rate) {
     const T* p = y + a * nsa;
     const T* w = p + npa;
@@ -239,7 +299,7 @@ struct DoubleStepTrapezoidal {
   template <class T, class Tk, class PoseT, class MotionT>
   HS_HD HS_FORCEINLINE static T actuator_on_mechanism(const Params& P, const Constants& K, const PoseT& pose,
                                                       const MotionT& motion, int a, const T* y, const T* wd,
-                                                      const double* U, Tk& length, Tk& rate, Tk* ds_dz,
+                                                      const R* U, Tk& length, Tk& rate, Tk* ds_dz,
                                                       T& piston_force, T& friction_force, T* pressure_rate,
                                                       T* friction_rate) {
     const auto act = Actuators::actuator(P.mechanism, pose, motion, a);
@@ -252,7 +312,7 @@ struct DoubleStepTrapezoidal {
 
   // The actuators' states of s gathered as y (actuator a's at a·nsa:
   // pressures, then friction states), the layout of the Newton unknowns.
-  HS_HD static void gather_actuator_states(const State& s, double* y) {
+  HS_HD static void gather_actuator_states(const State& s, R* y) {
     for (int a = 0; a < na; ++a) {
       for (int k = 0; k < npa; ++k) y[a * nsa + k] = s.p[a * npa + k];
       for (int k = 0; k < nwa; ++k) y[a * nsa + npa + k] = s.w[a * nwa + k];
@@ -266,9 +326,15 @@ struct DoubleStepTrapezoidal {
   // switches); a sampled controller sees the state at t_k. An ideal spool
   // takes its new opening at t_k, so the start rates of its pressures are
   // re-evaluated with it (HydraulicCylinder::step_start_rates).
-  HS_HD static void advance_spools(const Params& P, const Constants& K, State& s, double dt, double* U) {
-    double U_ref[na];
-    input_for_step<Input, na>(P, s.input, s.t0, s.steps, dt, [&]() { return observation(s); }, U_ref);
+  HS_HD static void advance_spools(const Params& P, const Constants& K, State& s, double dt, R* U) {
+    R U_ref[na];
+    if constexpr (one_instance) {
+      input_for_step<Input, na>(P, s.input, s.t0, s.steps, dt, [&]() { return observation(s); }, U_ref);
+    } else {
+      // Lanes run open-loop policies (docs/models/lanes.md §4): nothing observed.
+      static_assert(!Input::observes, "lockstep lanes run input policies that do not observe the state");
+      input_for_step<Input, na>(P, s.input, s.t0, s.steps, dt, [&]() { return 0; }, U_ref);
+    }
     for (int a = 0; a < na; ++a) {
       U[a] = Actuator::spool_step(P.actuator[a], s.U[a], U_ref[a], dt);
       Actuator::step_start_rates(P.actuator[a], K.actuator[a], s.p + a * npa, s.U[a], U[a], s.s_act[a],
@@ -279,8 +345,7 @@ struct DoubleStepTrapezoidal {
   // Actuator states in the Newton unknowns from offset nz (after the nz
   // coordinates): their predictor y_k + dt ẏ_k into x and the trapezoidal
   // constants p̂, ŵ (eq 34) into pd_hat, wd_hat.
-  HS_HD static void predict_actuator_states(const State& s, double dt, int nz, double* x, double* pd_hat,
-                                            double* wd_hat) {
+  HS_HD static void predict_actuator_states(const State& s, double dt, int nz, R* x, R* pd_hat, R* wd_hat) {
     for (int a = 0; a < na; ++a) {
       for (int k = 0; k < npa; ++k) {
         const int i = a * npa + k;
@@ -298,8 +363,8 @@ struct DoubleStepTrapezoidal {
   // The trapezoidal rates ṗ = (2/dt) p + p̂, ẇ = (2/dt) w + ŵ (eq 33) of the
   // actuator states in x from offset nz.
   template <class T>
-  HS_HD HS_FORCEINLINE static void trapezoidal_actuator_rates(const T* x, int nz, double dt, const double* pd_hat,
-                                                              const double* wd_hat, T* pd, T* wd) {
+  HS_HD HS_FORCEINLINE static void trapezoidal_actuator_rates(const T* x, int nz, double dt, const R* pd_hat,
+                                                              const R* wd_hat, T* pd, T* wd) {
     for (int a = 0; a < na; ++a) {
       const T* p = x + nz + a * nsa;
       const T* w = p + npa;
@@ -323,26 +388,40 @@ struct DoubleStepTrapezoidal {
   // a running max (fabs(d) > m ? fabs(d) : m) would skip it, and whether it
   // does depends on the instructions the compiler picks (maxsd keeps one
   // operand): a NaN increment then passed as converged.
+  // One instance: Status::diverged (x untouched) or ok. Lanes: the mask of
+  // the lanes whose increment is finite; x moves in those of them `pending`.
   template <int nz>
-  HS_HD static Status newton_update(const IntegratorSettings& S, double* x, const double* dx, bool& converged) {
+  HS_HD static auto newton_update(const IntegratorSettings& S, R* x, const R* dx, Mask& converged,
+                                  Mask pending = Mask(true)) {
     constexpr int n = nz + na * nsa;
-    for (int k = 0; k < n; ++k)
-      if (!(fabs(dx[k]) < 1e300)) return Status::diverged;  // NaN or Inf
-    double dq = 0.0, dp = 0.0, dw = 0.0;
-    for (int j = 0; j < nz; ++j) { x[j] += dx[j]; dq = fabs(dx[j]) > dq ? fabs(dx[j]) : dq; }
+    Mask finite(true);
+    for (int k = 0; k < n; ++k) {
+      finite = finite && (math::abs(dx[k]) < 1e300);  // NaN or Inf
+      if constexpr (one_instance) {
+        if (!finite) return Status::diverged;
+      }
+    }
+    const Mask move = pending && finite;
+    R dq(0.0), dp(0.0), dw(0.0);
+    auto step_and_max = [&](int k, R& m) {
+      x[k] = choose(move, x[k] + dx[k], x[k]);
+      m = choose(math::abs(dx[k]) > m, math::abs(dx[k]), m);
+    };
+    for (int j = 0; j < nz; ++j) step_and_max(j, dq);
     for (int a = 0; a < na; ++a) {
       const int o = nz + a * nsa;
-      for (int k = o; k < o + npa; ++k) { x[k] += dx[k]; dp = fabs(dx[k]) > dp ? fabs(dx[k]) : dp; }
-      for (int k = o + npa; k < o + nsa; ++k) { x[k] += dx[k]; dw = fabs(dx[k]) > dw ? fabs(dx[k]) : dw; }
+      for (int k = o; k < o + npa; ++k) step_and_max(k, dp);
+      for (int k = o + npa; k < o + nsa; ++k) step_and_max(k, dw);
     }
     converged = dq <= S.position_tolerance && dp <= S.pressure_tolerance && dw <= S.friction_state_tolerance;
-    return Status::ok;
+    if constexpr (one_instance) return Status::ok;
+    else return finite;
   }
 
   // The converged actuator states (from offset nz of x), their trapezoidal
   // rates and the spools into the state.
-  HS_HD static void store_actuator_states(const double* x, int nz, const double* pd_hat, const double* wd_hat,
-                                          const double* U, double dt, State& s) {
+  HS_HD static void store_actuator_states(const R* x, int nz, const R* pd_hat, const R* wd_hat, const R* U, double dt,
+                                          State& s) {
     for (int a = 0; a < na; ++a) {
       for (int k = 0; k < npa; ++k) {
         const int i = a * npa + k;
@@ -367,7 +446,7 @@ struct DoubleStepTrapezoidal {
   template <class T>
   HS_HD static void evaluate(const Params& P, const Constants& K, const Partition& part, const Kinematic<T>* q,
                              const Kinematic<T>* qd_i, const Kinematic<T>* qdd_i, const T* y, const T* wd,
-                             const double* U, Evaluation<T>& e, bool with_energy) {
+                             const R* U, Evaluation<T>& e, bool with_energy) {
     using Tk = Kinematic<T>;
     const auto pose = Mech::pose(P.mechanism, q);
     auto& J = e.constraint_jacobian;
@@ -375,7 +454,7 @@ struct DoubleStepTrapezoidal {
     Mat<Tk, nc, nc> Jd;
     for (int r = 0; r < nc; ++r)
       for (int c = 0; c < nc; ++c) Jd(r, c) = select_at(J[r], part.dep[c]);
-    int perm[nc];
+    Index perm[nc];
     lu_factor(Jd, perm);  // nonsingular: solve_dependent succeeded at these values
     // G = Φ_d⁻¹ Φ_i, so R_z = [−G; I] in (dependent; independent) order.
     Tk G[nc][ni];
@@ -439,12 +518,12 @@ struct DoubleStepTrapezoidal {
   // Value of an evaluation at x + dx from its value and gradient at x.
   // A Dual<ni> (kinematic) quantity uses the first ni entries of dx, the z_i.
   template <int N>
-  HS_HD static double expand(const Dual<N>& v, const double* dx) {
-    double r = v.a;
+  HS_HD static R expand(const Dual<N, R>& v, const R* dx) {
+    R r = v.a;
     for (int k = 0; k < N; ++k) r += v.v[k] * dx[k];
     return r;
   }
-  HS_HD static void expand(const Evaluation<Jet>& a, const double* dx, Evaluation<double>& e) {
+  HS_HD static void expand(const Evaluation<Jet>& a, const R* dx, Evaluation<R>& e) {
     for (int k = 0; k < nq; ++k) {
       e.q[k] = expand(a.q[k], dx);
       e.qd[k] = expand(a.qd[k], dx);
@@ -470,35 +549,36 @@ struct DoubleStepTrapezoidal {
 
   struct StepContext {
     double dt;
-    double U[na];              // spools at t_{k+1}
+    R U[na];              // spools at t_{k+1}
     Partition part;
-    double q_guess[nq];        // full coordinates; z_d entries warm-start the closure solve
-    double qd_hat[nq], qdd_hat[nq], pd_hat[np];
-    Vec<double, nw> wd_hat;
-    double constraint_residual;
+    R q_guess[nq];        // full coordinates; z_d entries warm-start the closure solve
+    R qd_hat[nq], qdd_hat[nq], pd_hat[np];
+    Vec<R, nw> wd_hat;
+    R constraint_residual;
   };
 
-  // Residual f(x) of eq (38); false if the loop closure cannot be solved.
+  // Residual f(x) of eq (38); false if the loop closure cannot be solved
+  // (on lanes: the mask of the `pending` lanes whose closure was solved).
   // With `out`, the full evaluation (energies included) is returned too.
   template <class T>
-  HS_HD static bool residual(const Params& P, const Constants& K, const IntegratorSettings& S, StepContext& ctx,
-                             const T* x, T* f, Evaluation<T>* out = nullptr) {
+  HS_HD static Mask residual(const Params& P, const Constants& K, const IntegratorSettings& S, StepContext& ctx,
+                             const T* x, T* f, Evaluation<T>* out = nullptr, Mask pending = Mask(true)) {
     const double dt = ctx.dt;
     for (int j = 0; j < ni; ++j) assign_at(ctx.q_guess, ctx.part.indep[j], value(x[j]));
-    double dzd_dzi[nc][ni];
-    if (!solve_dependent(P, ctx.part, S.constraint_tolerance, S.max_position_iterations, ctx.q_guess, dzd_dzi,
-                         &ctx.constraint_residual))
-      return false;
+    R dzd_dzi[nc][ni];
+    const Mask closed = solve_dependent(P, ctx.part, S.constraint_tolerance, S.max_position_iterations, ctx.q_guess,
+                                        dzd_dzi, &ctx.constraint_residual, pending);
+    if (!any_lane(closed)) return closed;
     using Tk = Kinematic<T>;
     Tk q[nq], zi[ni], qd_i[ni], qdd_i[ni];
     T pd[np];
     Vec<T, nw> wd;
     for (int j = 0; j < ni; ++j) {
-      const int k = ctx.part.indep[j];
+      const Index k = ctx.part.indep[j];
       zi[j] = head<ni>(x[j]);
-      q[k] = zi[j];
-      qd_i[j] = (2.0 / dt) * zi[j] + ctx.qd_hat[k];
-      qdd_i[j] = (4.0 / (dt * dt)) * zi[j] + ctx.qdd_hat[k];
+      assign_at(q, k, zi[j]);
+      qd_i[j] = (2.0 / dt) * zi[j] + select_at(ctx.qd_hat, k);
+      qdd_i[j] = (4.0 / (dt * dt)) * zi[j] + select_at(ctx.qdd_hat, k);
     }
     for (int r = 0; r < nc; ++r) {
       // Implicit function theorem: the value from the inner solve, the
@@ -513,39 +593,45 @@ struct DoubleStepTrapezoidal {
     evaluate(P, K, ctx.part, q, qd_i, qdd_i, x + ni, wd.data(), ctx.U, e, out != nullptr);
     for (int j = 0; j < ni; ++j) f[j] = e.reduced[j];
     actuator_residual_rows(ni, pd, wd.data(), e.pressure_rate, e.friction_rate.data(), f);
-    return true;
+    return closed;
   }
 
   // Newton tangent and residual at x. With the exact tangent, `jet_eval`
   // (if given) receives the evaluation with its derivatives along x.
-  HS_HD static bool tangent(const Params& P, const Constants& K, const IntegratorSettings& S, StepContext& ctx,
-                            const double* x, double* f, Mat<double, nx, nx>& J,
-                            Evaluation<Jet>* jet_eval = nullptr) {
+  HS_HD static Mask tangent(const Params& P, const Constants& K, const IntegratorSettings& S, StepContext& ctx,
+                            const R* x, R* f, Mat<R, nx, nx>& J, Evaluation<Jet>* jet_eval = nullptr,
+                            Mask pending = Mask(true)) {
     return newton_tangent<nx>(S.tangent, x, f, J, [&](const auto* xt, auto* ft) {
       using T = typename std::remove_const<typename std::remove_pointer<decltype(xt)>::type>::type;
-      if constexpr (std::is_same<T, Jet>::value) return residual(P, K, S, ctx, xt, ft, jet_eval);
-      else return residual(P, K, S, ctx, xt, ft);
+      if constexpr (std::is_same<T, Jet>::value) return residual(P, K, S, ctx, xt, ft, jet_eval, pending);
+      else return residual(P, K, S, ctx, xt, ft, static_cast<Evaluation<T>*>(nullptr), pending);
     });
   }
 
   struct StepReport {
-    int newton_iterations = 0;
-    double constraint_residual = 0.0;
+    // Newton iterations of the step (on lanes each lane's own).
+    typename std::conditional<one_instance, int, R>::type newton_iterations = 0;
+    R constraint_residual = 0.0;
+    // Lane utilization on lanes: lanes that were still iterating, summed over
+    // the Newton iterations of the step, and the lanes × iterations run (the
+    // warp efficiency a GPU would see on the same batch: docs/models/lanes.md).
+    int active_lane_iterations = 0;
+    int lane_iterations = 0;
   };
 
-  // Advance s by one step of S.dt. On failure s is left at the start of the step.
-  HS_HD static Status step(const Params& P, const Constants& K, const IntegratorSettings& S, State& s,
-                           StepReport& report, Evaluation<double>* eval_out = nullptr) {
+  // Advance s by one step of S.dt. On failure s is left at the start of the
+  // step. On lanes: the lanes of `active` are stepped, each lane's status is
+  // returned, and a lane that fails or is not active keeps its state (and
+  // *eval_out) as it was.
+  HS_HD static StatusR step(const Params& P, const Constants& K, const IntegratorSettings& S, State& s,
+                            StepReport& report, Evaluation<R>* eval_out = nullptr, Mask active = Mask(true)) {
+    using St = StatusOnT<R>;
     const double dt = S.dt;
+    typename std::conditional<one_instance, char, State>::type start{};  // lanes: to restore the lanes that stop
+    if constexpr (!one_instance) start = s;
     StepContext ctx;
     ctx.dt = dt;
-    // Keep the current split while it stays well conditioned; otherwise take
-    // the full-pivoting choice (A21: hysteresis of a factor 2 on |det Φ_d|).
-    {
-      Partition best;
-      const double best_det = full_pivot_partition(s.constraint_jacobian, best);
-      if (partition_determinant(s.constraint_jacobian, s.part) < 0.5 * best_det) s.part = best;
-    }
+    choose_partition(s);
     ctx.part = s.part;
     advance_spools(P, K, s, dt, ctx.U);
     for (int k = 0; k < nq; ++k) {
@@ -553,27 +639,59 @@ struct DoubleStepTrapezoidal {
       ctx.qd_hat[k] = -((2.0 / dt) * s.q[k] + s.qd[k]);
       ctx.qdd_hat[k] = -((4.0 / (dt * dt)) * s.q[k] + (4.0 / dt) * s.qd[k] + s.qdd[k]);
     }
-    double x[nx];
+    ctx.constraint_residual = R(0.0);
+    R x[nx];
     for (int j = 0; j < ni; ++j) x[j] = select_at(ctx.q_guess, s.part.indep[j]);
     predict_actuator_states(s, dt, ni, x, ctx.pd_hat, ctx.wd_hat.data());
 
-    bool converged = false;
+    StatusR status = St::of(Status::ok);
+    Mask pending = active;  // lanes still iterating
+    report.newton_iterations = 0;
     int it = 0;
-    double dx[nx];
+    R dx[nx];
     Evaluation<Jet> last;  // evaluation of the last iterate, with ∂/∂x
     while (it < S.max_newton_iterations) {
       ++it;
-      double f[nx];
-      Mat<double, nx, nx> J;
-      if (!tangent(P, K, S, ctx, x, f, J, &last)) return Status::constraint_failure;
-      for (int r = 0; r < nx; ++r) f[r] = -f[r];
-      if (!solve_linear(J, f, dx)) return Status::newton_failure;
-      const Status update = newton_update<ni>(S, x, dx, converged);
-      if (update != Status::ok) return update;
-      if (converged) break;
+      report.lane_iterations += one_instance ? 1 : static_cast<int>(sizeof(R) / sizeof(double));
+      report.active_lane_iterations += lane_count(pending);
+      R f[nx];
+      Mat<R, nx, nx> J;
+      if constexpr (one_instance) {
+        if (!tangent(P, K, S, ctx, x, f, J, &last)) return Status::constraint_failure;
+        for (int r = 0; r < nx; ++r) f[r] = -f[r];
+        if (!solve_linear(J, f, dx)) return Status::newton_failure;
+        bool converged = false;
+        const Status update = newton_update<ni>(S, x, dx, converged);
+        if (update != Status::ok) return update;
+        if (converged) { pending = false; break; }
+      } else {
+        report.newton_iterations = choose(pending, report.newton_iterations + 1.0, report.newton_iterations);
+        Evaluation<Jet> current;
+        const Mask closed = tangent(P, K, S, ctx, x, f, J, &current, pending);
+        set_status_where(pending && !closed, status, Status::constraint_failure);
+        pending = pending && closed;
+        for (int r = 0; r < nx; ++r) f[r] = -f[r];
+        R dxi[nx];
+        const Mask solved = solve_linear(J, f, dxi);
+        set_status_where(pending && !solved, status, Status::newton_failure);
+        pending = pending && solved;
+        Mask converged;
+        const Mask finite = newton_update<ni>(S, x, dxi, converged, pending);
+        set_status_where(pending && !finite, status, Status::diverged);
+        pending = pending && finite;
+        // The lanes that took this iteration keep its increment and evaluation.
+        for (int k = 0; k < nx; ++k) dx[k] = choose(pending, dxi[k], dx[k]);
+        choose_in_place(pending, current, last);
+        pending = pending && !converged;
+        if (!any_lane(pending)) break;
+      }
     }
-    report.newton_iterations = it;
-    if (!converged) return Status::newton_failure;
+    if constexpr (one_instance) {
+      report.newton_iterations = it;
+      if (pending) return Status::newton_failure;
+    } else {
+      set_status_where(pending, status, Status::newton_failure);
+    }
 
     // Consistent state at t_{k+1}: positions on the constraint manifold,
     // velocities/accelerations from eqs (13)–(15), rates from eqs (33)–(34).
@@ -581,12 +699,17 @@ struct DoubleStepTrapezoidal {
     // quantity and its derivative along x, so the state at x + Δx is
     // its first-order expansion, exact to O(|Δx|²) ≤ O(tol²) (Δx passed
     // the convergence test): no further model evaluation is needed.
-    Evaluation<double> e;
+    Evaluation<R> e;
     if (S.tangent == Tangent::exact) {
       expand(last, dx, e);
     } else {
-      double f[nx];
-      if (!residual(P, K, S, ctx, x, f, &e)) return Status::constraint_failure;
+      R f[nx];
+      if constexpr (one_instance) {
+        if (!residual(P, K, S, ctx, x, f, &e)) return Status::constraint_failure;
+      } else {
+        const Mask closed = residual(P, K, S, ctx, x, f, &e, active && status == St::of(Status::ok));
+        set_status_where(active && status == St::of(Status::ok) && !closed, status, Status::constraint_failure);
+      }
     }
     report.constraint_residual = ctx.constraint_residual;
     for (int r = 0; r < nc; ++r)
@@ -603,11 +726,52 @@ struct DoubleStepTrapezoidal {
     }
     ++s.steps;
     s.t = grid_time(s.t0, s.steps, dt);
-    if (eval_out) *eval_out = e;
-    return Status::ok;
+    if constexpr (one_instance) {
+      if (eval_out) *eval_out = e;
+      return Status::ok;
+    } else {
+      // The lanes that did not step keep their state (and evaluation).
+      const Mask stepped = active && status == St::of(Status::ok);
+      choose_in_place(!stepped, start, s);
+      s.steps = start.steps + 1;
+      s.t = grid_time(s.t0, s.steps, dt);
+      if (eval_out) {
+        Evaluation<R> kept = *eval_out;
+        choose_in_place(stepped, e, kept);
+        *eval_out = kept;
+      }
+      set_status_where(!active, status, Status::ok);
+      return status;
+    }
   }
 
+#if !defined(__CUDACC__) && !defined(__HIPCC__)
+  // On lanes: the lanes of c take `from`'s state, the others keep `to`'s.
+  // The grid (t0, steps, t) is the batch's.
+  static void choose_in_place(const Mask& c, const State& from, State& to) {
+    choose_in_place(c, from.q, to.q);
+    choose_in_place(c, from.qd, to.qd);
+    choose_in_place(c, from.qdd, to.qdd);
+    choose_in_place(c, from.p, to.p);
+    choose_in_place(c, from.pd, to.pd);
+    choose_in_place(c, from.w, to.w);
+    choose_in_place(c, from.wd, to.wd);
+    choose_in_place(c, from.U, to.U);
+    choose_in_place(c, from.s_act, to.s_act);
+    choose_in_place(c, from.sdot_act, to.sdot_act);
+    choose_in_place(c, from.input.U_ref, to.input.U_ref);
+    choose_in_place(c, from.part, to.part);
+    choose_in_place(c, from.constraint_jacobian, to.constraint_jacobian);
+  }
+  // Structs and arrays of reals only (lanes.hpp).
+  template <class Block>
+  static void choose_in_place(const Mask& c, const Block& from, Block& to) {
+    hs::choose_in_place(c, from, to);
+  }
+#endif
+
   // The sampled observation of the state at t (input_policy.hpp).
+  // One instance's (lanes run policies that observe nothing).
   HS_HD static typename Model::Observation observation(const State& s) {
     typename Model::Observation o;
     o.t = s.t;
@@ -624,8 +788,11 @@ struct DoubleStepTrapezoidal {
   // rest, valves closed, each actuator in its static state (pressures in
   // static equilibrium with p3 prescribed and no throttle flow,
   // docs/models/hydraulics.md §9, integrators.md §5), computed from the model itself.
+  // One instance's: lanes are initialized instance by instance and gathered
+  // (kernels/integrators/lockstep.hpp).
   HS_HD static Status initialize(const Params& P, const IntegratorSettings& S, State& s, Constants& K,
                                  Evaluation<double>* eval_out = nullptr) {
+    static_assert(one_instance, "initialize one instance; lanes gather initialized instances");
     s.t0 = 0.0;
     s.steps = 0;
     s.t = s.t0;

@@ -6,6 +6,8 @@
 #pragma once
 #include <math.h>
 
+#include <type_traits>
+
 #include "../core/dual.hpp"
 #include "../core/small_matrix.hpp"
 #include "settings.hpp"
@@ -14,31 +16,39 @@ namespace hs {
 
 // residual(x, f) -> bool, called with T = Dual<n> (exact) or double
 // (forward differences); false aborts (the formulation's failure, e.g. a
-// loop closure that cannot be solved).
-template <int n, class Residual>
-HS_HD bool newton_tangent(Tangent kind, const double* x, double* f, Mat<double, n, n>& J, Residual&& residual) {
+// loop closure that cannot be solved). On lanes (R = Lanes<W>) the residual
+// returns the mask of the lanes it could evaluate, and so does this; lanes
+// run the exact tangent only.
+template <int n, class R, class Residual>
+HS_HD auto newton_tangent(Tangent kind, const R* x, R* f, Mat<R, n, n>& J, Residual&& residual) {
+  using Mask = MaskOf<R>;
   if (kind == Tangent::exact) {
-    using Jet = Dual<n>;
+    using Jet = Dual<n, R>;
     Jet xj[n], fj[n];
     for (int k = 0; k < n; ++k) xj[k] = Jet::variable(x[k], k);
-    if (!residual(static_cast<const Jet*>(xj), static_cast<Jet*>(fj))) return false;
+    const Mask ok = residual(static_cast<const Jet*>(xj), static_cast<Jet*>(fj));
+    if (!any_lane(ok)) return ok;
     for (int r = 0; r < n; ++r) {
       f[r] = fj[r].a;
       for (int c = 0; c < n; ++c) J(r, c) = fj[r].v[c];
     }
+    return ok;
+  }
+  if constexpr (std::is_same<R, double>::value) {
+    if (!residual(x, f)) return false;
+    double xp[n], fp[n];
+    for (int k = 0; k < n; ++k) xp[k] = x[k];
+    for (int c = 0; c < n; ++c) {
+      const double eps = 1e-8 * (fabs(x[c]) > 1e-2 ? fabs(x[c]) : 1e-2);
+      xp[c] = x[c] + eps;
+      if (!residual(static_cast<const double*>(xp), static_cast<double*>(fp))) return false;
+      for (int r = 0; r < n; ++r) J(r, c) = (fp[r] - f[r]) / eps;
+      xp[c] = x[c];
+    }
     return true;
+  } else {
+    return Mask(false);  // not reached: the lockstep runner takes the exact tangent only
   }
-  if (!residual(x, f)) return false;
-  double xp[n], fp[n];
-  for (int k = 0; k < n; ++k) xp[k] = x[k];
-  for (int c = 0; c < n; ++c) {
-    const double eps = 1e-8 * (fabs(x[c]) > 1e-2 ? fabs(x[c]) : 1e-2);
-    xp[c] = x[c] + eps;
-    if (!residual(static_cast<const double*>(xp), static_cast<double*>(fp))) return false;
-    for (int r = 0; r < n; ++r) J(r, c) = (fp[r] - f[r]) / eps;
-    xp[c] = x[c];
-  }
-  return true;
 }
 
 }  // namespace hs

@@ -73,14 +73,14 @@ struct MechanismActuatorCount<Mech, std::void_t<decltype(Mech::na)>> {
 template <class Mech>
 struct MechanismActuators {
   static constexpr int na = MechanismActuatorCount<Mech>::value;
-  template <class Pose, class Motion>
-  HS_HD static auto actuator(const typename Mech::Params& P, const Pose& pose, const Motion& motion, int a) {
+  // MP: the mechanism's Params, or its lanes' (Mech::ParamsOn<Lanes<W>>).
+  template <class MP, class Pose, class Motion>
+  HS_HD static auto actuator(const MP& P, const Pose& pose, const Motion& motion, int a) {
     if constexpr (MechanismActuatorCount<Mech>::indexed) return Mech::actuator(P, pose, motion, a);
     else { (void)a; return Mech::actuator(P, pose, motion); }
   }
-  template <class Pose, class Act, class T>
-  HS_HD static void actuator_jacobian(const typename Mech::Params& P, const Pose& pose, const Act& act, T* ds_dz,
-                                      int a) {
+  template <class MP, class Pose, class Act, class T>
+  HS_HD static void actuator_jacobian(const MP& P, const Pose& pose, const Act& act, T* ds_dz, int a) {
     if constexpr (MechanismActuatorCount<Mech>::indexed) Mech::actuator_jacobian(P, pose, act, ds_dz, a);
     else { (void)a; Mech::actuator_jacobian(P, pose, act, ds_dz); }
   }
@@ -108,16 +108,36 @@ struct ActuatedModel {
   using Constants = ActuatedConstants<typename Actuator::Constants, NA>;
   using Observation = hs::Observation<nq, na, npa>;
 
-  // Admissibility of a state after a step, actuator by actuator: NaN,
-  // pressure range, stroke. p: all pressures; s: the actuator lengths.
-  HS_HD static Status check(const Params& P, const Constants& K, const double* p, const double* s, double p_min,
-                            double p_max) {
-    for (int a = 0; a < na; ++a) {
-      const Status st = Actuator::check(P.actuator[a], K.actuator[a], p + a * npa, s[a], p_min, p_max);
-      if (st != Status::ok) return st;
+  // Admissibility of a state after a step, actuator by actuator (the first
+  // actuator that fails): NaN, pressure range, stroke. p: all pressures; s:
+  // the actuator lengths. Per lane on lanes (P, K on R = Lanes<W>).
+  template <class P_, class K_, class R>
+  HS_HD static StatusOn<R> check(const P_& P, const K_& K, const R* p, const R* s, double p_min, double p_max) {
+    StatusOn<R> status = Actuator::check(P.actuator[na - 1], K.actuator[na - 1], p + (na - 1) * npa, s[na - 1], p_min,
+                                         p_max);
+    for (int a = na - 2; a >= 0; --a) {
+      const StatusOn<R> st = Actuator::check(P.actuator[a], K.actuator[a], p + a * npa, s[a], p_min, p_max);
+      status = choose(st != StatusOnT<R>::of(Status::ok), st, status);
     }
-    return Status::ok;
+    return status;
   }
+};
+
+// A model's parameters and constants on the real R: its own for double
+// (whatever its parts), and for W instances in lockstep (R = Lanes<W>,
+// kernels/core/lanes.hpp) those of its mechanism, actuator and input policy
+// on lanes, for the parts that have them (docs/models/lanes.md §4).
+template <class Model, class R>
+struct ModelOn {
+  using Params = ActuatedParams<typename Model::Mechanism::template ParamsOn<R>,
+                                typename Model::Actuator::template ParamsOn<R>, Model::na,
+                                typename Model::Input::template ParamsOn<R>>;
+  using Constants = ActuatedConstants<typename Model::Actuator::template ConstantsOn<R>, Model::na>;
+};
+template <class Model>
+struct ModelOn<Model, double> {
+  using Params = typename Model::Params;
+  using Constants = typename Model::Constants;
 };
 
 // The one-cylinder, three-volume, open-loop model of seeds 000–002.

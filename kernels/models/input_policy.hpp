@@ -62,14 +62,17 @@ struct Observation {
 // actuator 0; any further actuator's valve stays closed (U_ref = 0).
 struct OpenLoopSchedule {
   using Params = InputSchedule;
+  template <class R>
+  using ParamsOn = InputScheduleT<R>;  // lanes: kernels/core/lanes.hpp
   struct Memory {};
   static constexpr bool observes = false;
-  HS_HD static double sample_period(const Params&) { return 0.0; }
+  template <class R>
+  HS_HD static double sample_period(const InputScheduleT<R>&) { return 0.0; }
   HS_HD static void initialize(const Params&, Memory&) {}
-  template <class Obs, int na>
-  HS_HD static void reference(const Params& P, double t, const Obs&, Memory&, double (&U_ref)[na]) {
+  template <class Obs, class R, int na>
+  HS_HD static void reference(const InputScheduleT<R>& P, double t, const Obs&, Memory&, R (&U_ref)[na]) {
     U_ref[0] = P(t);
-    for (int a = 1; a < na; ++a) U_ref[a] = 0.0;
+    for (int a = 1; a < na; ++a) U_ref[a] = R(0.0);
   }
   HS_HD static double last_switch(const Params& P, double duration) {
     double t_switch = 0.0;
@@ -150,10 +153,11 @@ struct WithInputRecord<NoInputReport> {
 
 // What an integrator keeps of its policy: the controller memory and the
 // references held since the last sample.
-template <class Input, int na>
+// On lanes (R = Lanes<W>) the references are the lanes' own.
+template <class Input, int na, class R = double>
 struct InputState {
   typename Input::Memory memory;
-  double U_ref[na];
+  R U_ref[na];
 };
 
 // P: the model's Params (input_arguments picks what the policy reads).
@@ -178,9 +182,9 @@ HS_HD void input_probe(const ModelParams& P, const InputState<Input, na>& s, Wit
 // U_ref over step k (from t_k = t0 + k·dt): the policy's contract above.
 // `observe()` returns the observation at t_k; it is called only when the
 // policy reads it and a value is due.
-template <class Input, int na, class ModelParams, class Observe>
-HS_HD void input_for_step(const ModelParams& PM, InputState<Input, na>& s, double t0, long k, double dt,
-                          Observe&& observe, double (&U_ref)[na]) {
+template <class Input, int na, class ModelParams, class Observe, class R>
+HS_HD void input_for_step(const ModelParams& PM, InputState<Input, na, R>& s, double t0, long k, double dt,
+                          Observe&& observe, R (&U_ref)[na]) {
   const auto& P = input_arguments<Input>(PM);
   const double period = Input::sample_period(PM.input);
   if (period > 0.0) {

@@ -5,21 +5,26 @@
 
 namespace hs {
 
-struct InputSchedule {
+// On lanes (R = Lanes<W>) the segments are the batch's, one schedule for
+// every lane, and the gain is each lane's own (docs/models/lanes.md §4).
+template <class R = double>
+struct InputScheduleT {
+  using Real = R;
   static constexpr int kMaxSegments = 16;
   int count = 0;                       // number of segments in use
   double start[kMaxSegments] = {};     // segment start times [s], increasing
   double value[kMaxSegments] = {};     // U_ref on the segment [V]
-  double gain = 1.0;                   // multiplies every value (sweepable)
+  R gain = 1.0;                        // multiplies every value (sweepable)
 
   // U_ref at time t: value of the last segment that has started (0 before the first).
-  HS_HD double operator()(double t) const {
+  HS_HD R operator()(double t) const {
     double u = 0.0;
     for (int i = 0; i < count; ++i)
       if (t >= start[i]) u = value[i];
     return gain * u;
   }
 };
+using InputSchedule = InputScheduleT<double>;
 
 // Seed 002 eq (46) / seed 001 eq (46) work cycle (A9: last zero segment 8–10 s).
 inline InputSchedule seed002_work_cycle() {

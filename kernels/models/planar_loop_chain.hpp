@@ -31,30 +31,36 @@
 
 namespace hs {
 
-template <int NB>
+// On lanes (R = Lanes<W>, kernels/core/lanes.hpp) every real is W
+// instances' values; the body that carries the actuator is a structural
+// choice, one for the whole batch (docs/models/lanes.md §4).
+template <int NB, class R = double>
 struct PlanarLoopChainParams {
+  using Real = R;
   // Per body, in body coordinates: origin at the proximal joint, x axis at
   // absolute angle θ_j. `distal` is the next body's joint (for the last
   // body: its half of the cut joint).
   struct Body {
-    double mass;     // [kg]
-    double inertia;  // about the centre of mass [kg·m²]
-    double com_x, com_y;
-    double distal_x, distal_y;
+    R mass;     // [kg]
+    R inertia;  // about the centre of mass [kg·m²]
+    R com_x, com_y;
+    R distal_x, distal_y;
   };
   Body body[NB];
-  double base_x = 0.0, base_y = 0.0;  // ground pivot of body 1 [m]
-  double cut_x = 0.0, cut_y = 0.0;    // ground point of the cut joint [m]
-  double gravity_x = 0.0, gravity_y = -9.81;  // [m/s²]
+  R base_x = 0.0, base_y = 0.0;  // ground pivot of body 1 [m]
+  R cut_x = 0.0, cut_y = 0.0;    // ground point of the cut joint [m]
+  R gravity_x = 0.0, gravity_y = -9.81;  // [m/s²]
   // Actuator: ground point G, moving point F on body `actuator_body`
   // (0-based), in that body's coordinates.
-  double actuator_ground_x = 0.0, actuator_ground_y = 0.0;
-  int actuator_body = 0;
-  double actuator_local_x = 0.0, actuator_local_y = 0.0;
+  R actuator_ground_x = 0.0, actuator_ground_y = 0.0;
+  R actuator_local_x = 0.0, actuator_local_y = 0.0;
   // Initial relative joint angles [rad]. z_1 is the driving angle and is
   // kept; the others are guesses that select the assembly branch and are
   // corrected by the loop closure.
-  double initial_angle[NB];
+  R initial_angle[NB];
+  // Last, after the reals: the lanes' transposition goes through the reals
+  // as one block (kernels/core/lanes.hpp gather_lanes).
+  int actuator_body = 0;
 };
 
 template <int NB>
@@ -62,6 +68,8 @@ struct PlanarLoopChain {
   static constexpr int nq = NB;
   static constexpr int nc = 2;
   using Params = PlanarLoopChainParams<NB>;
+  template <class R>
+  using ParamsOn = PlanarLoopChainParams<NB, R>;
 
   // Coordinates held during assembly and by the driving-angle outputs of a
   // run (settling time, tracking): the first ni joint angles, z_1 the crank
@@ -91,13 +99,13 @@ struct PlanarLoopChain {
     V2<T> unit;      // (r_F − r_G)/s
   };
 
-  template <class T>
-  HS_HD static V2<T> to_global(const Pose<T>& p, int j, double lx, double ly) {
+  template <class T, class R>
+  HS_HD static V2<T> to_global(const Pose<T>& p, int j, const R& lx, const R& ly) {
     return {p.joint[j].x + p.cos_t[j] * lx - p.sin_t[j] * ly, p.joint[j].y + p.sin_t[j] * lx + p.cos_t[j] * ly};
   }
 
-  template <class T>
-  HS_HD static Pose<T> pose(const Params& P, const T* z) {
+  template <class T, class R>
+  HS_HD static Pose<T> pose(const ParamsOn<R>& P, const T* z) {
     Pose<T> p;
     T theta = z[0];
     V2<T> r{T(P.base_x), T(P.base_y)};
@@ -172,8 +180,8 @@ struct PlanarLoopChain {
   }
 
   // Φ(z) = r_end − r_E, seed 001 eq (13)'s closure of the cut joint.
-  template <class T>
-  HS_HD static void constraints(const Params& P, const Pose<T>& p, T* phi) {
+  template <class T, class R>
+  HS_HD static void constraints(const ParamsOn<R>& P, const Pose<T>& p, T* phi) {
     phi[0] = p.end.x - P.cut_x;
     phi[1] = p.end.y - P.cut_y;
   }
@@ -233,16 +241,17 @@ struct PlanarLoopChain {
   }
   // The accelerations are affine in z̈: add the effect of a change dz̈_k of
   // one joint acceleration (b_k dz̈_k on every body outboard of joint k).
-  template <class T>
-  HS_HD static void add_joint_acceleration(const Pose<T>& p, int k, const T& dzdd, Acceleration<T>& a) {
+  // k may be a per-lane index (LaneIndex): each lane adds from its own joint.
+  template <class T, class I>
+  HS_HD static void add_joint_acceleration(const Pose<T>& p, const I& k, const T& dzdd, Acceleration<T>& a) {
     const V2<T> joint = select_at(p.joint, k);
     const V2<T> bk = dzdd * V2<T>{joint.y, -joint.x};
     HS_UNROLL
-    for (int j = 0; j < NB; ++j)  // j ≥ k, written without a run-time start (select_at)
-      if (j >= k) {
-        a.sddot[j] = a.sddot[j] + bk;
-        a.alpha[j] = a.alpha[j] + dzdd;
-      }
+    for (int j = 0; j < NB; ++j) {  // j ≥ k, written without a run-time start (select_at)
+      const auto outboard = I(j) >= k;
+      add_where(outboard, a.sddot[j], bk);
+      add_where(outboard, a.alpha[j], dzdd);
+    }
   }
   // Acceleration of a point r fixed to body j moving with velocity v.
   template <class T>
@@ -258,8 +267,8 @@ struct PlanarLoopChain {
     out[1] = acc.y;
   }
 
-  template <class T>
-  HS_HD static Actuator<T> actuator(const Params& P, const Pose<T>& p, const Motion<T>& m) {
+  template <class T, class R>
+  HS_HD static Actuator<T> actuator(const ParamsOn<R>& P, const Pose<T>& p, const Motion<T>& m) {
     Actuator<T> act;
     const V2<T> d{p.actuator_point.x - P.actuator_ground_x, p.actuator_point.y - P.actuator_ground_y};
     act.length = math::sqrt(dot(d, d));
@@ -275,8 +284,8 @@ struct PlanarLoopChain {
   // pressures while everything here depends on the joint coordinates only,
   // which lets the integrators differentiate the mechanism with respect to
   // the independent coordinates alone.
-  template <class T>
-  HS_HD static void dynamics_residual(const Params& P, const Pose<T>& p, const Motion<T>& m,
+  template <class T, class R>
+  HS_HD static void dynamics_residual(const ParamsOn<R>& P, const Pose<T>& p, const Motion<T>& m,
                                       const Acceleration<T>& a, T* r) {
     // Accumulated wrench about the origin of all bodies outboard of joint i.
     V2<T> force{T(0.0), T(0.0)};
@@ -297,22 +306,22 @@ struct PlanarLoopChain {
   // which lengthens the actuator by ((k × (r_F − r_j)) · u) = (r_F − r_j) × u.
   // The actuator force F (extension positive) contributes − F ∂s/∂z to the
   // residual (virtual power of F u at r_F).
-  template <class T>
-  HS_HD static void actuator_jacobian(const Params& P, const Pose<T>& p, const Actuator<T>& act, T* ds_dz) {
+  template <class T, class R>
+  HS_HD static void actuator_jacobian(const ParamsOn<R>& P, const Pose<T>& p, const Actuator<T>& act, T* ds_dz) {
     for (int j = 0; j < NB; ++j)
       ds_dz[j] = j <= P.actuator_body ? cross(p.actuator_point - p.joint[j], act.unit) : T(0.0);
   }
 
   // Kinetic and potential energy (gravity), for the energy balance.
-  template <class T>
-  HS_HD static T kinetic_energy(const Params& P, const Motion<T>& m) {
+  template <class T, class R>
+  HS_HD static T kinetic_energy(const ParamsOn<R>& P, const Motion<T>& m) {
     T e(0.0);
     for (int j = 0; j < NB; ++j)
       e = e + 0.5 * P.body[j].mass * dot(m.com_vel[j], m.com_vel[j]) + 0.5 * P.body[j].inertia * m.omega[j] * m.omega[j];
     return e;
   }
-  template <class T>
-  HS_HD static T potential_energy(const Params& P, const Pose<T>& p) {
+  template <class T, class R>
+  HS_HD static T potential_energy(const ParamsOn<R>& P, const Pose<T>& p) {
     T e(0.0);
     for (int j = 0; j < NB; ++j) e = e - P.body[j].mass * (P.gravity_x * p.com[j].x + P.gravity_y * p.com[j].y);
     return e;

@@ -1,0 +1,370 @@
+// Lockstep lanes on the CPU (issue 16; docs/models/lanes.md §4): a batch of
+// instances of one model run W at a time in the W lanes of Lanes<W>
+// (kernels/core/lanes.hpp) through the same double-step code as the scalar
+// path (DoubleStepTrapezoidal<Model, Lanes<W>>), the way a GPU warp runs 32
+// instances. Each instance's summary is its scalar run_instance summary
+// (kernels/integrators/run.hpp), bit for bit (tests/test_lockstep.cpp).
+//
+// What a lane batch shares: the structural choices a study does not sweep
+// (the body that carries the actuator, the valve schedule's segments). The
+// runner groups the instances that share them; every real parameter is
+// each lane's own (the schedule's gain included).
+//
+// Initialization runs instance by instance on the scalar path (assembly and
+// static state: once per run); the instances that start are gathered into
+// lanes, and a ragged last group repeats its last instance in the spare lanes.
+// Supported: models on PlanarLoopChain mechanisms with one of the hydraulic
+// cylinders and an open-loop schedule, the exact tangent, no recording
+// (stride 0) and no reference trajectory; lockstep_supported() says so at
+// run time and the callers run the scalar path otherwise.
+//
+// CPU only, like the lanes.
+#pragma once
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#error "kernels/integrators/lockstep.hpp is the CPU's lockstep runner"
+#endif
+#include <cstddef>
+#include <cstring>
+#include <vector>
+
+#include "../core/lanes.hpp"
+#include "../models/input_schedule.hpp"
+#include "../models/planar_loop_chain.hpp"
+#include "double_step_trapezoidal.hpp"
+#include "run.hpp"
+
+namespace hs {
+
+// ---------------------------------------------------------------------------
+// Transposition between one instance's reals and lane i of the lanes.
+
+// The first n_reals doubles of W (or count, the last repeated) scalar structs
+// into the first n_reals lanes of a wide one: field k of instance i is lane i
+// of field k (the layout LaneLayout asserts for structs of reals only).
+template <int W, class Scalar, class Wide>
+void transpose_reals(const Scalar* in, int count, Wide& out, int n_reals) {
+  std::vector<double> wide(static_cast<std::size_t>(n_reals) * W);
+  std::vector<double> field(n_reals);
+  for (int i = 0; i < W; ++i) {
+    std::memcpy(field.data(), static_cast<const void*>(&in[i < count ? i : count - 1]), n_reals * sizeof(double));
+    for (int k = 0; k < n_reals; ++k) wide[static_cast<std::size_t>(k) * W + i] = field[k];
+  }
+  std::memcpy(static_cast<void*>(&out), wide.data(), wide.size() * sizeof(double));
+}
+template <int W, class Scalar, class Wide>
+void transpose_reals(const Scalar* in, int count, Wide& out) {
+  static_assert(sizeof(Scalar) % sizeof(double) == 0 && sizeof(Wide) == W * sizeof(Scalar), "a struct of reals only");
+  transpose_reals<W>(in, count, out, static_cast<int>(sizeof(Scalar) / sizeof(double)));
+}
+// Lane `lane` of a wide struct of reals only, as the scalar struct.
+template <int W, class Scalar, class Wide>
+void lane_into(const Wide& wide, int lane, Scalar& out) {
+  static_assert(sizeof(Scalar) % sizeof(double) == 0 && sizeof(Wide) == W * sizeof(Scalar), "a struct of reals only");
+  constexpr int n = static_cast<int>(sizeof(Scalar) / sizeof(double));
+  const double* all = reinterpret_cast<const double*>(&wide);
+  double field[n];
+  for (int k = 0; k < n; ++k) field[k] = all[k * W + lane];
+  std::memcpy(static_cast<void*>(&out), field, sizeof(field));
+}
+
+// The planar chain's reals per lane and its actuator body, one for the batch.
+template <int W, int NB>
+PlanarLoopChainParams<NB, Lanes<W>> gather_mechanism(const PlanarLoopChainParams<NB>* in, int count) {
+  using Scalar = PlanarLoopChainParams<NB>;
+  using Wide = PlanarLoopChainParams<NB, Lanes<W>>;
+  constexpr int n_reals = static_cast<int>(offsetof(Scalar, actuator_body) / sizeof(double));
+  static_assert(offsetof(Scalar, actuator_body) == n_reals * sizeof(double) &&
+                    offsetof(Wide, actuator_body) == n_reals * sizeof(Lanes<W>),
+                "the reals come first, then the actuator body");
+  Wide out;
+  transpose_reals<W>(in, count, out, n_reals);
+  out.actuator_body = in[0].actuator_body;
+  return out;
+}
+// The schedule's segments, one for the batch, and each lane's gain.
+template <int W>
+InputScheduleT<Lanes<W>> gather_input(const InputSchedule* in, int count) {
+  InputScheduleT<Lanes<W>> out;
+  out.count = in[0].count;
+  for (int k = 0; k < InputSchedule::kMaxSegments; ++k) {
+    out.start[k] = in[0].start[k];
+    out.value[k] = in[0].value[k];
+  }
+  for (int i = 0; i < W; ++i) out.gain.set(i, in[i < count ? i : count - 1].gain);
+  return out;
+}
+
+// Whether two instances may share a lane batch: the same structural choices.
+template <class Params>
+bool same_lane_structure(const Params& a, const Params& b) {
+  if (a.mechanism.actuator_body != b.mechanism.actuator_body) return false;
+  if (a.input.count != b.input.count) return false;
+  for (int k = 0; k < a.input.count; ++k)
+    if (!(a.input.start[k] == b.input.start[k]) || !(a.input.value[k] == b.input.value[k])) return false;
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// The runner
+
+// Lane utilization: lanes still iterating, summed over the Newton
+// iterations, over the lanes × iterations run (the padding lanes of a ragged
+// group count as idle). What a GPU warp would see on the same batch.
+struct LockstepCounters {
+  long active_lane_iterations = 0;
+  long lane_iterations = 0;
+  long groups = 0;
+  double utilization() const {
+    return lane_iterations > 0 ? static_cast<double>(active_lane_iterations) / lane_iterations : 0.0;
+  }
+};
+
+// Which integrators the lanes run (compile time): the double step of a model
+// on a PlanarLoopChain with hydraulic cylinders that have lane parameters and
+// the open-loop schedule.
+template <class Mech>
+struct IsPlanarLoopChain : std::false_type {};
+template <int NB>
+struct IsPlanarLoopChain<PlanarLoopChain<NB>> : std::true_type {};
+
+template <class Integrator, class = void>
+struct LockstepFor : std::false_type {};
+template <class Model>
+struct LockstepFor<DoubleStepTrapezoidal<Model, double>,
+                   std::void_t<typename Model::Actuator::template ParamsOn<double>>>
+    : std::integral_constant<bool, IsPlanarLoopChain<typename Model::Mechanism>::value &&
+                                       std::is_same<typename Model::Input, OpenLoopSchedule>::value> {};
+
+// And what they run of it (run time): the exact tangent, no trajectories,
+// no reference trajectory; otherwise the caller runs the scalar path.
+inline bool lockstep_supported(const IntegratorSettings& S, const RunOptions& opt) {
+  return S.tangent == Tangent::exact && opt.stride == 0 && opt.reference == nullptr;
+}
+
+template <class Model, int W>
+struct Lockstep {
+  using One = DoubleStepTrapezoidal<Model, double>;
+  using Wide = DoubleStepTrapezoidal<Model, Lanes<W>>;
+  using L = Lanes<W>;
+  using Mask = LaneMask<W>;
+  using Summary = SummaryOf<One>;
+  static constexpr int nq = One::nq, np = One::np, na = One::na;
+  static_assert(std::is_same<InputReport<typename Model::Input>, NoInputReport>::value,
+                "lanes run input policies without a report");
+
+  struct Started {
+    long index;
+    typename One::State state;
+    typename One::Constants constants;
+    typename One::template Evaluation<double> eval;
+  };
+
+  // The instances P[0 … n) into out[0 … n): each summary as run_instance's.
+  static void run(const typename One::Params* P, long n, const IntegratorSettings& S, const RunOptions& opt,
+                  Summary* out, LockstepCounters* counters = nullptr) {
+    // Instances that started, waiting for a full group of their structure.
+    std::vector<std::vector<Started>> waiting;
+    for (long i = 0; i < n; ++i) {
+      Started one;
+      one.index = i;
+      const Status init = One::initialize(P[i], S, one.state, one.constants, &one.eval);
+      if (init != Status::ok) {
+        out[i] = unstarted_summary<nq, np, na>(init);
+        continue;
+      }
+      std::vector<Started>* group = nullptr;
+      for (auto& g : waiting)
+        if (same_lane_structure(P[g.front().index], P[i])) { group = &g; break; }
+      if (!group) { waiting.emplace_back(); group = &waiting.back(); }
+      group->push_back(one);
+      if (static_cast<int>(group->size()) == W) {
+        run_group(P, *group, S, opt, out, counters);
+        group->clear();
+      }
+    }
+    for (auto& g : waiting)
+      if (!g.empty()) run_group(P, g, S, opt, out, counters);
+  }
+
+  // One group of 1 … W started instances in lockstep: run_instance's loop
+  // (kernels/integrators/run.hpp) with a mask of the lanes still running.
+  static void run_group(const typename One::Params* P, const std::vector<Started>& g, const IntegratorSettings& S,
+                        const RunOptions& opt, Summary* out, LockstepCounters* counters) {
+    const int count = static_cast<int>(g.size());
+    auto lane_instance = [&](int lane) -> const Started& { return g[lane < count ? lane : count - 1]; };
+    // Parameters, constants, states and evaluations transposed.
+    typename Wide::Params PW;
+    {
+      typename Model::Mechanism::Params mech[W];
+      InputSchedule input[W];
+      typename Model::Actuator::Params act[na][W];
+      for (int lane = 0; lane < W; ++lane) {
+        const auto& p = P[lane_instance(lane).index];
+        mech[lane] = p.mechanism;
+        input[lane] = p.input;
+        for (int a = 0; a < na; ++a) act[a][lane] = p.actuator[a];
+      }
+      PW.mechanism = gather_mechanism<W>(mech, W);
+      PW.input = gather_input<W>(input, W);
+      for (int a = 0; a < na; ++a) transpose_reals<W>(act[a], W, PW.actuator[a]);
+    }
+    typename Wide::Constants KW;
+    typename Wide::State st;
+    typename Wide::template Evaluation<L> e;
+    {
+      typename One::Constants K[W];
+      typename One::template Evaluation<double> ev[W];
+      for (int lane = 0; lane < W; ++lane) {
+        K[lane] = lane_instance(lane).constants;
+        ev[lane] = lane_instance(lane).eval;
+      }
+      transpose_reals<W>(K, W, KW);
+      transpose_reals<W>(ev, W, e);
+      gather_state(g, st);
+    }
+
+    using Actuator = typename Model::Actuator;
+    const double dt = S.dt;
+    const double nan = __builtin_nan("");
+    // The summary's quantities per lane (run_instance's names).
+    StatusOn<L> status = StatusOnT<L>::of(Status::ok);
+    L t_end(0.0), steps(0.0), newton_iterations(0.0), max_newton_iterations(0.0), max_constraint_violation(0.0);
+    L p_min[np], p_max[np];
+    for (int k = 0; k < np; ++k) { p_min[k] = st.p[k]; p_max[k] = st.p[k]; }
+    L cylinder_work(0.0), friction_work(0.0), max_cylinder_work(0.0), peak_energy_drift(0.0), final_energy_drift(0.0);
+    L t_last_moving(-1.0);
+    Mask moving(false);
+    const L E0 = e.kinetic + e.potential;
+    auto cylinder_power = [&]() {
+      L pw = e.piston_force[0] * e.sdot[0];
+      for (int a = 1; a < na; ++a) pw += e.piston_force[a] * e.sdot[a];
+      return pw;
+    };
+    auto friction_power = [&]() {
+      L pw = -e.friction_force[0] * e.sdot[0];
+      for (int a = 1; a < na; ++a) pw += -e.friction_force[a] * e.sdot[a];
+      return pw;
+    };
+    static_assert(sizeof(&Actuator::cylinder_power) > 0, "the powers above are HydraulicCylinder's (A18)");
+    L power_cyl = cylinder_power(), power_fr = friction_power();
+
+    const long n_steps = static_cast<long>(S.duration / S.dt + 0.5);
+    const double t_switch = Model::Input::last_switch(P[g.front().index].input, S.duration);
+    const int drive = One::driving_coordinate();
+    Mask running(true);
+    typename Wide::StepReport rep;
+    for (long n = 0; n < n_steps && any_lane(running); ++n) {
+      rep.active_lane_iterations = 0;
+      rep.lane_iterations = 0;
+      const L t_before(st.t);
+      const StatusOn<L> step_status = Wide::step(PW, KW, S, st, rep, &e, running);
+      if (counters) {
+        // Idle padding lanes of a ragged group do not count as active.
+        counters->lane_iterations += rep.lane_iterations;
+        counters->active_lane_iterations += rep.active_lane_iterations;
+      }
+      const Mask failed = running && step_status != StatusOnT<L>::of(Status::ok);
+      status = choose(failed, step_status, status);
+      t_end = choose(failed, t_before, t_end);
+      running = running && !failed;
+      const Mask on = running;  // the lanes whose step succeeded
+      steps = choose(on, L(static_cast<double>(n + 1)), steps);
+      newton_iterations = choose(on, newton_iterations + rep.newton_iterations, newton_iterations);
+      max_newton_iterations =
+          choose(on && rep.newton_iterations > max_newton_iterations, rep.newton_iterations, max_newton_iterations);
+      max_constraint_violation = choose(on && rep.constraint_residual > max_constraint_violation,
+                                        rep.constraint_residual, max_constraint_violation);
+      moving = choose(on, math::abs(st.qd[drive]) > opt.settling_rate, moving);
+      t_last_moving = choose(on && moving, L(st.t), t_last_moving);
+      const L pc = cylinder_power(), pf = friction_power();
+      cylinder_work = choose(on, cylinder_work + 0.5 * S.dt * (power_cyl + pc), cylinder_work);
+      friction_work = choose(on, friction_work + 0.5 * S.dt * (power_fr + pf), friction_work);
+      power_cyl = choose(on, pc, power_cyl);
+      power_fr = choose(on, pf, power_fr);
+      const L drift = e.kinetic + e.potential - E0 - cylinder_work - friction_work;
+      max_cylinder_work = choose(on && math::abs(cylinder_work) > max_cylinder_work, math::abs(cylinder_work),
+                                 max_cylinder_work);
+      peak_energy_drift =
+          choose(on && math::abs(drift) > peak_energy_drift, math::abs(drift), peak_energy_drift);
+      final_energy_drift = choose(on, drift, final_energy_drift);
+      const StatusOn<L> check = Model::check(PW, KW, st.p, e.s, S.pressure_min, S.pressure_max);
+      for (int k = 0; k < np; ++k) {
+        p_min[k] = choose(on && st.p[k] < p_min[k], st.p[k], p_min[k]);
+        p_max[k] = choose(on && st.p[k] > p_max[k], st.p[k], p_max[k]);
+      }
+      const Mask stopped = on && check != StatusOnT<L>::of(Status::ok);
+      status = choose(stopped, check, status);
+      t_end = choose(stopped, L(st.t), t_end);
+      running = running && !stopped;
+      (void)dt;
+    }
+    t_end = choose(running, L(st.t), t_end);
+    if (counters) ++counters->groups;
+
+    for (int lane = 0; lane < count; ++lane) {
+      Summary& o = out[g[lane].index];
+      o = Summary();
+      o.status = StatusOnT<L>::lane(status, lane);
+      o.t_end = t_end[lane];
+      o.steps = static_cast<long>(steps[lane]);
+      for (int k = 0; k < nq; ++k) { o.q[k] = st.q[k][lane]; o.qd[k] = st.qd[k][lane]; }
+      for (int k = 0; k < np; ++k) {
+        o.p[k] = st.p[k][lane];
+        o.p_min[k] = p_min[k][lane];
+        o.p_max[k] = p_max[k][lane];
+      }
+      for (int a = 0; a < na; ++a) {
+        o.U[a] = st.U[a][lane];
+        o.s[a] = e.s[a][lane];
+      }
+      o.cylinder_work = cylinder_work[lane];
+      o.friction_work = friction_work[lane];
+      o.max_cylinder_work = max_cylinder_work[lane];
+      o.peak_energy_drift = peak_energy_drift[lane];
+      o.final_energy_drift = final_energy_drift[lane];
+      o.newton_iterations = static_cast<long>(newton_iterations[lane]);
+      o.max_newton_iterations = static_cast<int>(max_newton_iterations[lane]);
+      o.max_constraint_violation = max_constraint_violation[lane];
+      const bool still_moving = moving[lane];
+      const double t_moving = t_last_moving[lane];
+      o.settling_time = still_moving ? nan : (t_moving > t_switch ? t_moving - t_switch : 0.0);
+      o.tracking_rms = nan;  // no reference trajectory on lanes (lockstep_supported)
+    }
+  }
+
+  // The started instances' states in the lanes (the grid is the batch's: every
+  // initialized state starts at t0 = 0, step 0).
+  static void gather_state(const std::vector<Started>& g, typename Wide::State& w) {
+    const int count = static_cast<int>(g.size());
+    typename One::State one[W];
+    for (int lane = 0; lane < W; ++lane) one[lane] = g[lane < count ? lane : count - 1].state;
+    w.t0 = one[0].t0;
+    w.steps = one[0].steps;
+    w.t = one[0].t;
+    auto block = [&](auto member, auto& wide) {
+      using Block = typename std::remove_cv<typename std::remove_reference<decltype(one[0].*member)>::type>::type;
+      Block scalar[W];
+      for (int lane = 0; lane < W; ++lane) std::memcpy(&scalar[lane], &(one[lane].*member), sizeof(Block));
+      transpose_reals<W>(scalar, W, wide);
+    };
+    using S1 = typename One::State;
+    block(&S1::q, w.q);
+    block(&S1::qd, w.qd);
+    block(&S1::qdd, w.qdd);
+    block(&S1::p, w.p);
+    block(&S1::pd, w.pd);
+    block(&S1::w, w.w);
+    block(&S1::wd, w.wd);
+    block(&S1::U, w.U);
+    block(&S1::s_act, w.s_act);
+    block(&S1::sdot_act, w.sdot_act);
+    block(&S1::constraint_jacobian, w.constraint_jacobian);
+    for (int lane = 0; lane < W; ++lane) {
+      for (int a = 0; a < na; ++a) w.input.U_ref[a].set(lane, one[lane].input.U_ref[a]);
+      for (int j = 0; j < One::ni; ++j) w.part.indep[j].set(lane, one[lane].part.indep[j]);
+      for (int r = 0; r < One::nc; ++r) w.part.dep[r].set(lane, one[lane].part.dep[r]);
+    }
+  }
+};
+
+}  // namespace hs

@@ -1,0 +1,153 @@
+// The lockstep runner (kernels/integrators/lockstep.hpp, docs/models/lanes.md
+// §4): W instances of the four-bar in the lanes of Lanes<W> through the same
+// double-step code as the scalar path. Every instance's summary must be its
+// scalar run_instance summary bit for bit (memcmp of every double, equal
+// status and step count), for batches of 1 … 3W+1 instances (ragged tails),
+// with lanes that fail during the run (pressure range, stroke) or never start
+// (no assembly) among lanes that finish, for every friction law. And one step
+// at a time: the lane state after each step is the scalar state.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "kernels/friction/lugre.hpp"
+#include "kernels/integrators/lockstep.hpp"
+#include "kernels/models/four_bar.hpp"
+
+using namespace hs;
+
+namespace {
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof(double)) == 0; }
+
+// The default four-bar with its parameters varied per instance: masses,
+// bulk moduli, valve, supply, friction and the schedule's gain, so that the
+// lanes of a batch take different Newton iteration counts. Two in five are
+// pushed to fail: a gain that drives a pressure out of its range, a coupler
+// too short to close the loop (never starts).
+std::vector<FourBarParams> varied_instances(int n, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0.8, 1.25);
+  std::vector<FourBarParams> out(n, seed002_four_bar());
+  for (int i = 0; i < n; ++i) {
+    FourBarParams& P = out[i];
+    for (auto& b : P.mechanism.body) { b.mass *= u(rng); b.inertia *= u(rng); }
+    auto& c = P.actuator[0].circuit;
+    c.oil_bulk_modulus *= u(rng);
+    c.hose_bulk_modulus *= u(rng);
+    c.dcv_flow_coefficient *= u(rng);
+    c.supply_pressure *= u(rng);
+    c.valve_time_constant *= u(rng);
+    auto& f = P.actuator[0].friction;
+    f.coulomb_force *= u(rng);
+    f.static_force *= u(rng);
+    f.viscous_coefficient *= u(rng);
+    f.lugre_stiffness *= u(rng);
+    P.input.gain *= u(rng);
+    switch (i % 5) {
+      case 1: P.input.gain = 30.0 * u(rng); break;  // a pressure leaves its range after ~1 s
+      case 3: P.mechanism.body[1] = slender_rod(1.0, 64.0); break;  // too short to close the loop
+      default: break;
+    }
+  }
+  return out;
+}
+
+template <class Summary>
+void expect_same_summary(const Summary& a, const Summary& b, const char* what, int i) {
+  SCOPED_TRACE(testing::Message() << what << " instance " << i);
+  EXPECT_EQ(static_cast<int>(a.status), static_cast<int>(b.status));
+  EXPECT_EQ(a.steps, b.steps);
+  EXPECT_EQ(a.newton_iterations, b.newton_iterations);
+  EXPECT_EQ(a.max_newton_iterations, b.max_newton_iterations);
+  auto same = [&](double x, double y, const char* field) {
+    EXPECT_TRUE(same_bits(x, y)) << field << ": lanes " << x << " scalar " << y;
+  };
+  same(a.t_end, b.t_end, "t_end");
+  for (int k = 0; k < 3; ++k) { same(a.q[k], b.q[k], "q"); same(a.qd[k], b.qd[k], "qd"); }
+  for (int k = 0; k < 3; ++k) {
+    same(a.p[k], b.p[k], "p");
+    same(a.p_min[k], b.p_min[k], "p_min");
+    same(a.p_max[k], b.p_max[k], "p_max");
+  }
+  same(a.U[0], b.U[0], "U");
+  same(a.s[0], b.s[0], "s");
+  same(a.cylinder_work, b.cylinder_work, "cylinder_work");
+  same(a.friction_work, b.friction_work, "friction_work");
+  same(a.max_cylinder_work, b.max_cylinder_work, "max_cylinder_work");
+  same(a.peak_energy_drift, b.peak_energy_drift, "peak_energy_drift");
+  same(a.final_energy_drift, b.final_energy_drift, "final_energy_drift");
+  same(a.max_constraint_violation, b.max_constraint_violation, "max_constraint_violation");
+  same(a.settling_time, b.settling_time, "settling_time");
+  same(a.tracking_rms, b.tracking_rms, "tracking_rms");
+}
+
+template <class Friction, int W>
+void lockstep_matches_scalar(double duration) {
+  using Model = HydraulicFourBar<Friction>;
+  using One = DoubleStepTrapezoidal<Model>;
+  IntegratorSettings S;
+  S.duration = duration;
+  const RunOptions opt;
+  const auto all = varied_instances(3 * W + 1, 17);
+  std::vector<SummaryOf<One>> scalar(all.size());
+  for (size_t i = 0; i < all.size(); ++i) scalar[i] = run_instance<One>(all[i], S, opt, [](long, const auto&) {});
+  int failed = 0, finished = 0, unstarted = 0;
+  for (const auto& s : scalar) {
+    if (s.status == Status::ok) ++finished;
+    else if (s.steps == 0 && s.t_end == 0.0) ++unstarted;
+    else ++failed;
+  }
+  // The batch exercises lanes that finish and lanes that stop during the run.
+  EXPECT_GT(finished, 0);
+  EXPECT_GT(failed, 0);
+  EXPECT_GT(unstarted, 0);
+  // Batch sizes around every group boundary: one instance, a ragged group,
+  // a full one, one over, and 3W + 1 (two full groups and a ragged one after
+  // the instances that never start are dropped).
+  for (int n : {1, 2, W - 1, W, W + 1, 2 * W + 3, 3 * W + 1}) {
+    std::vector<SummaryOf<One>> lanes(n);
+    LockstepCounters counters;
+    Lockstep<Model, W>::run(all.data(), n, S, opt, lanes.data(), &counters);
+    for (int i = 0; i < n; ++i) expect_same_summary(lanes[i], scalar[i], "batch", i);
+    // Lanes converge after different counts of Newton iterations and some
+    // stop early: some lane-iterations idle, so utilization is below 1.
+    if (n == 3 * W + 1) {
+      EXPECT_GT(counters.utilization(), 0.3);
+      EXPECT_LT(counters.utilization(), 1.0);
+      std::printf("W = %d, %d instances: lane utilization %.3f over %ld groups\n", W, n, counters.utilization(),
+                  counters.groups);
+    }
+  }
+}
+
+}  // namespace
+
+// 1.2 s covers the valve opening at 1 s: the friction branch switches, Newton
+// counts differ between lanes, and the high-gain lanes leave the pressure
+// range at different times.
+TEST(Lockstep, BrownMcPheeW4) { lockstep_matches_scalar<BrownMcPhee, 4>(1.2); }
+TEST(Lockstep, BrownMcPheeW8) { lockstep_matches_scalar<BrownMcPhee, 8>(1.2); }
+TEST(Lockstep, BengisuAkayW8) { lockstep_matches_scalar<BengisuAkay, 8>(1.2); }
+TEST(Lockstep, LuGreW4) { lockstep_matches_scalar<LuGre, 4>(1.2); }
+TEST(Lockstep, ModifiedLuGreW8) { lockstep_matches_scalar<ModifiedLuGre, 8>(1.2); }
+TEST(Lockstep, NoFrictionW4) { lockstep_matches_scalar<NoFriction, 4>(1.2); }
+
+// Identical instances converge together: every lane is busy at every Newton
+// iteration, utilization exactly 1; a varied batch idles some.
+TEST(Lockstep, UtilizationIsOneForIdenticalLanes) {
+  using Model = HydraulicFourBar<BrownMcPhee>;
+  IntegratorSettings S;
+  S.duration = 0.3;
+  std::vector<FourBarParams> same(8, seed002_four_bar());
+  std::vector<SummaryOf<DoubleStepTrapezoidal<Model>>> out(8);
+  LockstepCounters c;
+  Lockstep<Model, 8>::run(same.data(), 8, S, RunOptions(), out.data(), &c);
+  EXPECT_EQ(c.active_lane_iterations, c.lane_iterations);
+  EXPECT_GT(c.lane_iterations, 0);
+  EXPECT_EQ(c.groups, 1);
+}
