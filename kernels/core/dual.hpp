@@ -126,10 +126,27 @@ HS_HD inline double value(double x) { return x; }
 template <int N, class S>
 HS_HD auto value(const Dual<N, S>& x) { return value(x.a); }
 
+}  // namespace hs
+
+#include "trig.hpp"
+
+namespace hs {
+
 namespace math {
 HS_HD inline double sqrt(double x) { return ::sqrt(x); }
+// sin and cos of one argument together. On the CPU one polynomial for one
+// instance and for lanes, so that lanes give the scalar bits without calling
+// the C library per lane (kernels/core/trig.hpp); on the GPU the device's
+// sin and cos (one argument reduction).
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+HS_HD inline void sincos(double x, double* s, double* c) { *s = ::sin(x); *c = ::cos(x); }
 HS_HD inline double sin(double x) { return ::sin(x); }
 HS_HD inline double cos(double x) { return ::cos(x); }
+#else
+HS_HD inline void sincos(double x, double* s, double* c) { sincos_by_polynomial(x, s, c); }
+HS_HD inline double sin(double x) { double s, c; sincos_by_polynomial(x, &s, &c); return s; }
+HS_HD inline double cos(double x) { double s, c; sincos_by_polynomial(x, &s, &c); return c; }
+#endif
 HS_HD inline double exp(double x) { return ::exp(x); }
 HS_HD inline double tanh(double x) { return ::tanh(x); }
 HS_HD inline double abs(double x) { return ::fabs(x); }
@@ -137,8 +154,6 @@ HS_HD inline double pow(double x, double e) { return ::pow(x, e); }
 HS_HD inline double atan2(double y, double x) { return ::atan2(y, x); }
 // sgn(0) = 0: every law that uses it (valve, friction) is odd and zero there.
 HS_HD inline double sign(double x) { return (x > 0.0) - (x < 0.0); }
-// sin and cos of one argument together (one argument reduction on the GPU).
-HS_HD inline void sincos(double x, double* s, double* c) { *s = ::sin(x); *c = ::cos(x); }
 
 // The rules below are written on the value type S, so they hold for nested
 // jets too: a Dual<N, Dual<M>> evaluates f, its first derivatives along two

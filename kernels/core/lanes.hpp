@@ -149,11 +149,22 @@ HS_LANE Lanes<W> per_lane(const Lanes<W>& x, F f) {
 }
 
 namespace math {
-// √, |x| and the sign are exact vector instructions; the rest per lane.
+// √, |x| and the sign are exact vector instructions, sin and cos one
+// polynomial on all lanes; exp, tanh, pow and atan2 the C library per lane.
 template <int W> HS_LANE Lanes<W> sqrt(const Lanes<W>& x) { return Lanes<W>(stdx::sqrt(x.v)); }
 template <int W> HS_LANE Lanes<W> abs(const Lanes<W>& x) { return Lanes<W>(stdx::abs(x.v)); }
-template <int W> HS_LANE Lanes<W> sin(const Lanes<W>& x) { return per_lane(x, [](double a) { return ::sin(a); }); }
-template <int W> HS_LANE Lanes<W> cos(const Lanes<W>& x) { return per_lane(x, [](double a) { return ::cos(a); }); }
+// sin and cos: the polynomial of kernels/core/trig.hpp, on the lanes at once
+// (the scalar path's math::sin, cos and sincos are the same polynomial).
+template <int W> HS_LANE Lanes<W> sin(const Lanes<W>& x) {
+  Lanes<W> s, c;
+  sincos_by_polynomial(x, &s, &c);
+  return s;
+}
+template <int W> HS_LANE Lanes<W> cos(const Lanes<W>& x) {
+  Lanes<W> s, c;
+  sincos_by_polynomial(x, &s, &c);
+  return c;
+}
 template <int W> HS_LANE Lanes<W> exp(const Lanes<W>& x) { return per_lane(x, [](double a) { return ::exp(a); }); }
 template <int W> HS_LANE Lanes<W> tanh(const Lanes<W>& x) { return per_lane(x, [](double a) { return ::tanh(a); }); }
 template <int W> HS_LANE Lanes<W> pow(const Lanes<W>& x, double e) {
@@ -169,16 +180,7 @@ template <int W> HS_LANE Lanes<W> atan2(const Lanes<W>& y, const Lanes<W>& x) {
   for (int i = 0; i < W; ++i) r.v[i] = ::atan2(static_cast<double>(y.v[i]), static_cast<double>(x.v[i]));
   return r;
 }
-// One sincos call per lane: glibc's sincos gives exactly its sin and its
-// cos (the scalar path's sin and cos of one argument become this call too).
-template <int W> HS_LANE void sincos(const Lanes<W>& x, Lanes<W>* s, Lanes<W>* c) {
-  for (int i = 0; i < W; ++i) {
-    double si, ci;
-    ::sincos(static_cast<double>(x.v[i]), &si, &ci);
-    s->v[i] = si;
-    c->v[i] = ci;
-  }
-}
+template <int W> HS_LANE void sincos(const Lanes<W>& x, Lanes<W>* s, Lanes<W>* c) { sincos_by_polynomial(x, s, c); }
 // sgn(0) = 0, as the scalar sign.
 template <int W> HS_LANE Lanes<W> sign(const Lanes<W>& x) {
   return choose(x > 0.0, Lanes<W>(1.0), Lanes<W>(0.0)) - choose(x < 0.0, Lanes<W>(1.0), Lanes<W>(0.0));
