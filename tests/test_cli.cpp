@@ -163,6 +163,42 @@ TEST(Cli, ThousandInstanceGrid) {
   }
 }
 
+// Lockstep lanes (docs/models/lanes.md): the CPU backend's default for the
+// four-bar is 8 lanes, and the outputs are the same bytes with one instance
+// at a time (--lanes 1) and with 4 lanes; the run says which lanes ran and
+// their utilization; --lanes outside 1, 4, 8 is a usage error.
+TEST(Cli, LanesGiveTheSameResultsAsOneInstanceAtATime) {
+  TempDir tmp;
+  std::string text = read_file(kRoot + "/studies/grid_friction_bulk.toml");
+  const std::regex duration(R"(duration = [0-9.eE+-]+)");
+  text = std::regex_replace(text, duration, "duration = 1.2");  // past the valve opening at 1 s
+  const fs::path study = tmp.path / "grid.toml";
+  write_file(study, text);
+  std::map<std::string, std::map<std::string, std::string>> h5;
+  std::map<std::string, std::string> csv;
+  for (const char* lanes : {"1", "4", "8", "default"}) {
+    const fs::path out = tmp.path / (std::string("out") + lanes);
+    const std::string flag = std::string(lanes) == "default" ? "" : std::string(" --lanes ") + lanes;
+    const Result r = hydrosweep("run '" + study.string() + "' --out '" + out.string() + "' -j 2" + flag, tmp.path);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string expect_lanes = std::string(lanes) == "1" ? "" : std::string(lanes) == "4" ? "4-lane" : "8-lane";
+    if (expect_lanes.empty()) EXPECT_EQ(r.out.find("-lane lockstep"), std::string::npos) << r.out;
+    else EXPECT_NE(r.out.find(expect_lanes + " lockstep (lane utilization "), std::string::npos) << r.out;
+    h5[lanes] = h5_results(out / "results.h5");
+    csv[lanes] = read_file(out / "summary.csv");
+  }
+  EXPECT_GT(h5["1"].size(), 20u);
+  for (const char* lanes : {"4", "8", "default"}) {
+    EXPECT_EQ(csv[lanes], csv["1"]) << lanes;
+    expect_same(h5["1"], h5[lanes], std::string("--lanes 1 against ") + lanes);
+  }
+  const Result bad = hydrosweep("run '" + study.string() + "' --out '" + (tmp.path / "bad").string() + "' --lanes 3",
+                                tmp.path);
+  EXPECT_EQ(bad.code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("--lanes"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(tmp.path / "bad"));
+}
+
 // Instances that fail are results: exit 0, flagged in both files.
 TEST(Cli, FailedInstancesAreFlaggedNotErrors) {
   TempDir tmp;

@@ -1,5 +1,5 @@
 // The lockstep runner (kernels/integrators/lockstep.hpp, docs/models/lanes.md
-// §4): W instances of the four-bar in the lanes of Lanes<W> through the same
+// §4), with a reference trajectory for the tracking RMS: W instances of the four-bar in the lanes of Lanes<W> through the same
 // double-step code as the scalar path. Every instance's summary must be its
 // scalar run_instance summary bit for bit (memcmp of every double, equal
 // status and step count), for batches of 1 … 3W+1 instances (ragged tails),
@@ -92,13 +92,23 @@ void lockstep_matches_scalar(double duration) {
   using One = DoubleStepTrapezoidal<Model>;
   IntegratorSettings S;
   S.duration = duration;
-  const RunOptions opt;
+  // Tracking against the nominal instance's driving angle, as a study's
+  // reference run does (RunOptions::reference).
+  std::vector<double> reference(static_cast<size_t>(S.duration / S.dt + 0.5) + 1);
+  run_instance<One>(seed002_four_bar(), S, 1, [&](long k, const SampleOf<One>& smp) {
+    reference[k] = smp.q[One::driving_coordinate()];
+  });
+  RunOptions opt;
+  opt.reference = reference.data();
   const auto all = varied_instances(3 * W + 1, 17);
   std::vector<SummaryOf<One>> scalar(all.size());
   for (size_t i = 0; i < all.size(); ++i) scalar[i] = run_instance<One>(all[i], S, opt, [](long, const auto&) {});
   int failed = 0, finished = 0, unstarted = 0;
   for (const auto& s : scalar) {
-    if (s.status == Status::ok) ++finished;
+    if (s.status == Status::ok) {
+      ++finished;
+      EXPECT_TRUE(std::isfinite(s.tracking_rms));  // the reference is in use
+    }
     else if (s.steps == 0 && s.t_end == 0.0) ++unstarted;
     else ++failed;
   }

@@ -15,14 +15,15 @@
 // lanes, and a ragged last group repeats its last instance in the spare lanes.
 // Supported: models on PlanarLoopChain mechanisms with one of the hydraulic
 // cylinders and an open-loop schedule, the exact tangent, no recording
-// (stride 0) and no reference trajectory; lockstep_supported() says so at
-// run time and the callers run the scalar path otherwise.
+// (stride 0); lockstep_supported() says so at run time and the callers run
+// the scalar path otherwise.
 //
 // CPU only, like the lanes.
 #pragma once
 #if defined(__CUDACC__) || defined(__HIPCC__)
 #error "kernels/integrators/lockstep.hpp is the CPU's lockstep runner"
 #endif
+#include <cmath>
 #include <cstddef>
 #include <cstring>
 #include <vector>
@@ -135,10 +136,10 @@ struct LockstepFor<DoubleStepTrapezoidal<Model, double>,
     : std::integral_constant<bool, IsPlanarLoopChain<typename Model::Mechanism>::value &&
                                        std::is_same<typename Model::Input, OpenLoopSchedule>::value> {};
 
-// And what they run of it (run time): the exact tangent, no trajectories,
-// no reference trajectory; otherwise the caller runs the scalar path.
+// And what they run of it (run time): the exact tangent, no trajectories;
+// otherwise the caller runs the scalar path.
 inline bool lockstep_supported(const IntegratorSettings& S, const RunOptions& opt) {
-  return S.tangent == Tangent::exact && opt.stride == 0 && opt.reference == nullptr;
+  return S.tangent == Tangent::exact && opt.stride == 0;
 }
 
 template <class Model, int W>
@@ -232,7 +233,7 @@ struct Lockstep {
     L p_min[np], p_max[np];
     for (int k = 0; k < np; ++k) { p_min[k] = st.p[k]; p_max[k] = st.p[k]; }
     L cylinder_work(0.0), friction_work(0.0), max_cylinder_work(0.0), peak_energy_drift(0.0), final_energy_drift(0.0);
-    L t_last_moving(-1.0);
+    L t_last_moving(-1.0), tracking_sq(0.0);
     Mask moving(false);
     const L E0 = e.kinetic + e.potential;
     auto cylinder_power = [&]() {
@@ -276,6 +277,10 @@ struct Lockstep {
                                         rep.constraint_residual, max_constraint_violation);
       moving = choose(on, math::abs(st.qd[drive]) > opt.settling_rate, moving);
       t_last_moving = choose(on && moving, L(st.t), t_last_moving);
+      if (opt.reference) {  // the same reference trajectory for every lane
+        const L d = st.q[drive] - opt.reference[n + 1];
+        tracking_sq = choose(on, tracking_sq + d * d, tracking_sq);
+      }
       const L pc = cylinder_power(), pf = friction_power();
       cylinder_work = choose(on, cylinder_work + 0.5 * S.dt * (power_cyl + pc), cylinder_work);
       friction_work = choose(on, friction_work + 0.5 * S.dt * (power_fr + pf), friction_work);
@@ -328,7 +333,7 @@ struct Lockstep {
       const bool still_moving = moving[lane];
       const double t_moving = t_last_moving[lane];
       o.settling_time = still_moving ? nan : (t_moving > t_switch ? t_moving - t_switch : 0.0);
-      o.tracking_rms = nan;  // no reference trajectory on lanes (lockstep_supported)
+      o.tracking_rms = opt.reference && o.steps > 0 ? std::sqrt(tracking_sq[lane] / o.steps) : nan;
     }
   }
 
