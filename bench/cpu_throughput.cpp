@@ -41,6 +41,8 @@ struct Measurement {
   long newton_iterations = 0;
   int max_newton_iterations = 0;
   double simulated_seconds = 0.0;
+  int lanes = 1;                  // lockstep SIMD lanes the CPU backend ran with (docs/models/lanes.md)
+  double lane_utilization = 0.0;  // lanes still iterating over lanes × Newton iterations run
 
   double instance_steps_per_second() const { return steps / wall_seconds; }
   double work_cycles_per_second() const { return simulated_seconds / hs::bench::kWorkCycleSeconds / wall_seconds; }
@@ -66,6 +68,10 @@ Measurement measure(const hs::BatchSpec& base, int threads, int repeats) {
     m.newton_iterations = static_cast<long>(hb::column_sum(res, *spec.model, "newton_iterations"));
     m.max_newton_iterations = static_cast<int>(hb::column_max(res, *spec.model, "max_newton_iterations"));
     m.simulated_seconds = m.steps * spec.settings.dt;
+    m.lanes = res.lanes_used;
+    m.lane_utilization = res.lane_iterations > 0 ? static_cast<double>(res.active_lane_iterations) /
+                                                       static_cast<double>(res.lane_iterations)
+                                                 : 0.0;
   }
   return m;
 }
@@ -111,10 +117,10 @@ int main(int argc, char** argv) {
   for (int threads : thread_counts) results.push_back(measure(spec, threads, repeats));
   const double single = results.front().instance_steps_per_second();
 
-  std::printf("\n%8s %10s %18s %15s %13s %12s %8s\n", "threads", "wall [s]", "instance-steps/s", "work cycles/s",
-              "per thread", "Newton/step", "failed");
+  std::printf("\n%8s %6s %10s %18s %15s %13s %12s %8s\n", "threads", "lanes", "wall [s]", "instance-steps/s",
+              "work cycles/s", "per thread", "Newton/step", "failed");
   for (const auto& m : results)
-    std::printf("%8d %10.3f %18.4g %15.4g %13.4g %12.3f %8ld\n", m.threads, m.wall_seconds,
+    std::printf("%8d %6d %10.3f %18.4g %15.4g %13.4g %12.3f %8ld\n", m.threads, m.lanes, m.wall_seconds,
                 m.instance_steps_per_second(), m.work_cycles_per_second(), m.work_cycles_per_second() / m.threads,
                 m.mean_newton_iterations(), m.failed);
   if (results.size() > 1)
@@ -143,6 +149,8 @@ int main(int argc, char** argv) {
   for (const auto& m : results) {
     j.begin_object()
         .field("threads", m.threads)
+        .field("lanes", m.lanes)
+        .field("lane_utilization", m.lane_utilization)
         .field("wall_s", m.wall_seconds)
         .field("instance_steps_per_s", m.instance_steps_per_second())
         .field("work_cycles_per_s", m.work_cycles_per_second())
