@@ -29,6 +29,7 @@
 #error "kernels/core/lanes.hpp is the CPU's lockstep lane type; the GPU runs one instance per thread"
 #endif
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 // GCC 12's AVX-512 intrinsics start some vectors as `__m512d __Y = __Y;`,
 // which -Wall reports wherever <experimental/simd> inlines them (a false
@@ -40,6 +41,7 @@
 #include <experimental/simd>
 #pragma GCC diagnostic pop
 #include <type_traits>
+#include <vector>
 
 // Every lane operation is a few vector instructions: always inlined, so that
 // a jet on lanes compiles to straight-line vector code as a jet on double
@@ -256,21 +258,35 @@ struct LaneLayout {
                 "lane parameter structs are copied as bytes");
 };
 
-// Instance i of the batch in lane i; `count` < W instances fill the first
-// lanes and the last instance is repeated in the rest (a ragged tail: the
-// padding lanes compute a real instance, so they never produce a value the
-// real lanes' branches would not).
+// The first n_reals doubles of W scalar structs into the first n_reals
+// lanes of a wide one: field k of instance i is lane i of field k. `count`
+// < W instances fill the first lanes and the last instance is repeated in
+// the rest (a ragged tail: the padding lanes compute a real instance, so they
+// never produce a value the real lanes' branches would not). The one
+// transposition of the lanes: gather_lanes below, and the lockstep runner's
+// structs whose reals come first (kernels/integrators/lockstep.hpp).
+template <int W, class Scalar, class Wide>
+void transpose_reals(const Scalar* in, int count, Wide& out, int n_reals) {
+  std::vector<double> field(static_cast<std::size_t>(n_reals)), wide(static_cast<std::size_t>(n_reals) * W);
+  for (int i = 0; i < W; ++i) {
+    std::memcpy(field.data(), static_cast<const void*>(&in[i < count ? i : count - 1]), field.size() * sizeof(double));
+    for (int k = 0; k < n_reals; ++k) wide[static_cast<std::size_t>(k) * W + i] = field[k];
+  }
+  std::memcpy(static_cast<void*>(&out), wide.data(), wide.size() * sizeof(double));
+}
+// A whole struct of reals (or an array of them).
+template <int W, class Scalar, class Wide>
+void transpose_reals(const Scalar* in, int count, Wide& out) {
+  static_assert(sizeof(Scalar) % sizeof(double) == 0 && sizeof(Wide) == W * sizeof(Scalar), "a struct of reals only");
+  transpose_reals<W>(in, count, out, static_cast<int>(sizeof(Scalar) / sizeof(double)));
+}
+
+// Instance i of the batch in lane i (a ragged tail as above).
 template <int W, template <class> class P>
 P<Lanes<W>> gather_lanes(const P<double>* instances, int count) {
   using L = LaneLayout<P, W>;
-  double field[L::fields];
-  double wide[L::fields * W];
-  for (int i = 0; i < W; ++i) {
-    std::memcpy(field, &instances[i < count ? i : count - 1], sizeof(field));
-    for (int k = 0; k < L::fields; ++k) wide[k * W + i] = field[k];
-  }
   P<Lanes<W>> r;
-  std::memcpy(static_cast<void*>(&r), wide, sizeof(wide));
+  transpose_reals<W>(instances, count, r, L::fields);
   return r;
 }
 // Lane i of a transposed struct: that instance's scalar struct.

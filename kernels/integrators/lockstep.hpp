@@ -37,36 +37,8 @@
 namespace hs {
 
 // ---------------------------------------------------------------------------
-// Transposition between one instance's reals and lane i of the lanes.
-
-// The first n_reals doubles of W (or count, the last repeated) scalar structs
-// into the first n_reals lanes of a wide one: field k of instance i is lane i
-// of field k (the layout LaneLayout asserts for structs of reals only).
-template <int W, class Scalar, class Wide>
-void transpose_reals(const Scalar* in, int count, Wide& out, int n_reals) {
-  std::vector<double> wide(static_cast<std::size_t>(n_reals) * W);
-  std::vector<double> field(n_reals);
-  for (int i = 0; i < W; ++i) {
-    std::memcpy(field.data(), static_cast<const void*>(&in[i < count ? i : count - 1]), n_reals * sizeof(double));
-    for (int k = 0; k < n_reals; ++k) wide[static_cast<std::size_t>(k) * W + i] = field[k];
-  }
-  std::memcpy(static_cast<void*>(&out), wide.data(), wide.size() * sizeof(double));
-}
-template <int W, class Scalar, class Wide>
-void transpose_reals(const Scalar* in, int count, Wide& out) {
-  static_assert(sizeof(Scalar) % sizeof(double) == 0 && sizeof(Wide) == W * sizeof(Scalar), "a struct of reals only");
-  transpose_reals<W>(in, count, out, static_cast<int>(sizeof(Scalar) / sizeof(double)));
-}
-// Lane `lane` of a wide struct of reals only, as the scalar struct.
-template <int W, class Scalar, class Wide>
-void lane_into(const Wide& wide, int lane, Scalar& out) {
-  static_assert(sizeof(Scalar) % sizeof(double) == 0 && sizeof(Wide) == W * sizeof(Scalar), "a struct of reals only");
-  constexpr int n = static_cast<int>(sizeof(Scalar) / sizeof(double));
-  const double* all = reinterpret_cast<const double*>(&wide);
-  double field[n];
-  for (int k = 0; k < n; ++k) field[k] = all[k * W + lane];
-  std::memcpy(static_cast<void*>(&out), field, sizeof(field));
-}
+// Parameters on lanes: the structs with structural fields (transpose_reals,
+// kernels/core/lanes.hpp, does the reals).
 
 // The planar chain's reals per lane and its actuator body, one for the batch.
 template <int W, int NB>
@@ -224,8 +196,6 @@ struct Lockstep {
       gather_state(g, st);
     }
 
-    using Actuator = typename Model::Actuator;
-    const double dt = S.dt;
     const double nan = __builtin_nan("");
     // The summary's quantities per lane (run_instance's names).
     StatusOn<L> status = StatusOnT<L>::of(Status::ok);
@@ -236,6 +206,8 @@ struct Lockstep {
     L t_last_moving(-1.0), tracking_sq(0.0);
     Mask moving(false);
     const L E0 = e.kinetic + e.potential;
+    // The powers summed over the actuators (A18), as run_instance sums
+    // HydraulicCylinder::cylinder_power and friction_power (F ṡ and −F_μ ṡ).
     auto cylinder_power = [&]() {
       L pw = e.piston_force[0] * e.sdot[0];
       for (int a = 1; a < na; ++a) pw += e.piston_force[a] * e.sdot[a];
@@ -246,7 +218,6 @@ struct Lockstep {
       for (int a = 1; a < na; ++a) pw += -e.friction_force[a] * e.sdot[a];
       return pw;
     };
-    static_assert(sizeof(&Actuator::cylinder_power) > 0, "the powers above are HydraulicCylinder's (A18)");
     L power_cyl = cylinder_power(), power_fr = friction_power();
 
     const long n_steps = static_cast<long>(S.duration / S.dt + 0.5);
@@ -301,7 +272,6 @@ struct Lockstep {
       status = choose(stopped, check, status);
       t_end = choose(stopped, L(st.t), t_end);
       running = running && !stopped;
-      (void)dt;
     }
     t_end = choose(running, L(st.t), t_end);
     if (counters) ++counters->groups;
