@@ -100,8 +100,7 @@ struct DoubleStepTrapezoidal {
     R U[na] = {};             // spools
     R s_act[na] = {}, sdot_act[na] = {};  // actuator lengths and rates at t
     InputState<Input, na, R> input;  // the input policy's memory and held U_ref
-    Partition part;
-    R constraint_jacobian[nc][nq];  // Φ_z at q, for the next partition check
+    Partition part;  // the split of the next step, chosen at the end of the last (choose_partition)
   };
 
   // Scalar of the mechanism part for a residual on scalar T: R for R, and
@@ -120,7 +119,7 @@ struct DoubleStepTrapezoidal {
     T reduced[ni];          // R_zᵀ (M' z̈ − Q' − Σ F_a ∂s_a/∂z), seed 001 eq (16)
     T pressure_rate[np];
     Vec<T, nw> friction_rate;
-    K constraint_jacobian[nc][nq];
+    K constraint_jacobian[nc][nq];  // Φ_z, for the next step's split
     K kinetic, potential;  // filled only when evaluate(..., with_energy = true)
   };
 
@@ -190,87 +189,129 @@ struct DoubleStepTrapezoidal {
   }
 
   // Independent coordinates by Gaussian elimination with full pivoting on
-  // Φ_z (seed 001 §2.2): the columns that never hold a pivot.
-  // Returns the product of the pivots, |det Φ_d| of the chosen split.
-  // One instance's (on lanes: lane by lane, choose_partition below).
-  template <class Part>
-  HS_HD static double full_pivot_partition(const double (&Phi_q)[nc][nq], Part& part) {
-    double J[nc][nq];
+  // Φ_z (seed 001 §2.2): the columns that never hold a pivot, both lists in
+  // ascending coordinate order (a deterministic layout). Returns the product
+  // of the pivots, |det Φ_d| of the chosen split.
+  // Every index is a compile-time constant: the pivot's row and column, the
+  // swaps and the lists are reached by comparing, as in lu_factor, so on the
+  // GPU the matrix stays in registers (issue 16), and on lanes (V = R) each
+  // lane pivots on its own Φ_z with its scalar run's operations in the same
+  // order (docs/models/lanes.md §4). A zero pivot stops the elimination (the
+  // split is then singular, det 0), lane by lane.
+  template <class V, class I>
+  HS_HD static V full_pivot_partition(const V (&Phi_q)[nc][nq], I (&indep)[ni], I (&dep)[nc]) {
+    using M = MaskOf<V>;
+    constexpr bool scalar = std::is_same<M, bool>::value;
+    V J[nc][nq];
+    HS_UNROLL
     for (int r = 0; r < nc; ++r)
+      HS_UNROLL
       for (int c = 0; c < nq; ++c) J[r][c] = Phi_q[r][c];
-    int col[nq];
-    for (int c = 0; c < nq; ++c) col[c] = c;
-    double det = 1.0;
+    I col[nq];
+    HS_UNROLL
+    for (int c = 0; c < nq; ++c) col[c] = I(c);
+    V det(1.0);
+    M stopped(false);
+    HS_UNROLL
     for (int k = 0; k < nc; ++k) {
-      int pr = k, pc = k;
+      // The largest |J_rc| over r, c ≥ k, the first in row-major order.
+      I pr(k), pc(k);
+      V best = math::abs(J[k][k]);
+      HS_UNROLL
       for (int r = k; r < nc; ++r)
-        for (int c = k; c < nq; ++c)
-          if (fabs(J[r][c]) > fabs(J[pr][pc])) { pr = r; pc = c; }
-      for (int c = 0; c < nq; ++c) { const double t = J[k][c]; J[k][c] = J[pr][c]; J[pr][c] = t; }
-      for (int r = 0; r < nc; ++r) { const double t = J[r][k]; J[r][k] = J[r][pc]; J[r][pc] = t; }
-      const int tc = col[k]; col[k] = col[pc]; col[pc] = tc;
-      det *= fabs(J[k][k]);
-      if (J[k][k] == 0.0) break;
+        HS_UNROLL
+        for (int c = k; c < nq; ++c) {
+          const V m = math::abs(J[r][c]);
+          const M larger = m > best;
+          best = choose(larger, m, best);
+          pr = choose(larger, I(r), pr);
+          pc = choose(larger, I(c), pc);
+        }
+      const M go = !stopped;
+      HS_UNROLL
+      for (int r = k + 1; r < nc; ++r) {  // rows k <-> pr
+        const M swap = go && (pr == I(r));
+        HS_UNROLL
+        for (int c = 0; c < nq; ++c) {
+          const V t = J[k][c];
+          J[k][c] = choose(swap, J[r][c], t);
+          J[r][c] = choose(swap, t, J[r][c]);
+        }
+      }
+      HS_UNROLL
+      for (int c = k + 1; c < nq; ++c) {  // columns k <-> pc
+        const M swap = go && (pc == I(c));
+        HS_UNROLL
+        for (int r = 0; r < nc; ++r) {
+          const V t = J[r][k];
+          J[r][k] = choose(swap, J[r][c], t);
+          J[r][c] = choose(swap, t, J[r][c]);
+        }
+        const I t = col[k];
+        col[k] = choose(swap, col[c], t);
+        col[c] = choose(swap, t, col[c]);
+      }
+      det = choose(go, det * math::abs(J[k][k]), det);
+      stopped = stopped || (J[k][k] == 0.0);
+      if constexpr (scalar) {
+        if (stopped) break;
+      }
+      HS_UNROLL
       for (int r = k + 1; r < nc; ++r) {
-        const double l = J[r][k] / J[k][k];
-        for (int c = k; c < nq; ++c) J[r][c] -= l * J[k][c];
+        const V l = J[r][k] / J[k][k];
+        HS_UNROLL
+        for (int c = k; c < nq; ++c) J[r][c] = choose(stopped, J[r][c], J[r][c] - l * J[k][c]);
       }
     }
-    // Keep both lists in ascending coordinate order (deterministic layout).
-    bool is_dep[nq] = {};
-    for (int k = 0; k < nc; ++k) is_dep[col[k]] = true;
-    int a = 0, b = 0;
+    // Coordinate c is dependent if a pivot column moved it into the first nc.
+    I n_indep(0), n_dep(0);
+    HS_UNROLL
+    for (int j = 0; j < ni; ++j) indep[j] = I(0);
+    HS_UNROLL
+    for (int r = 0; r < nc; ++r) dep[r] = I(0);
+    HS_UNROLL
     for (int c = 0; c < nq; ++c) {
-      if (is_dep[c]) part.dep[b++] = c;
-      else part.indep[a++] = c;
+      M is_dep(false);
+      HS_UNROLL
+      for (int k = 0; k < nc; ++k) is_dep = is_dep || (col[k] == I(c));
+      HS_UNROLL
+      for (int j = 0; j < ni; ++j) indep[j] = choose(!is_dep && (n_indep == I(j)), I(c), indep[j]);
+      HS_UNROLL
+      for (int r = 0; r < nc; ++r) dep[r] = choose(is_dep && (n_dep == I(r)), I(c), dep[r]);
+      n_indep = choose(is_dep, n_indep, n_indep + I(1));
+      n_dep = choose(is_dep, n_dep + I(1), n_dep);
     }
     return det;
   }
 
-  // |det Φ_d| for a given split.
-  template <class Part>
-  HS_HD static double partition_determinant(const double (&Phi_q)[nc][nq], const Part& part) {
-    Mat<double, nc, nc> Jd;
+  // |det Φ_d| for a given split (0 where Φ_d is singular).
+  HS_HD static R partition_determinant(const R (&Phi_q)[nc][nq], const Partition& part) {
+    Mat<R, nc, nc> Jd;
     for (int r = 0; r < nc; ++r)
       for (int c = 0; c < nc; ++c) Jd(r, c) = select_at(Phi_q[r], part.dep[c]);
-    int perm[nc];
-    if (!lu_factor(Jd, perm)) return 0.0;
-    double det = 1.0;
-    for (int k = 0; k < nc; ++k) det *= fabs(Jd(k, k));
-    return det;
+    Index perm[nc];
+    const Mask factored = lu_factor(Jd, perm);
+    if constexpr (one_instance) {
+      if (!factored) return 0.0;
+    }
+    R det(1.0);
+    for (int k = 0; k < nc; ++k) det *= math::abs(Jd(k, k));
+    return choose(factored, det, R(0.0));
   }
 
   // Keep the current split while it stays well conditioned; otherwise take
   // the full-pivoting choice (A21: hysteresis of a factor 2 on |det Φ_d|).
-  // On lanes each lane decides on its own Φ_z, as its scalar run would; the
-  // decision is a few dozen operations on a 2 × 3 matrix, made lane by lane.
-  HS_HD static void choose_partition(State& s) {
-    struct OnePartition {
-      int indep[ni];
-      int dep[nc];
-    };
-    if constexpr (one_instance) {
-      OnePartition best;
-      const double best_det = full_pivot_partition(s.constraint_jacobian, best);
-      if (partition_determinant(s.constraint_jacobian, s.part) < 0.5 * best_det) {
-        for (int j = 0; j < ni; ++j) s.part.indep[j] = best.indep[j];
-        for (int r = 0; r < nc; ++r) s.part.dep[r] = best.dep[r];
-      }
-    } else {
-      for (int lane = 0; lane < R::width; ++lane) {
-        double Phi[nc][nq];
-        for (int r = 0; r < nc; ++r)
-          for (int c = 0; c < nq; ++c) Phi[r][c] = s.constraint_jacobian[r][c][lane];
-        OnePartition current, best{};
-        for (int j = 0; j < ni; ++j) current.indep[j] = static_cast<int>(s.part.indep[j][lane]);
-        for (int r = 0; r < nc; ++r) current.dep[r] = static_cast<int>(s.part.dep[r][lane]);
-        const double best_det = full_pivot_partition(Phi, best);
-        if (partition_determinant(Phi, current) < 0.5 * best_det) {
-          for (int j = 0; j < ni; ++j) s.part.indep[j].set(lane, best.indep[j]);
-          for (int r = 0; r < nc; ++r) s.part.dep[r].set(lane, best.dep[r]);
-        }
-      }
-    }
+  // On lanes each lane decides on its own Φ_z, as its scalar run would.
+  // Made at the end of a step, on Φ_z at the new positions (the expansion's,
+  // below), for the next step: the same decision as at the start of the
+  // next, without carrying Φ_z in the state from one step to the next
+  // (issue 16: nc·nq fewer reals live across the whole run loop on the GPU).
+  HS_HD static void choose_partition(const R (&Phi_q)[nc][nq], Partition& part) {
+    Partition best;
+    const R best_det = full_pivot_partition(Phi_q, best.indep, best.dep);
+    const Mask change = partition_determinant(Phi_q, part) < 0.5 * best_det;
+    for (int j = 0; j < ni; ++j) part.indep[j] = choose(change, best.indep[j], part.indep[j]);
+    for (int r = 0; r < nc; ++r) part.dep[r] = choose(change, best.dep[r], part.dep[r]);
   }
 
   // ---------------------------------------------------------------------
@@ -631,7 +672,6 @@ struct DoubleStepTrapezoidal {
     if constexpr (!one_instance) start = s;
     StepContext ctx;
     ctx.dt = dt;
-    choose_partition(s);
     ctx.part = s.part;
     advance_spools(P, K, s, dt, ctx.U);
     for (int k = 0; k < nq; ++k) {
@@ -712,8 +752,7 @@ struct DoubleStepTrapezoidal {
       }
     }
     report.constraint_residual = ctx.constraint_residual;
-    for (int r = 0; r < nc; ++r)
-      for (int c = 0; c < nq; ++c) s.constraint_jacobian[r][c] = e.constraint_jacobian[r][c];
+    choose_partition(e.constraint_jacobian, s.part);  // for the next step
     for (int k = 0; k < nq; ++k) {
       s.q[k] = e.q[k];
       s.qd[k] = e.qd[k];
@@ -761,7 +800,6 @@ struct DoubleStepTrapezoidal {
     choose_in_place(c, from.sdot_act, to.sdot_act);
     choose_in_place(c, from.input.U_ref, to.input.U_ref);
     choose_in_place(c, from.part, to.part);
-    choose_in_place(c, from.constraint_jacobian, to.constraint_jacobian);
   }
   // Structs and arrays of reals only (lanes.hpp).
   template <class Block>
@@ -806,8 +844,9 @@ struct DoubleStepTrapezoidal {
     double S_[nc][ni], res;
     if (!solve_dependent(P, hold, S.constraint_tolerance, 4 * S.max_position_iterations, s.q, S_, &res))
       return Status::invalid_parameters;
-    Mech::constraint_jacobian(Mech::pose(P.mechanism, s.q), s.constraint_jacobian);
-    full_pivot_partition(s.constraint_jacobian, s.part);
+    double Phi_q[nc][nq];
+    Mech::constraint_jacobian(Mech::pose(P.mechanism, s.q), Phi_q);
+    full_pivot_partition(Phi_q, s.part.indep, s.part.dep);
 
     // Static actuator forces: at rest R_zᵀ(r − Σ F_a ∂s_a/∂z) = 0.
     double zero[nq] = {};

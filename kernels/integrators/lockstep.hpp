@@ -333,7 +333,6 @@ struct Lockstep {
     block(&S1::U, w.U);
     block(&S1::s_act, w.s_act);
     block(&S1::sdot_act, w.sdot_act);
-    block(&S1::constraint_jacobian, w.constraint_jacobian);
     for (int lane = 0; lane < W; ++lane) {
       for (int a = 0; a < na; ++a) w.input.U_ref[a].set(lane, one[lane].input.U_ref[a]);
       for (int j = 0; j < One::ni; ++j) w.part.indep[j].set(lane, one[lane].part.indep[j]);

@@ -248,8 +248,6 @@ struct PenaltyTrapezoidal : DoubleStepTrapezoidal<ModelT> {
       s.s_act[a] = e.s[a];
       s.sdot_act[a] = e.sdot[a];
     }
-    for (int r = 0; r < nc; ++r)
-      for (int c = 0; c < nq; ++c) s.constraint_jacobian[r][c] = e.constraint_jacobian[r][c];
     ++s.steps;
     s.t = grid_time(s.t0, s.steps, dt);
     if (eval_out) *eval_out = e;

@@ -141,11 +141,10 @@ HS_HD SummaryOf<Integrator> run_instance(const typename Integrator::Params& P, c
     return smp;
   };
   long record_index = 0;
+  int steps_since_record = 0;
   if (stride > 0) record(record_index++, sample(0.0, 0.0, 0.0));
 
   const long n_steps = static_cast<long>(S.duration / S.dt + 0.5);
-  // Last switch of U_ref within the run; the settling clock starts there.
-  const double t_switch = Model::Input::last_switch(P.input, S.duration);
   double t_last_moving = -1.0, tracking_sq = 0.0;
   bool moving = false;
   typename Integrator::StepReport rep;
@@ -182,8 +181,11 @@ HS_HD SummaryOf<Integrator> run_instance(const typename Integrator::Params& P, c
       if (st.p[k] < out.p_min[k]) out.p_min[k] = st.p[k];
       if (st.p[k] > out.p_max[k]) out.p_max[k] = st.p[k];
     }
-    if (stride > 0 && (n + 1) % stride == 0)
+    // A countdown, not (n + 1) % stride: no 64-bit remainder (a subroutine call on the GPU) in the loop.
+    if (stride > 0 && ++steps_since_record == stride) {
+      steps_since_record = 0;
       record(record_index++, sample(drift, rep.newton_iterations, rep.constraint_residual));
+    }
     if (check != Status::ok) { out.status = check; break; }
   }
   // Times come from the integrator's state, on the step grid t0 + k·dt
@@ -191,6 +193,9 @@ HS_HD SummaryOf<Integrator> run_instance(const typename Integrator::Params& P, c
   // (t_last_moving − t_switch) carry no running-sum drift.
   out.t_end = st.t;
   const double nan = __builtin_nan("");
+  // Last switch of U_ref within the run; the settling clock starts there.
+  // Computed here, after the loop, so that it is not live across it (GPU registers).
+  const double t_switch = Model::Input::last_switch(P.input, S.duration);
   out.settling_time = moving ? nan : (t_last_moving > t_switch ? t_last_moving - t_switch : 0.0);
   out.tracking_rms = opt.reference && out.steps > 0 ? sqrt(tracking_sq / out.steps) : nan;
   for (int k = 0; k < nq; ++k) { out.q[k] = st.q[k]; out.qd[k] = st.qd[k]; }

@@ -224,7 +224,12 @@ struct LiftTilt {
 
   HS_HD static PlanarTransform<double> joint2_transform(const Params& P) {
     // ^{Tc1}U_{Bc2}: constant (seed 004 eq 31, {E11} = {Bc2}).
-    return {::cos(P.joint2_angle), ::sin(P.joint2_angle), P.joint2_offset_x, P.joint2_offset_y};
+    // math::cos/sin, never the C library's: GCC merges a cos and a sin of one
+    // argument into one glibc sincos call or not depending on the inlining
+    // context, and the two differ in the last bit for some arguments, which
+    // made the manipulator's results depend on the translation unit that
+    // inlined this (docs/models/lanes.md §3: one polynomial on the host).
+    return {math::cos(P.joint2_angle), math::sin(P.joint2_angle), P.joint2_offset_x, P.joint2_offset_y};
   }
 
   template <class T>
@@ -237,7 +242,7 @@ struct LiftTilt {
   template <class T>
   HS_HD static Twists<T> twists(const Params& P, const T* q, const T* qd) {
     Twists<T> o;
-    const double ca = ::cos(P.base_angle), sa = ::sin(P.base_angle);
+    const double ca = math::cos(P.base_angle), sa = math::sin(P.base_angle);
     const PlanarTransform<double> E1 = joint2_transform(P);
     T c0 = T(ca), s0 = T(sa);  // orientation of {Bcj}
     Planar3<T> Vc{T(0.0), T(0.0), T(0.0)};  // ^{Bcj}V
@@ -456,9 +461,9 @@ struct LiftTilt {
   // origin of {B11}; b: lift joint → tilt joint in {B11}; t: tilt joint →
   // TCP in {B12}.
   HS_HD static bool inverse_kinematics(const Params& P, double X, double Y, double* q) {
-    const double ca = ::cos(P.base_angle), sa = ::sin(P.base_angle);
+    const double ca = math::cos(P.base_angle), sa = math::sin(P.base_angle);
     const double jx = P.base_x + ca * P.segment[0].base_link, jy = P.base_y + sa * P.segment[0].base_link;
-    const double c2 = ::cos(P.joint2_angle), s2 = ::sin(P.joint2_angle);
+    const double c2 = math::cos(P.joint2_angle), s2 = math::sin(P.joint2_angle);
     const double bx = P.segment[0].rod_link + P.joint2_offset_x + c2 * P.segment[1].base_link;
     const double by = P.joint2_offset_y + s2 * P.segment[1].base_link;
     const double tx = P.tcp_x, ty = P.tcp_y;
@@ -470,7 +475,7 @@ struct LiftTilt {
     const double gamma = -::acos(cg);
     q[1] = gamma - ::atan2(ty, tx) + ::atan2(by, bx) - P.joint2_angle;
     const double a = P.joint2_angle + q[1];
-    const double ex = bx + ::cos(a) * tx - ::sin(a) * ty, ey = by + ::sin(a) * tx + ::cos(a) * ty;
+    const double ex = bx + math::cos(a) * tx - math::sin(a) * ty, ey = by + math::sin(a) * tx + math::cos(a) * ty;
     q[0] = ::atan2(dy, dx) - ::atan2(ey, ex) - P.base_angle;
     // Wrap into (−π, π].
     for (int j = 0; j < 2; ++j) {

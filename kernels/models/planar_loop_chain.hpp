@@ -150,7 +150,7 @@ struct PlanarLoopChain {
     const auto& b1 = P.body[0];
     const auto& b2 = P.body[1];
     const auto& b3 = P.body[2];
-    const double c1 = ::cos(z[0]), s1 = ::sin(z[0]);
+    const double c1 = math::cos(z[0]), s1 = math::sin(z[0]);
     const double Cx = P.base_x + c1 * b1.distal_x - s1 * b1.distal_y;
     const double Cy = P.base_y + s1 * b1.distal_x + c1 * b1.distal_y;
     const double L2 = ::sqrt(b2.distal_x * b2.distal_x + b2.distal_y * b2.distal_y);
@@ -165,7 +165,7 @@ struct PlanarLoopChain {
     const double h = ::sqrt(h2);
     const double ux = vx / dist, uy = vy / dist;
     // (D − C) × (E − D) = (D − C) × v = −side·h·|v| for D − C = a û + side·h·perp(û).
-    const double sigma = ::sin(z[2] + beta3 - beta2);
+    const double sigma = math::sin(z[2] + beta3 - beta2);
     const double side = sigma > 0.0 ? -1.0 : 1.0;
     const double Dx = Cx + a * ux - side * h * uy;
     const double Dy = Cy + a * uy + side * h * ux;

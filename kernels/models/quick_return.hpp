@@ -194,7 +194,7 @@ struct QuickReturnDae {
   //   d²/dt² [u × d] = ü × d + 2 u̇ × ḋ + u × d̈,  u̇ = θ̇ k × u, ü = θ̈ k × u − θ̇² u.
   template <class T>
   HS_HD static void constraints_of(const Params& P, const Kinematics<T>& k, T* phi, T* phidd) {
-    const double ca = ::cos(P.ram_line_angle), sa = ::sin(P.ram_line_angle);
+    const double ca = math::cos(P.ram_line_angle), sa = math::sin(P.ram_line_angle);
     const V2<T> uJ{T(ca), T(sa)};
     const V2<T> dJ{k.PJ.p.x - P.ram_line_x, k.PJ.p.y - P.ram_line_y};
     const V2<T> u1{k.th[0].c, k.th[0].s};
@@ -289,29 +289,29 @@ struct QuickReturnDae {
     // along u_1: |L − O| sin(φ_L − θ1) + d5_y = 0, two roots θ1 a half-turn
     // apart; the guess picks the side of O the slider is on (sign of
     // cos(θ1 − φ_L)).
-    const double c4 = ::cos(z[3]), s4 = ::sin(z[3]);
+    const double c4 = math::cos(z[3]), s4 = math::sin(z[3]);
     const double Lx = P.crank_pivot_x + c4 * b[3].distal_x - s4 * b[3].distal_y - P.lever_pivot_x;
     const double Ly = P.crank_pivot_y + s4 * b[3].distal_x + c4 * b[3].distal_y - P.lever_pivot_y;
     const double rho = ::sqrt(Lx * Lx + Ly * Ly);
     if (!(rho > ::fabs(b[4].distal_y))) return;
     const double phiL = ::atan2(Ly, Lx);
     const double a5 = ::asin(b[4].distal_y / rho);
-    double th1 = ::cos(P.initial_angle[0] - phiL) >= 0.0 ? phiL + a5 : phiL - kPi - a5;
+    double th1 = math::cos(P.initial_angle[0] - phiL) >= 0.0 ? phiL + a5 : phiL - kPi - a5;
     th1 = near_turn(th1, P.initial_angle[0]);
     // Branch A: I = H + ℓ2 (cos(θ2 + β2), sin(θ2 + β2)) with P_J on the ram
     // line: u_J × (H − r_J) + ℓ2 sin(θ2 + β2 − α_J) + d3_y = 0; the guess
     // picks the root by the sign of cos(θ2 + β2 − α_J).
-    const double c1 = ::cos(th1), s1 = ::sin(th1);
+    const double c1 = math::cos(th1), s1 = math::sin(th1);
     const double Hx = P.lever_pivot_x + c1 * b[0].distal_x - s1 * b[0].distal_y;
     const double Hy = P.lever_pivot_y + s1 * b[0].distal_x + c1 * b[0].distal_y;
-    const double ca = ::cos(P.ram_line_angle), sa = ::sin(P.ram_line_angle);
+    const double ca = math::cos(P.ram_line_angle), sa = math::sin(P.ram_line_angle);
     const double l2 = ::sqrt(b[1].distal_x * b[1].distal_x + b[1].distal_y * b[1].distal_y);
     const double beta2 = ::atan2(b[1].distal_y, b[1].distal_x);
     const double offset = ca * (Hy - P.ram_line_y) - sa * (Hx - P.ram_line_x) + b[2].distal_y;
     if (!(l2 > ::fabs(offset))) return;
     const double a2 = ::asin(-offset / l2);
     const double guess2 = P.initial_angle[0] + P.initial_angle[1];
-    const double rel = ::cos(guess2 + beta2 - P.ram_line_angle) >= 0.0 ? a2 : kPi - a2;
+    const double rel = math::cos(guess2 + beta2 - P.ram_line_angle) >= 0.0 ? a2 : kPi - a2;
     const double th2 = rel - beta2 + P.ram_line_angle;
     z[0] = th1;
     z[1] = near_turn(th2 - th1, P.initial_angle[1]);

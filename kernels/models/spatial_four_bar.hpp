@@ -211,7 +211,7 @@ struct SpatialFourBarDae {
   HS_HD static void initial_guess(const Params& P, double* x) {
     const double a = P.initial_angle[0];
     const auto& b2 = P.body[0];
-    const double c = ::cos(a), sn = ::sin(a);
+    const double c = math::cos(a), sn = math::sin(a);
     x[xG2] = 0.0;
     x[yG2] = P.base_x + c * b2.com_x - sn * b2.com_y;
     x[zG2] = P.base_y + sn * b2.com_x + c * b2.com_y;
