@@ -42,9 +42,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import kernel_resources  # noqa: E402  (find_cuobjdump, resource_usage)
 
-# The default four-bar's simulation kernel (cuda_double_step.cu.o).
+# The default four-bar's simulation kernel (cuda_double_step.cu.o; the double step on R = double).
 KERNEL = ("_ZN2hs14for_each_indexINS_14InstanceKernelINS_21DoubleStepTrapezoidalINS_13ActuatedModelINS_15PlanarLoopChain"
-          "ILi3EEENS_17HydraulicCylinderINS_18ThreeVolumeCircuitENS_11BrownMcPheeEEELi1ENS_16OpenLoopScheduleEEEEEEEEEvT_l")
+          "ILi3EEENS_17HydraulicCylinderINS_18ThreeVolumeCircuitENS_11BrownMcPheeEEELi1ENS_16OpenLoopScheduleEEEdEEEEEEvT_l")
 STEPS = 10000  # the seed 002 cycle: 10 s at 1 ms
 THREADS_PER_BLOCK = 128  # host/run/backends/cuda_support.hpp kThreadsPerBlock
 
@@ -96,8 +96,10 @@ def callgrind_counts(exe, tmp):
     cmd = ["valgrind", "--tool=callgrind", "--dump-instr=yes", "--dump-line=no", "--compress-pos=no",
            "--compress-strings=no",
            "--toggle-collect=*DoubleStepTrapezoidal<*>::step(*", f"--callgrind-out-file={out_file}",
-           exe, "run", study, "--out", os.path.join(tmp, "out"), "-j", "1", "--backend", "cpu", "-q"]
-    print("running the default four-bar's 10 s cycle under callgrind (one instance) ...", flush=True)
+           exe, "run", study, "--out", os.path.join(tmp, "out"), "-j", "1", "--backend", "cpu", "--lanes", "1", "-q"]
+    # --lanes 1: the scalar path, the one the GPU kernel runs (lockstep lanes,
+    # the CPU's default since issue 16 stage 2, would count 8 lanes' packed work).
+    print("running the default four-bar's 10 s cycle under callgrind (one instance, one lane) ...", flush=True)
     subprocess.run(cmd, check=True, capture_output=True, text=True)
     counts = collections.Counter()
     obj, skip_next = None, False
