@@ -116,18 +116,13 @@ bool same(double recorded, double now, double scale, double relative = kRelative
 // regrouping (~1e-15).
 constexpr double kRelativeConstrained = 1e-10;
 
-// The one exception to bit for bit: the VDC controller's TCP tracking errors
-// (lift-tilt, kernels/control/vdc.hpp). They come from the forward kinematics
-// in plain double, where cos and sin of the same angle are merged by GCC into
-// one glibc sincos call at some optimization levels and not at others; sincos
-// and sin/cos differ in the last bit for some arguments, so the two CI
-// flavours (-O3 -march=native, -O1 baseline) differ by about one ulp of the
-// 3 m TCP coordinate (measured: at most 4.1e-16 m; 59 against 27 sincos calls
-// in a test program built both ways). The physics and every other column stay
-// bit-identical (the integrators evaluate kinematics on dual numbers, whose
-// sin and cos go through one path). Bound: 1e-14 m, 25 ulp of 3 m.
-bool controller_tracking_column(const std::string& c) { return c.rfind("tcp_error_", 0) == 0; }
-constexpr double kTrackingAbsolute = 1e-14;  // [m]
+// The VDC controller's TCP tracking errors (lift-tilt, kernels/control/
+// vdc.hpp) are bit for bit too. They once had a bound of their own (1e-14 m):
+// GCC 12's basic-block vectorizer fused the planar rotations of the forward
+// kinematics into vfmaddsub despite -ffp-contract=off in the -march=native
+// build only, which an earlier note here took for glibc's sincos. With that
+// vectorizer off (CMakeLists.txt) and no C library trig in the kernels, the
+// native, baseline and sanitizer builds agree bit for bit.
 
 // Compares `now` with the recording (or records it). `exact` columns must be
 // identical; `scale(row, column)` gives the scale of the relative bound.
@@ -150,9 +145,6 @@ void compare_or_record(const std::string& study, const Table& now, const std::se
       const double a = old.rows[r][k], b = now.rows[r][k];
       if (exact.count(c)) {
         EXPECT_TRUE(a == b || (std::isnan(a) && std::isnan(b)))
-            << study << " row " << r << " (instance " << now.rows[r][0] << ") " << c << ": recorded " << a << ", now " << b;
-      } else if (controller_tracking_column(c)) {
-        EXPECT_TRUE((std::isnan(a) && std::isnan(b)) || std::fabs(a - b) <= kTrackingAbsolute)
             << study << " row " << r << " (instance " << now.rows[r][0] << ") " << c << ": recorded " << a << ", now " << b;
       } else {
         EXPECT_TRUE(same(a, b, scale(now.rows[r], k, b), relative))

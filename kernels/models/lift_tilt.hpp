@@ -224,11 +224,8 @@ struct LiftTilt {
 
   HS_HD static PlanarTransform<double> joint2_transform(const Params& P) {
     // ^{Tc1}U_{Bc2}: constant (seed 004 eq 31, {E11} = {Bc2}).
-    // math::cos/sin, never the C library's: GCC merges a cos and a sin of one
-    // argument into one glibc sincos call or not depending on the inlining
-    // context, and the two differ in the last bit for some arguments, which
-    // made the manipulator's results depend on the translation unit that
-    // inlined this (docs/models/lanes.md §3: one polynomial on the host).
+    // math::cos/sin like every kernel: one polynomial on the host for one
+    // instance and for lanes (docs/models/lanes.md §3, kernels/core/trig.hpp).
     return {math::cos(P.joint2_angle), math::sin(P.joint2_angle), P.joint2_offset_x, P.joint2_offset_y};
   }
 
