@@ -28,7 +28,10 @@ BatchResult run_batch_cpu_penalty(const BatchSpec& spec);
 BatchResult run_batch_cpu_index1_baumgarte(const BatchSpec& spec);
 
 BatchResult run_batch_cpu(const BatchSpec& spec) {
-  const int lanes = cpu_batch::batch_lanes(spec);  // 1 unless the integrator has lockstep lanes
+  // 1 unless the integrator has lockstep lanes; a (model, friction law,
+  // formulation) this build lacks is refused here, by the combination lookup
+  // (std::invalid_argument naming the model and what it supports).
+  const int lanes = cpu_batch::batch_lanes(spec);
   if (spec.formulation == DoubleStepFormulation::name) {
     if (lanes == 8) return run_batch_cpu_double_step_lanes8(spec);
     if (lanes == 4) return run_batch_cpu_double_step_lanes4(spec);
@@ -37,9 +40,6 @@ BatchResult run_batch_cpu(const BatchSpec& spec) {
   if (lanes != 1) throw std::logic_error("formulation " + spec.formulation + " has lanes but no CPU lockstep unit");
   if (spec.formulation == PenaltyFormulation::name) return run_batch_cpu_penalty(spec);
   if (spec.formulation == Index1BaumgarteFormulation::name) return run_batch_cpu_index1_baumgarte(spec);
-  // Not a formulation of this build: the combination lookup names the model
-  // and what it supports (std::invalid_argument).
-  with_batch_combination(spec, [](auto) {});
   throw std::logic_error("formulation " + spec.formulation + " has no CPU translation unit");
 }
 
