@@ -80,7 +80,9 @@ TEST(Catalog, EverySupportedCombinationIsCompiledAndMatchesItsDescription) {
       }
     }
     // Static laws are linearizable, laws with states are not (for the laws the model has).
-    if (m.supports_friction("bengisu-akay")) EXPECT_TRUE(ModelDescriptor::contains(m.stability_friction_laws, "bengisu-akay"));
+    if (m.supports_friction("bengisu-akay")) {
+      EXPECT_TRUE(ModelDescriptor::contains(m.stability_friction_laws, "bengisu-akay"));
+    }
     EXPECT_FALSE(ModelDescriptor::contains(m.stability_friction_laws, "lugre"));
   }
 }

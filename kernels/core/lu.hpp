@@ -6,6 +6,15 @@
 // their largest entry when choosing pivots, so that a pressure row in Pa/s
 // does not always win against a moment row in N·m; the factors themselves
 // are not scaled, the solution is that of the original system.
+//
+// Few divisions (docs/models/integrators.md §3.5): the sm_90 GPU has no
+// FP64 divide, each one is a reciprocal seed and about ten dependent FP64
+// instructions. The scaled comparison |a_ik|/m_i > |a_pk|/m_p is made as
+// |a_ik|·m_p > |a_pk|·m_i (the row maxima m > 0). The pivots' reciprocals
+// 1/u_kk, computed once for the multipliers, can be kept (inv_pivot) for
+// back substitutions that multiply by them instead of dividing by u_kk:
+// one more rounding per unknown (≤ 1.5 ulp instead of 0.5), which the
+// Newton iterations that use it correct; the other solves divide.
 #pragma once
 #include <cmath>
 #include <type_traits>
@@ -16,8 +25,9 @@
 
 namespace hs {
 
-// Factor A in place as P A = L U (unit lower L). Returns false if a pivot is
-// zero or not finite (singular to working precision). T may be Dual<M>: the
+// Factor A in place as P A = L U (unit lower L); inv_pivot[k] = 1/u_kk.
+// Returns false if a scaled pivot |u_kk|/m_k is not in (1e-300, 1e300)
+// (singular to working precision, or not finite). T may be Dual<M>: the
 // pivots are chosen on values and the factors carry derivatives.
 //
 // On lanes (T on Lanes<W>, kernels/core/lanes.hpp) every lane pivots on its
@@ -27,7 +37,7 @@ namespace hs {
 // computing (its values are discarded by the caller); the others get exactly
 // their scalar factors (docs/models/lanes.md).
 template <int N, class T, class I>
-HS_HD auto lu_factor(Mat<T, N, N>& A, I (&perm)[N]) {
+HS_HD auto lu_factor(Mat<T, N, N>& A, I (&perm)[N], T (&inv_pivot)[N]) {
   // Every loop is unrolled and every index a compile-time constant (the pivot
   // row p is reached by comparing, not by indexing), so on the GPU the matrix,
   // the scales and the permutation stay in registers instead of local memory
@@ -37,7 +47,7 @@ HS_HD auto lu_factor(Mat<T, N, N>& A, I (&perm)[N]) {
   using Mask = MaskOf<V>;
   constexpr bool one_instance = std::is_same<Mask, bool>::value;
   Mask ok(true);
-  V row_scale[N];
+  V row_max[N];  // m_i = max_j |a_ij|, swapped with the rows
   HS_UNROLL
   for (int i = 0; i < N; ++i) {
     perm[i] = I(i);
@@ -49,23 +59,26 @@ HS_HD auto lu_factor(Mat<T, N, N>& A, I (&perm)[N]) {
     } else {
       ok = ok && (m > 0.0);
     }
-    row_scale[i] = 1.0 / m;
+    row_max[i] = m;
   }
   HS_UNROLL
   for (int k = 0; k < N; ++k) {
     I p(k);
-    V best = math::abs(value(A(k, k))) * row_scale[k];
+    // The candidate of largest |a_ik|/m_i, compared without dividing (exact
+    // ties keep the upper row; products of entries up to ~1e154 are finite).
+    V best = math::abs(value(A(k, k))), best_max = row_max[k];
     HS_UNROLL
     for (int i = k + 1; i < N; ++i) {
-      const V c = math::abs(value(A(i, k))) * row_scale[i];
-      const Mask larger = c > best;
+      const V c = math::abs(value(A(i, k)));
+      const Mask larger = c * best_max > best * row_max[i];
       best = choose(larger, c, best);
+      best_max = choose(larger, row_max[i], best_max);
       p = choose(larger, I(i), p);
     }
     if constexpr (one_instance) {
-      if (!(best > 1e-300) || !(best < 1e300)) return false;
+      if (!(best > 1e-300 * best_max) || !(best < 1e300 * best_max)) return false;
     } else {
-      ok = ok && (best > 1e-300) && (best < 1e300);
+      ok = ok && (best > 1e-300 * best_max) && (best < 1e300 * best_max);
     }
     HS_UNROLL
     for (int i = k + 1; i < N; ++i) {
@@ -77,15 +90,16 @@ HS_HD auto lu_factor(Mat<T, N, N>& A, I (&perm)[N]) {
           A(k, j) = choose(swap, A(i, j), t);
           A(i, j) = choose(swap, t, A(i, j));
         }
-        const V ts = row_scale[k];
-        row_scale[k] = choose(swap, row_scale[i], ts);
-        row_scale[i] = choose(swap, ts, row_scale[i]);
+        const V ts = row_max[k];
+        row_max[k] = choose(swap, row_max[i], ts);
+        row_max[i] = choose(swap, ts, row_max[i]);
         const I tp = perm[k];
         perm[k] = choose(swap, perm[i], tp);
         perm[i] = choose(swap, tp, perm[i]);
       }
     }
     const T inv = 1.0 / A(k, k);
+    inv_pivot[k] = inv;
     HS_UNROLL
     for (int i = k + 1; i < N; ++i) {
       const T l = A(i, k) * inv;
@@ -97,13 +111,16 @@ HS_HD auto lu_factor(Mat<T, N, N>& A, I (&perm)[N]) {
   if constexpr (one_instance) return true;
   else return ok;
 }
+template <int N, class T, class I>
+HS_HD auto lu_factor(Mat<T, N, N>& A, I (&perm)[N]) {
+  T inv_pivot[N];
+  return lu_factor(A, perm, inv_pivot);
+}
 
-// Solve A x = b with the factors of lu_factor. The factors (S) and the
-// right-hand side (T) may each be double or Dual<M> (or the same on lanes).
-// b[perm[i]] is gathered by comparing (as in lu_factor), so b and x stay in
-// registers on the GPU.
-template <int N, class S, class T, class I>
-HS_HD void lu_solve(const Mat<S, N, N>& LU, const I (&perm)[N], const T* b, T* x) {
+namespace lu_detail {
+// P b, then L y = P b and U x = y; divide(i, s) gives s / u_ii.
+template <int N, class S, class T, class I, class Divide>
+HS_HD HS_FORCEINLINE void substitute(const Mat<S, N, N>& LU, const I (&perm)[N], const T* b, T* x, Divide&& divide) {
   T y[N];
   HS_UNROLL
   for (int i = 0; i < N; ++i) {
@@ -118,8 +135,24 @@ HS_HD void lu_solve(const Mat<S, N, N>& LU, const I (&perm)[N], const T* b, T* x
     T s = y[i];
     HS_UNROLL
     for (int j = i + 1; j < N; ++j) s -= LU(i, j) * x[j];
-    x[i] = s / LU(i, i);
+    x[i] = divide(i, s);
   }
+}
+}  // namespace lu_detail
+
+// Solve A x = b with the factors of lu_factor. The factors (S) and the
+// right-hand side (T) may each be double or Dual<M> (or the same on lanes).
+// b[perm[i]] is gathered by comparing (as in lu_factor), so b and x stay in
+// registers on the GPU.
+template <int N, class S, class T, class I>
+HS_HD void lu_solve(const Mat<S, N, N>& LU, const I (&perm)[N], const T* b, T* x) {
+  lu_detail::substitute(LU, perm, b, x, [&](int i, const T& s) { return s / LU(i, i); });
+}
+// The same multiplying by lu_factor's inv_pivot instead of dividing by u_ii
+// (one more rounding per unknown): for the Newton iterations.
+template <int N, class S, class T, class I>
+HS_HD void lu_solve(const Mat<S, N, N>& LU, const I (&perm)[N], const S (&inv_pivot)[N], const T* b, T* x) {
+  lu_detail::substitute(LU, perm, b, x, [&](int i, const T& s) { return s * inv_pivot[i]; });
 }
 
 // Solve A x = b for small N in one call; false if A is singular.
@@ -132,6 +165,21 @@ HS_HD auto solve_linear(Mat<S, N, N> A, const T* b, T* x) {
     if (!ok) return false;
   }
   lu_solve(A, perm, b, x);
+  return ok;
+}
+// The same for a Newton increment J Δx = −f: multiplies by the pivots'
+// reciprocals instead of dividing (one more rounding per unknown, ~1e-16 of
+// an increment that is itself below the tolerance at convergence). The
+// trapezoidal formulations' Newton loops use it, nothing else.
+template <int N, class S, class T>
+HS_HD auto solve_newton_increment(Mat<S, N, N> A, const T* b, T* x) {
+  LaneIndex<ValueOf<S>> perm[N];
+  S inv_pivot[N];
+  const auto ok = lu_factor(A, perm, inv_pivot);
+  if constexpr (std::is_same<decltype(ok), const bool>::value) {
+    if (!ok) return false;
+  }
+  lu_solve(A, perm, inv_pivot, b, x);
   return ok;
 }
 

@@ -699,7 +699,7 @@ struct DoubleStepTrapezoidal {
       if constexpr (one_instance) {
         if (!tangent(P, K, S, ctx, x, f, J, &last)) return Status::constraint_failure;
         for (int r = 0; r < nx; ++r) f[r] = -f[r];
-        if (!solve_linear(J, f, dx)) return Status::newton_failure;
+        if (!solve_newton_increment(J, f, dx)) return Status::newton_failure;
         bool converged = false;
         const Status update = newton_update<ni>(S, x, dx, converged);
         if (update != Status::ok) return update;
@@ -712,7 +712,7 @@ struct DoubleStepTrapezoidal {
         pending = pending && closed;
         for (int r = 0; r < nx; ++r) f[r] = -f[r];
         R dxi[nx];
-        const Mask solved = solve_linear(J, f, dxi);
+        const Mask solved = solve_newton_increment(J, f, dxi);
         set_status_where(pending && !solved, status, Status::newton_failure);
         pending = pending && solved;
         Mask converged;

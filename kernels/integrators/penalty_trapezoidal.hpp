@@ -171,7 +171,7 @@ struct PenaltyTrapezoidal : DoubleStepTrapezoidal<ModelT> {
         return true;
       });
       for (int r = 0; r < nx; ++r) f[r] = -f[r];
-      if (!solve_linear(J, f, dx)) return Status::newton_failure;
+      if (!solve_newton_increment(J, f, dx)) return Status::newton_failure;
       const Status update = Base::template newton_update<nq>(S, x, dx, converged);
       if (update != Status::ok) return update;
       // Multiplier update with Φ at the new positions, eq (19).
