@@ -45,6 +45,7 @@
 #pragma once
 #include <cmath>
 
+#include "kernels/core/balance.hpp"
 #include "kernels/core/hd.hpp"
 #include "kernels/core/small_matrix.hpp"
 
@@ -75,52 +76,6 @@ constexpr double kEps = 2.220446049250313e-16;    // DBL_EPSILON (unit roundoff 
 constexpr double kTiny = 2.2250738585072014e-308;  // DBL_MIN
 
 HS_HD HS_FORCEINLINE bool is_finite(double x) { return x - x == 0.0; }
-
-// Diagonal similarity by powers of 2 until every row/column pair is balanced
-// within 5 % (Parlett–Reinsch; the convergence test and the radix-2 step as
-// in EISPACK balanc / LAPACK dgebal). Norms: 1-norms without the diagonal,
-// which the similarity leaves unchanged.
-template <int N>
-HS_HD void balance(Mat<double, N, N>& A) {
-  constexpr double radix = 2.0, radix2 = radix * radix;
-  bool converged = false;
-  // Each sweep changes some scale by at least a factor 2; a bound on the
-  // sweeps only guards against pathological (denormal) inputs.
-  for (int sweep = 0; sweep < 256 && !converged; ++sweep) {
-    converged = true;
-    for (int i = 0; i < N; ++i) {
-      double c = 0.0, r = 0.0;
-      for (int j = 0; j < N; ++j) {
-        if (j == i) continue;
-        c += ::fabs(A(j, i));
-        r += ::fabs(A(i, j));
-      }
-      // A zero row or column off the diagonal: no scaling can balance it
-      // (dgebal would permute it away; for eigenvalues alone, leaving it is fine).
-      if (c == 0.0 || r == 0.0) continue;
-      const double s = c + r;
-      double f = 1.0;
-      // Find f = 2^k with c f ~ r / f, i.e. c f^2 within a factor radix^2 of r.
-      double g = r / radix;
-      while (c < g && f < 1e300) {
-        f *= radix;
-        c *= radix2;
-      }
-      g = r * radix;
-      while (c >= g && f > 1e-300) {
-        f /= radix;
-        c /= radix2;
-      }
-      // Scale only when it reduces the row+column norm noticeably.
-      if ((c + r) / f < 0.95 * s) {
-        converged = false;
-        const double finv = 1.0 / f;
-        for (int j = 0; j < N; ++j) A(i, j) *= finv;
-        for (int j = 0; j < N; ++j) A(j, i) *= f;
-      }
-    }
-  }
-}
 
 // Householder reduction to upper Hessenberg form, in place
 // (G&VL Algorithm 7.4.2). Reflector k: P = I - tau v v^T, v(k+1) = 1,
@@ -364,7 +319,7 @@ HS_HD EigenResult<N> eigenvalues(Mat<double, N, N> A, bool balance = true) {
         for (int k = 0; k < N; ++k) out.re[k] = out.im[k] = NAN;
         return out;
       }
-  if (balance) eigen_detail::balance(A);
+  if (balance) balance_by_powers_of_two(A);  // kernels/core/balance.hpp
   eigen_detail::hessenberg(A);
   eigen_detail::hessenberg_qr(A, out);
   return out;
