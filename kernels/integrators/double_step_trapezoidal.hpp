@@ -120,8 +120,14 @@ struct DoubleStepTrapezoidal {
     T pressure_rate[np];
     Vec<T, nw> friction_rate;
     K constraint_jacobian[nc][nq];  // Φ_z, for the next step's split
-    K kinetic, potential;  // filled only when evaluate(..., with_energy = true)
+    K kinetic, potential;  // filled only when evaluate(..., Outputs::state or all)
   };
+
+  // What evaluate() fills besides the kinematics, the actuator forces and Φ_z:
+  // the Newton residual's rows (reduced, pressure_rate, friction_rate), the
+  // energies, or both. A step's converged state needs only the energies
+  // (docs/models/integrators.md §3.4).
+  enum class Outputs { residual, state, all };
 
   // The mechanism's driving coordinates independent, the others dependent
   // (ascending order): the split held during assembly.
@@ -325,13 +331,15 @@ struct DoubleStepTrapezoidal {
   template <class T>
   HS_HD HS_FORCEINLINE static T actuator_terms(const Params& P, const Constants& K, int a, const T& length,
                                                const T& sdot, const T* y, const T* wd, const R* U, T& piston_force,
-                                               T& friction_force, T* pressure_rate, T* friction_rate) {
+                                               T& friction_force, T* pressure_rate, T* friction_rate,
+                                               bool with_rates = true) {
     const T* p = y + a * nsa;
     const T* w = p + npa;
     piston_force = Actuator::piston_force(K.actuator[a], p);
     friction_force = Actuator::friction_force(P.actuator[a], sdot, w, wd + a * nwa);
-    Actuator::state_rates(P.actuator[a], K.actuator[a], p, w, U[a], length - K.actuator[a].s0, sdot,
-                          pressure_rate + a * npa, friction_rate + a * nwa);
+    if (with_rates)
+      Actuator::state_rates(P.actuator[a], K.actuator[a], p, w, U[a], length - K.actuator[a].s0, sdot,
+                            pressure_rate + a * npa, friction_rate + a * nwa);
     return piston_force - friction_force;
   }
 
@@ -342,13 +350,13 @@ struct DoubleStepTrapezoidal {
                                                       const MotionT& motion, int a, const T* y, const T* wd,
                                                       const R* U, Tk& length, Tk& rate, Tk* ds_dz,
                                                       T& piston_force, T& friction_force, T* pressure_rate,
-                                                      T* friction_rate) {
+                                                      T* friction_rate, bool with_rates = true) {
     const auto act = Actuators::actuator(P.mechanism, pose, motion, a);
     length = act.length;
     rate = act.rate;
     Actuators::actuator_jacobian(P.mechanism, pose, act, ds_dz, a);
     return actuator_terms(P, K, a, Widen<T>::from(act.length), Widen<T>::from(act.rate), y, wd, U, piston_force,
-                          friction_force, pressure_rate, friction_rate);
+                          friction_force, pressure_rate, friction_rate, with_rates);
   }
 
   // The actuators' states of s gathered as y (actuator a's at a·nsa:
@@ -487,9 +495,19 @@ struct DoubleStepTrapezoidal {
   template <class T>
   HS_HD static void evaluate(const Params& P, const Constants& K, const Partition& part, const Kinematic<T>* q,
                              const Kinematic<T>* qd_i, const Kinematic<T>* qdd_i, const T* y, const T* wd,
-                             const R* U, Evaluation<T>& e, bool with_energy) {
+                             const R* U, Evaluation<T>& e, Outputs what, R* closure_error = nullptr) {
     using Tk = Kinematic<T>;
+    const bool rows = what != Outputs::state;
     const auto pose = Mech::pose(P.mechanism, q);
+    if constexpr (std::is_same<Tk, R>::value) {
+      if (closure_error) {  // |Φ|∞ at q, as solve_dependent measures it
+        R phi[nc];
+        Mech::constraints(P.mechanism, pose, phi);
+        R err(0.0);
+        for (int r = 0; r < nc; ++r) err = choose(math::abs(phi[r]) > err, math::abs(phi[r]), err);
+        *closure_error = err;
+      }
+    }
     auto& J = e.constraint_jacobian;
     Mech::constraint_jacobian(pose, J);
     Mat<Tk, nc, nc> Jd;
@@ -528,14 +546,15 @@ struct DoubleStepTrapezoidal {
     }
 
     Tk r[nq];
-    Mech::dynamics_residual(P.mechanism, pose, motion, acc, r);
+    if (rows) Mech::dynamics_residual(P.mechanism, pose, motion, acc, r);
     // Per actuator: length, rate, force and ∂s_a/∂z reduced on z_i.
     T F[na];
     Tk s_i[na][ni];
     for (int a = 0; a < na; ++a) {
       Tk ds_dz[nq];
       F[a] = actuator_on_mechanism(P, K, pose, motion, a, y, wd, U, e.s[a], e.sdot[a], ds_dz, e.piston_force[a],
-                                   e.friction_force[a], e.pressure_rate, e.friction_rate.data());
+                                   e.friction_force[a], e.pressure_rate, e.friction_rate.data(), rows);
+      if (!rows) continue;
       for (int j = 0; j < ni; ++j) {
         Tk sj = select_at(ds_dz, part.indep[j]);
         for (int k = 0; k < nc; ++k) sj -= G[k][j] * select_at(ds_dz, part.dep[k]);
@@ -543,46 +562,17 @@ struct DoubleStepTrapezoidal {
       }
     }
     // R_zᵀ (r − Σ F_a ∂s_a/∂z) = (r_i − Gᵀ r_d) − Σ F_a (∂s_a/∂z_i − Gᵀ ∂s_a/∂z_d), seed 001 eq (16).
-    for (int j = 0; j < ni; ++j) {
+    for (int j = 0; rows && j < ni; ++j) {
       Tk rj = select_at(r, part.indep[j]);
       for (int k = 0; k < nc; ++k) rj -= G[k][j] * select_at(r, part.dep[k]);
       T v = Widen<T>::from(rj) - F[0] * Widen<T>::from(s_i[0][j]);
       for (int a = 1; a < na; ++a) v -= F[a] * Widen<T>::from(s_i[a][j]);
       e.reduced[j] = v;
     }
-    if (with_energy) {
+    if (what != Outputs::residual) {
       e.kinetic = Mech::kinetic_energy(P.mechanism, motion);
       e.potential = Mech::potential_energy(P.mechanism, pose);
     }
-  }
-
-  // Value of an evaluation at x + dx from its value and gradient at x.
-  // A Dual<ni> (kinematic) quantity uses the first ni entries of dx, the z_i.
-  template <int N>
-  HS_HD static R expand(const Dual<N, R>& v, const R* dx) {
-    R r = v.a;
-    for (int k = 0; k < N; ++k) r += v.v[k] * dx[k];
-    return r;
-  }
-  HS_HD static void expand(const Evaluation<Jet>& a, const R* dx, Evaluation<R>& e) {
-    for (int k = 0; k < nq; ++k) {
-      e.q[k] = expand(a.q[k], dx);
-      e.qd[k] = expand(a.qd[k], dx);
-      e.qdd[k] = expand(a.qdd[k], dx);
-    }
-    for (int k = 0; k < na; ++k) {
-      e.s[k] = expand(a.s[k], dx);
-      e.sdot[k] = expand(a.sdot[k], dx);
-      e.piston_force[k] = expand(a.piston_force[k], dx);
-      e.friction_force[k] = expand(a.friction_force[k], dx);
-    }
-    for (int j = 0; j < ni; ++j) e.reduced[j] = expand(a.reduced[j], dx);
-    for (int k = 0; k < np; ++k) e.pressure_rate[k] = expand(a.pressure_rate[k], dx);
-    for (int k = 0; k < nw; ++k) e.friction_rate[k] = expand(a.friction_rate[k], dx);
-    for (int r = 0; r < nc; ++r)
-      for (int c = 0; c < nq; ++c) e.constraint_jacobian[r][c] = expand(a.constraint_jacobian[r][c], dx);
-    e.kinetic = expand(a.kinetic, dx);
-    e.potential = expand(a.potential, dx);
   }
 
   // ---------------------------------------------------------------------
@@ -593,27 +583,40 @@ struct DoubleStepTrapezoidal {
     R U[na];              // spools at t_{k+1}
     Partition part;
     R q_guess[nq];        // full coordinates; z_d entries warm-start the closure solve
+    R dzd_dzi[nc][ni];    // ∂z_d/∂z_i at q_guess (zero before the first solve)
     R qd_hat[nq], qdd_hat[nq], pd_hat[np];
     Vec<R, nw> wd_hat;
     R constraint_residual;
   };
 
-  // Residual f(x) of eq (38); false if the loop closure cannot be solved
-  // (on lanes: the mask of the `pending` lanes whose closure was solved).
-  // With `out`, the full evaluation (energies included) is returned too.
+  // The model at x: the loop closure solved for x's z_i (ctx.q_guess then
+  // holds the coordinates, ctx.constraint_residual |Φ|∞), the trapezoidal
+  // rates of eq (33) into pd, wd and evaluate()'s `what` into e. False if the
+  // loop closure cannot be solved (on lanes: the mask of the `pending` lanes
+  // whose closure was solved).
+  // Without `solve_closure` (values only): z_d is the warm start below, not
+  // iterated, and *closure_error receives its |Φ|∞ from the evaluation's pose.
   template <class T>
-  HS_HD static Mask residual(const Params& P, const Constants& K, const IntegratorSettings& S, StepContext& ctx,
-                             const T* x, T* f, Evaluation<T>* out = nullptr, Mask pending = Mask(true)) {
+  HS_HD static Mask evaluate_at(const Params& P, const Constants& K, const IntegratorSettings& S, StepContext& ctx,
+                                const T* x, Evaluation<T>& e, T* pd, T* wd, Outputs what, Mask pending,
+                                bool solve_closure = true, R* closure_error = nullptr) {
     const double dt = ctx.dt;
+    // Warm start of the closure solve: z_d moved along ∂z_d/∂z_i of the last
+    // solve by the change of z_i (implicit function theorem; first order, so
+    // the solve starts O(|Δz_i|²) from its solution).
+    for (int r = 0; r < nc; ++r) {
+      R v = select_at(ctx.q_guess, ctx.part.dep[r]);
+      for (int j = 0; j < ni; ++j) v += ctx.dzd_dzi[r][j] * (value(x[j]) - select_at(ctx.q_guess, ctx.part.indep[j]));
+      assign_at(ctx.q_guess, ctx.part.dep[r], v);
+    }
     for (int j = 0; j < ni; ++j) assign_at(ctx.q_guess, ctx.part.indep[j], value(x[j]));
-    R dzd_dzi[nc][ni];
-    const Mask closed = solve_dependent(P, ctx.part, S.constraint_tolerance, S.max_position_iterations, ctx.q_guess,
-                                        dzd_dzi, &ctx.constraint_residual, pending);
+    const Mask closed = solve_closure ? solve_dependent(P, ctx.part, S.constraint_tolerance, S.max_position_iterations,
+                                                        ctx.q_guess, ctx.dzd_dzi, &ctx.constraint_residual, pending)
+                                      : pending;
+    const auto& dzd_dzi = ctx.dzd_dzi;
     if (!any_lane(closed)) return closed;
     using Tk = Kinematic<T>;
     Tk q[nq], zi[ni], qd_i[ni], qdd_i[ni];
-    T pd[np];
-    Vec<T, nw> wd;
     for (int j = 0; j < ni; ++j) {
       const Index k = ctx.part.indep[j];
       zi[j] = head<ni>(x[j]);
@@ -625,28 +628,63 @@ struct DoubleStepTrapezoidal {
       // Implicit function theorem: the value from the inner solve, the
       // derivative ∂z_d/∂z_i · dz_i.
       Tk v(select_at(ctx.q_guess, ctx.part.dep[r]));
-      for (int j = 0; j < ni; ++j) v += dzd_dzi[r][j] * (zi[j] - value(zi[j]));
+      if constexpr (!std::is_same<Tk, R>::value)
+        for (int j = 0; j < ni; ++j) v += dzd_dzi[r][j] * (zi[j] - value(zi[j]));
       assign_at(q, ctx.part.dep[r], v);
     }
-    trapezoidal_actuator_rates(x, ni, dt, ctx.pd_hat, ctx.wd_hat.data(), pd, wd.data());
-    Evaluation<T> local;
-    Evaluation<T>& e = out ? *out : local;
-    evaluate(P, K, ctx.part, q, qd_i, qdd_i, x + ni, wd.data(), ctx.U, e, out != nullptr);
+    trapezoidal_actuator_rates(x, ni, dt, ctx.pd_hat, ctx.wd_hat.data(), pd, wd);
+    evaluate(P, K, ctx.part, q, qd_i, qdd_i, x + ni, wd, ctx.U, e, what, closure_error);
+    return closed;
+  }
+
+  // The state at the converged x, on values (docs/models/integrators.md
+  // §3.4): z_d from the warm start, which is O(|Δz_i|²) off the closure, and
+  // the model there with its |Φ|∞; where that is above the closure tolerance,
+  // the closure solved and the model evaluated again. The first is what
+  // solve_dependent's first pass would find converged, without a second pose,
+  // Jacobian and factorization. On lanes: the mask of the `pending` lanes
+  // with a state (the others' e is not meaningful).
+  HS_HD static Mask converged_state(const Params& P, const Constants& K, const IntegratorSettings& S,
+                                    StepContext& ctx, const R* x, Evaluation<R>& e, Mask pending) {
+    R pd[np];
+    Vec<R, nw> wd;
+    R err;
+    evaluate_at(P, K, S, ctx, x, e, pd, wd.data(), Outputs::state, pending, false, &err);
+    const Mask redo = pending && !(err <= S.constraint_tolerance);  // a NaN too
+    ctx.constraint_residual = choose(pending && !redo, err, ctx.constraint_residual);
+    if (!any_lane(redo)) return pending;
+    if constexpr (one_instance) {
+      return evaluate_at(P, K, S, ctx, x, e, pd, wd.data(), Outputs::state, true);
+    } else {
+#if !defined(__CUDACC__) && !defined(__HIPCC__)
+      Evaluation<R> again;
+      const Mask closed = evaluate_at(P, K, S, ctx, x, again, pd, wd.data(), Outputs::state, redo);
+      choose_in_place(redo, again, e);
+      return (pending && !redo) || closed;
+#endif
+    }
+  }
+
+  // Residual f(x) of eq (38); false if the loop closure cannot be solved
+  // (on lanes: the mask of the `pending` lanes whose closure was solved).
+  template <class T>
+  HS_HD static Mask residual(const Params& P, const Constants& K, const IntegratorSettings& S, StepContext& ctx,
+                             const T* x, T* f, Mask pending = Mask(true)) {
+    Evaluation<T> e;
+    T pd[np];
+    Vec<T, nw> wd;
+    const Mask closed = evaluate_at(P, K, S, ctx, x, e, pd, wd.data(), Outputs::residual, pending);
+    if (!any_lane(closed)) return closed;
     for (int j = 0; j < ni; ++j) f[j] = e.reduced[j];
     actuator_residual_rows(ni, pd, wd.data(), e.pressure_rate, e.friction_rate.data(), f);
     return closed;
   }
 
-  // Newton tangent and residual at x. With the exact tangent, `jet_eval`
-  // (if given) receives the evaluation with its derivatives along x.
+  // Newton tangent and residual at x.
   HS_HD static Mask tangent(const Params& P, const Constants& K, const IntegratorSettings& S, StepContext& ctx,
-                            const R* x, R* f, Mat<R, nx, nx>& J, Evaluation<Jet>* jet_eval = nullptr,
-                            Mask pending = Mask(true)) {
-    return newton_tangent<nx>(S.tangent, x, f, J, [&](const auto* xt, auto* ft) {
-      using T = typename std::remove_const<typename std::remove_pointer<decltype(xt)>::type>::type;
-      if constexpr (std::is_same<T, Jet>::value) return residual(P, K, S, ctx, xt, ft, jet_eval, pending);
-      else return residual(P, K, S, ctx, xt, ft, static_cast<Evaluation<T>*>(nullptr), pending);
-    });
+                            const R* x, R* f, Mat<R, nx, nx>& J, Mask pending = Mask(true)) {
+    return newton_tangent<nx>(S.tangent, x, f, J,
+                              [&](const auto* xt, auto* ft) { return residual(P, K, S, ctx, xt, ft, pending); });
   }
 
   struct StepReport {
@@ -680,6 +718,8 @@ struct DoubleStepTrapezoidal {
       ctx.qdd_hat[k] = -((4.0 / (dt * dt)) * s.q[k] + (4.0 / dt) * s.qd[k] + s.qdd[k]);
     }
     ctx.constraint_residual = R(0.0);
+    for (int r = 0; r < nc; ++r)
+      for (int j = 0; j < ni; ++j) ctx.dzd_dzi[r][j] = R(0.0);
     R x[nx];
     for (int j = 0; j < ni; ++j) x[j] = select_at(ctx.q_guess, s.part.indep[j]);
     predict_actuator_states(s, dt, ni, x, ctx.pd_hat, ctx.wd_hat.data());
@@ -688,8 +728,6 @@ struct DoubleStepTrapezoidal {
     Mask pending = active;  // lanes still iterating
     report.newton_iterations = 0;
     int it = 0;
-    R dx[nx];
-    Evaluation<Jet> last;  // evaluation of the last iterate, with ∂/∂x
     while (it < S.max_newton_iterations) {
       ++it;
       report.lane_iterations += one_instance ? 1 : static_cast<int>(sizeof(R) / sizeof(double));
@@ -697,8 +735,9 @@ struct DoubleStepTrapezoidal {
       R f[nx];
       Mat<R, nx, nx> J;
       if constexpr (one_instance) {
-        if (!tangent(P, K, S, ctx, x, f, J, &last)) return Status::constraint_failure;
+        if (!tangent(P, K, S, ctx, x, f, J)) return Status::constraint_failure;
         for (int r = 0; r < nx; ++r) f[r] = -f[r];
+        R dx[nx];
         if (!solve_newton_increment(J, f, dx)) return Status::newton_failure;
         bool converged = false;
         const Status update = newton_update<ni>(S, x, dx, converged);
@@ -706,8 +745,7 @@ struct DoubleStepTrapezoidal {
         if (converged) { pending = false; break; }
       } else {
         report.newton_iterations = choose(pending, report.newton_iterations + 1.0, report.newton_iterations);
-        Evaluation<Jet> current;
-        const Mask closed = tangent(P, K, S, ctx, x, f, J, &current, pending);
+        const Mask closed = tangent(P, K, S, ctx, x, f, J, pending);
         set_status_where(pending && !closed, status, Status::constraint_failure);
         pending = pending && closed;
         for (int r = 0; r < nx; ++r) f[r] = -f[r];
@@ -719,9 +757,6 @@ struct DoubleStepTrapezoidal {
         const Mask finite = newton_update<ni>(S, x, dxi, converged, pending);
         set_status_where(pending && !finite, status, Status::diverged);
         pending = pending && finite;
-        // The lanes that took this iteration keep its increment and evaluation.
-        for (int k = 0; k < nx; ++k) dx[k] = choose(pending, dxi[k], dx[k]);
-        choose_in_place(pending, current, last);
         pending = pending && !converged;
         if (!any_lane(pending)) break;
       }
@@ -734,22 +769,18 @@ struct DoubleStepTrapezoidal {
     }
 
     // Consistent state at t_{k+1}: positions on the constraint manifold,
-    // velocities/accelerations from eqs (13)–(15), rates from eqs (33)–(34).
-    // With the exact tangent the last evaluation already holds every
-    // quantity and its derivative along x, so the state at x + Δx is
-    // its first-order expansion, exact to O(|Δx|²) ≤ O(tol²) (Δx passed
-    // the convergence test): no further model evaluation is needed.
+    // velocities/accelerations from eqs (13)–(15), rates from eqs (33)–(34):
+    // the loop closure solved at the converged z_i and the model evaluated
+    // there on values, without the residual's rows (docs/models/integrators.md
+    // §3.4). Nothing of the Newton iterations' dual-number evaluations is
+    // kept across the increment's solve (issue 16: the GPU kernel's live state).
     Evaluation<R> e;
-    if (S.tangent == Tangent::exact) {
-      expand(last, dx, e);
+    if constexpr (one_instance) {
+      if (!converged_state(P, K, S, ctx, x, e, true)) return Status::constraint_failure;
     } else {
-      R f[nx];
-      if constexpr (one_instance) {
-        if (!residual(P, K, S, ctx, x, f, &e)) return Status::constraint_failure;
-      } else {
-        const Mask closed = residual(P, K, S, ctx, x, f, &e, active && status == St::of(Status::ok));
-        set_status_where(active && status == St::of(Status::ok) && !closed, status, Status::constraint_failure);
-      }
+      const Mask ok = active && status == St::of(Status::ok);
+      const Mask closed = converged_state(P, K, S, ctx, x, e, ok);
+      set_status_where(ok && !closed, status, Status::constraint_failure);
     }
     report.constraint_residual = ctx.constraint_residual;
     choose_partition(e.constraint_jacobian, s.part);  // for the next step
@@ -929,7 +960,7 @@ struct DoubleStepTrapezoidal {
     for (int k = 0; k < nw; ++k) wd[k] = Di(0.0);
     const double U0[na] = {};
     Evaluation<Di> ed;
-    evaluate(P, K, s.part, qi, qd_i, qdd_i, y, wd.data(), U0, ed, false);
+    evaluate(P, K, s.part, qi, qd_i, qdd_i, y, wd.data(), U0, ed, Outputs::residual);
     Mat<double, ni, ni> A;
     double b[ni], a0[ni];
     for (int r2 = 0; r2 < ni; ++r2) {
@@ -940,7 +971,7 @@ struct DoubleStepTrapezoidal {
     double qdi[ni] = {}, yv[na * nsa], wdv[nw > 0 ? nw : 1] = {};
     gather_actuator_states(s, yv);  // friction states zero (static_state)
     Evaluation<double> e;
-    evaluate(P, K, s.part, s.q, qdi, a0, yv, wdv, U0, e, true);
+    evaluate(P, K, s.part, s.q, qdi, a0, yv, wdv, U0, e, Outputs::all);
     for (int k = 0; k < nq; ++k) s.qdd[k] = e.qdd[k];
     for (int k = 0; k < np; ++k) s.pd[k] = e.pressure_rate[k];
     for (int k = 0; k < nw; ++k) s.wd[k] = e.friction_rate[k];

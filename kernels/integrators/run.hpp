@@ -84,8 +84,6 @@ HS_HD RunSummary<nq, np, na, Report> unstarted_summary(Status status) {
   return out;
 }
 
-// Integrate until settings.duration; every `stride` steps (and at t = 0)
-// record(index, sample) is called if stride > 0.
 // The summary and sample types run_instance gives for an integrator.
 template <class Integrator>
 using SummaryOf = RunSummary<Integrator::nq, Integrator::np, Integrator::na,
@@ -93,25 +91,46 @@ using SummaryOf = RunSummary<Integrator::nq, Integrator::np, Integrator::na,
 template <class Integrator>
 using SampleOf = Sample<Integrator::nq, Integrator::np, Integrator::na, InputProbe<typename Integrator::Model::Input>>;
 
+// What run_instance carries from one step to the next besides the
+// integrator's state: the summary it builds and the running values of its
+// quadratures (the energy balance, the settling clock, the tracking error).
+// The caller owns it, so that a backend can place it: the CUDA backend keeps
+// it in a per-thread slot of shared memory, where it holds no registers across
+// the step and is not spilled to local memory (host/run/backends/
+// instance_kernel.hpp; issue 16). Updated once per step.
+template <class Integrator>
+struct RunCarry {
+  SummaryOf<Integrator> out;
+  double E0;                     // T + V at t = 0
+  double power_cyl, power_fr;    // the powers at the last step's end (A18)
+  double t_last_moving, tracking_sq;
+};
+
+// Integrate until settings.duration into carry.out; every `stride` steps
+// (and at t = 0) record(index, sample) is called if stride > 0.
 template <class Integrator, class Recorder>
-HS_HD SummaryOf<Integrator> run_instance(const typename Integrator::Params& P, const IntegratorSettings& S,
-                                         const RunOptions& opt, Recorder&& record) {
+HS_HD void run_instance(const typename Integrator::Params& P, const IntegratorSettings& S, const RunOptions& opt,
+                        Recorder&& record, RunCarry<Integrator>& carry) {
   const int stride = opt.stride;
   constexpr int nq = Integrator::nq, np = Integrator::np, na = Integrator::na;
   using Model = typename Integrator::Model;
   using Actuator = typename Model::Actuator;
   using Input = typename Model::Input;
   using Report = InputReport<Input>;
-  SummaryOf<Integrator> out;
+  SummaryOf<Integrator>& out = carry.out;
+  out = SummaryOf<Integrator>();
   typename Integrator::State st;
   typename Integrator::Constants K;
   typename Integrator::template Evaluation<double> e;
   const Status init = Integrator::initialize(P, S, st, K, &e);
-  if (init != Status::ok) return unstarted_summary<nq, np, na, Report>(init);  // st.p may never have been set
+  if (init != Status::ok) {  // st.p may never have been set
+    out = unstarted_summary<nq, np, na, Report>(init);
+    return;
+  }
   out.status = init;
   for (int k = 0; k < np; ++k) { out.p_min[k] = st.p[k]; out.p_max[k] = st.p[k]; }
 
-  const double E0 = e.kinetic + e.potential;
+  carry.E0 = e.kinetic + e.potential;
   // Powers summed over the actuators (A18).
   auto cylinder_power = [&]() {
     double pw = Actuator::cylinder_power(e.piston_force[0], e.sdot[0]);
@@ -123,7 +142,8 @@ HS_HD SummaryOf<Integrator> run_instance(const typename Integrator::Params& P, c
     for (int a = 1; a < na; ++a) pw += Actuator::friction_power(e.friction_force[a], e.sdot[a]);
     return pw;
   };
-  double power_cyl = cylinder_power(), power_fr = friction_power();
+  carry.power_cyl = cylinder_power();
+  carry.power_fr = friction_power();
   auto sample = [&](double drift, double iterations, double violation) {
     SampleOf<Integrator> smp;
     input_probe<Input, na>(P, st.input, smp);
@@ -145,7 +165,8 @@ HS_HD SummaryOf<Integrator> run_instance(const typename Integrator::Params& P, c
   if (stride > 0) record(record_index++, sample(0.0, 0.0, 0.0));
 
   const long n_steps = static_cast<long>(S.duration / S.dt + 0.5);
-  double t_last_moving = -1.0, tracking_sq = 0.0;
+  carry.t_last_moving = -1.0;
+  carry.tracking_sq = 0.0;
   bool moving = false;
   typename Integrator::StepReport rep;
   // The driving joint z_1 of the outputs below: the integrator's driving
@@ -160,18 +181,18 @@ HS_HD SummaryOf<Integrator> run_instance(const typename Integrator::Params& P, c
     if (rep.constraint_residual > out.max_constraint_violation) out.max_constraint_violation = rep.constraint_residual;
 
     moving = fabs(st.qd[drive]) > opt.settling_rate;
-    if (moving) t_last_moving = st.t;
+    if (moving) carry.t_last_moving = st.t;
     if (opt.reference) {
       const double d = st.q[drive] - opt.reference[n + 1];
-      tracking_sq += d * d;
+      carry.tracking_sq += d * d;
     }
 
     const double pc = cylinder_power(), pf = friction_power();
-    out.cylinder_work += 0.5 * S.dt * (power_cyl + pc);
-    out.friction_work += 0.5 * S.dt * (power_fr + pf);
-    power_cyl = pc;
-    power_fr = pf;
-    const double drift = e.kinetic + e.potential - E0 - out.cylinder_work - out.friction_work;
+    out.cylinder_work += 0.5 * S.dt * (carry.power_cyl + pc);
+    out.friction_work += 0.5 * S.dt * (carry.power_fr + pf);
+    carry.power_cyl = pc;
+    carry.power_fr = pf;
+    const double drift = e.kinetic + e.potential - carry.E0 - out.cylinder_work - out.friction_work;
     if (fabs(out.cylinder_work) > out.max_cylinder_work) out.max_cylinder_work = fabs(out.cylinder_work);
     if (fabs(drift) > out.peak_energy_drift) out.peak_energy_drift = fabs(drift);
     out.final_energy_drift = drift;
@@ -196,8 +217,8 @@ HS_HD SummaryOf<Integrator> run_instance(const typename Integrator::Params& P, c
   // Last switch of U_ref within the run; the settling clock starts there.
   // Computed here, after the loop, so that it is not live across it (GPU registers).
   const double t_switch = Model::Input::last_switch(P.input, S.duration);
-  out.settling_time = moving ? nan : (t_last_moving > t_switch ? t_last_moving - t_switch : 0.0);
-  out.tracking_rms = opt.reference && out.steps > 0 ? sqrt(tracking_sq / out.steps) : nan;
+  out.settling_time = moving ? nan : (carry.t_last_moving > t_switch ? carry.t_last_moving - t_switch : 0.0);
+  out.tracking_rms = opt.reference && out.steps > 0 ? sqrt(carry.tracking_sq / out.steps) : nan;
   for (int k = 0; k < nq; ++k) { out.q[k] = st.q[k]; out.qd[k] = st.qd[k]; }
   for (int k = 0; k < np; ++k) out.p[k] = st.p[k];
   for (int a = 0; a < na; ++a) {
@@ -205,7 +226,14 @@ HS_HD SummaryOf<Integrator> run_instance(const typename Integrator::Params& P, c
     out.s[a] = e.s[a];
   }
   input_report<Input, na>(P, st.input, out);
-  return out;
+}
+
+template <class Integrator, class Recorder>
+HS_HD SummaryOf<Integrator> run_instance(const typename Integrator::Params& P, const IntegratorSettings& S,
+                                         const RunOptions& opt, Recorder&& record) {
+  RunCarry<Integrator> carry;
+  run_instance<Integrator>(P, S, opt, record, carry);
+  return carry.out;
 }
 
 template <class Integrator, class Recorder>

@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "host/run/backends/device_block.hpp"
+
 #define HS_CUDA_CHECK(call)                                                                                   \
   do {                                                                                                        \
     const cudaError_t hs_err_ = (call);                                                                       \
@@ -45,7 +47,7 @@ __global__ void for_each_index(Kernel kernel, long count) {
 }
 // Per-thread state (Newton matrices, QR workspace) lives in local memory;
 // 128 threads per block keep enough blocks resident for the latency.
-constexpr int kThreadsPerBlock = 128;
+constexpr int kThreadsPerBlock = kDeviceThreadsPerBlock;  // device_block.hpp
 template <class Kernel>
 void launch_for_each_index(const Kernel& kernel, long count) {
   const unsigned blocks = static_cast<unsigned>((count + kThreadsPerBlock - 1) / kThreadsPerBlock);

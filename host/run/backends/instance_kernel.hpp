@@ -14,10 +14,15 @@
 #include <stdexcept>
 
 #include "kernels/models/catalog.hpp"
+#include "host/run/backends/device_block.hpp"
 #include "host/run/batch.hpp"
 #include "kernels/integrators/run_columns.hpp"
 
 namespace hs {
+
+// The static shared memory a block's run-loop carries may take on the GPU (of
+// the 48 KB a block can have without opting in).
+constexpr long kCarrySharedBytes = 40 * 1024;
 
 template <class IntegratorT>
 struct InstanceKernel {
@@ -36,12 +41,31 @@ struct InstanceKernel {
   // that neighbouring threads write neighbouring addresses (coalesced).
   long instance_stride, sample_stride;
 
+  using Carry = RunCarry<Integrator>;
+  // On the GPU the run loop's carry (summary and running sums, kernels/integrators/run.hpp) lives in a
+  // per-thread slot of shared memory where one block's slots fit in kCarrySharedBytes: it then holds no
+  // registers across the step and is not spilled to local memory (issue 16; README "GPU projection").
+  static constexpr bool carry_in_shared_memory =
+      sizeof(Carry) * kDeviceThreadsPerBlock <= kCarrySharedBytes;
+
   HS_HD void operator()(long i) const {
     SampleT* traj = samples > 0 ? trajectories + i * instance_stride : nullptr;
     const long m = samples, ks = sample_stride;
-    summaries[i] = run_instance<Integrator>(params[i], settings, options, [traj, m, ks](long k, const SampleT& s) {
+    auto recorder = [traj, m, ks](long k, const SampleT& s) {
       if (k < m) traj[k * ks] = s;
-    });
+    };
+#if defined(__CUDA_ARCH__)
+    if constexpr (carry_in_shared_memory) {
+      __shared__ Carry slots[kDeviceThreadsPerBlock];  // launch_for_each_index: blocks of kDeviceThreadsPerBlock
+      Carry& carry = slots[threadIdx.x];
+      run_instance<Integrator>(params[i], settings, options, recorder, carry);
+      summaries[i] = carry.out;
+      return;
+    }
+#endif
+    Carry carry;
+    run_instance<Integrator>(params[i], settings, options, recorder, carry);
+    summaries[i] = carry.out;
   }
 };
 
