@@ -120,6 +120,17 @@ HS_HD HS_FORCEINLINE Dual<N, S> choose(const Mask& c, const Dual<N, S>& a, const
   return r;
 }
 
+// Exchanges a and b where c holds (per lane on lanes, where c is a mask): the
+// row and column exchanges of the pivoting factorizations (lu.hpp,
+// double_step_trapezoidal.hpp), written as two choices so that lanes that do
+// not swap keep their values bit for bit.
+template <class Mask, class T>
+HS_HD HS_FORCEINLINE void swap_where(const Mask& c, T& a, T& b) {
+  const T t = a;
+  a = choose(c, b, t);
+  b = choose(c, t, b);
+}
+
 // Value of a scalar of either kind: what branches and status checks look at
 // (the innermost value for nested jets).
 HS_HD inline double value(double x) { return x; }

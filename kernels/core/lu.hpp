@@ -85,17 +85,9 @@ HS_HD auto lu_factor(Mat<T, N, N>& A, I (&perm)[N], T (&inv_pivot)[N]) {
       const Mask swap = p == I(i);
       if (any_lane(swap)) {
         HS_UNROLL
-        for (int j = 0; j < N; ++j) {
-          const T t = A(k, j);
-          A(k, j) = choose(swap, A(i, j), t);
-          A(i, j) = choose(swap, t, A(i, j));
-        }
-        const V ts = row_max[k];
-        row_max[k] = choose(swap, row_max[i], ts);
-        row_max[i] = choose(swap, ts, row_max[i]);
-        const I tp = perm[k];
-        perm[k] = choose(swap, perm[i], tp);
-        perm[i] = choose(swap, tp, perm[i]);
+        for (int j = 0; j < N; ++j) swap_where(swap, A(k, j), A(i, j));
+        swap_where(swap, row_max[k], row_max[i]);
+        swap_where(swap, perm[k], perm[i]);
       }
     }
     const T inv = 1.0 / A(k, k);

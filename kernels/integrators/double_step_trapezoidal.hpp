@@ -238,24 +238,14 @@ struct DoubleStepTrapezoidal {
       for (int r = k + 1; r < nc; ++r) {  // rows k <-> pr
         const M swap = go && (pr == I(r));
         HS_UNROLL
-        for (int c = 0; c < nq; ++c) {
-          const V t = J[k][c];
-          J[k][c] = choose(swap, J[r][c], t);
-          J[r][c] = choose(swap, t, J[r][c]);
-        }
+        for (int c = 0; c < nq; ++c) swap_where(swap, J[k][c], J[r][c]);
       }
       HS_UNROLL
       for (int c = k + 1; c < nq; ++c) {  // columns k <-> pc
         const M swap = go && (pc == I(c));
         HS_UNROLL
-        for (int r = 0; r < nc; ++r) {
-          const V t = J[r][k];
-          J[r][k] = choose(swap, J[r][c], t);
-          J[r][c] = choose(swap, t, J[r][c]);
-        }
-        const I t = col[k];
-        col[k] = choose(swap, col[c], t);
-        col[c] = choose(swap, t, col[c]);
+        for (int r = 0; r < nc; ++r) swap_where(swap, J[r][k], J[r][c]);
+        swap_where(swap, col[k], col[c]);
       }
       det = choose(go, det * math::abs(J[k][k]), det);
       stopped = stopped || (J[k][k] == 0.0);
