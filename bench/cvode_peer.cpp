@@ -135,7 +135,7 @@ class ReducedOde {
     // y = p for the one actuator (no friction states).
     const double U[1] = {y[kU]};
     Integrator::evaluate(*P_, K_, part_, q, qd_i, qdd_i, p, static_cast<const D*>(nullptr), U, e,
-                         /*with_energy=*/false);
+                         Integrator::Outputs::residual);
     // reduced = a + B z̈_i  →  z̈_i = −B⁻¹ a   (B: reduced mass matrix).
     hs::Mat<double, ni, ni> B;
     double minus_a[ni], zdd[ni];

@@ -209,7 +209,7 @@ def sass_mix(library, cuobjdump, tmp):
     return mix
 
 
-def occupancy(registers, stack_bytes, tmp):
+def occupancy(registers, stack_bytes, tmp, shared_bytes=0):
     """Active warps per SM from cuda_occupancy.h for sm_90, 128-thread blocks."""
     include = next((d for d in ("/usr/local/cuda/include", "/usr/local/cuda/targets/x86_64-linux/include")
                     if os.path.exists(os.path.join(d, "cuda_occupancy.h"))), None)
@@ -228,7 +228,7 @@ int main(int argc, char** argv) {
   p.sharedMemPerMultiprocessor = 233472; p.numSms = 132; p.sharedMemPerBlockOptin = 232448;
   p.reservedSharedMemPerBlock = 1024;
   cudaOccFuncAttributes a;
-  a.maxThreadsPerBlock = 1024; a.numRegs = atoi(argv[1]); a.sharedSizeBytes = 0;
+  a.maxThreadsPerBlock = 1024; a.numRegs = atoi(argv[1]); a.sharedSizeBytes = atoi(argv[3]);
   a.partitionedGCConfig = PARTITIONED_GC_OFF; a.shmemLimitConfig = FUNC_SHMEM_LIMIT_DEFAULT;
   a.maxDynamicSharedSizeBytes = 0;
   cudaOccDeviceState s;
@@ -240,9 +240,10 @@ int main(int argc, char** argv) {
 ''')
     exe = os.path.join(tmp, "occ")
     run(["g++", "-std=c++17", "-I" + include, src, "-o", exe])
-    blocks, warps = map(int, run([exe, str(registers), str(THREADS_PER_BLOCK)]).stdout.split())
+    blocks, warps = map(int, run([exe, str(registers), str(THREADS_PER_BLOCK), str(shared_bytes)]).stdout.split())
     return {"blocks_per_sm": blocks, "warps_per_sm": warps, "occupancy": warps / 64.0,
             "threads_per_block": THREADS_PER_BLOCK, "stack_bytes_per_thread": stack_bytes,
+            "static_shared_bytes_per_block": shared_bytes,
             "local_memory_for_stacks_per_sm_bytes": stack_bytes * warps * 32}
 
 
@@ -282,7 +283,7 @@ def main():
         resources = kernel_resources.resource_usage(library, cuobjdump).get(KERNEL)
         if resources is None:
             sys.exit("gpu_projection: the default four-bar's kernel is not in " + library)
-        occ = occupancy(resources["registers"], resources["stack_bytes"], tmp)
+        occ = occupancy(resources["registers"], resources["stack_bytes"], tmp, resources.get("shared_bytes", 0))
 
     per_step = {k: v / steps for k, v in x86.items()}
     fp64_sass_per_step = (per_step.get("fp64_add_mul_fma", 0) + per_step.get("fp64_compare", 0)
@@ -339,7 +340,8 @@ def main():
     print(f"kernel: {resources['registers']} registers, {resources['stack_bytes']} B stack per thread")
     if occ:
         print(f"occupancy (cuda_occupancy.h, {THREADS_PER_BLOCK}-thread blocks): {occ['blocks_per_sm']} blocks, "
-              f"{occ['warps_per_sm']} warps per SM ({100 * occ['occupancy']:.1f} %)")
+              f"{occ['warps_per_sm']} warps per SM ({100 * occ['occupancy']:.1f} %), "
+              f"{occ['static_shared_bytes_per_block']} B of static shared memory per block")
     print(f"projected per instance-step: {fp64_sass_per_step:.0f} FP64 instructions, {sass_per_step:.0f} SASS "
           f"instructions, {local_bytes_per_step:.0f} local-memory bytes")
     print("ceilings [instance-steps/s]:")

@@ -120,7 +120,7 @@ def stable_name(mangled):
 
 
 def resource_usage(library, cuobjdump):
-    """{mangled kernel name: {"registers", "stack_bytes"}} of the hs:: kernels
+    """{mangled kernel name: {"registers", "stack_bytes", "shared_bytes"}} of the hs:: kernels
     (for_each_index and the other __global__ functions of our own) in the CUDA
     objects of a static library or one object file."""
     kernels = {}
@@ -144,7 +144,9 @@ def resource_usage(library, cuobjdump):
                     continue
                 m = re.search(r"REG:(\d+) STACK:(\d+)", line)
                 if m and current and current.startswith("_ZN2hs"):
+                    shared = re.search(r"SHARED:(\d+)", line)  # static shared memory per block
                     kernels[stable_name(current)] = {"registers": int(m.group(1)), "stack_bytes": int(m.group(2)),
+                                        "shared_bytes": int(shared.group(1)) if shared else 0,
                                         "object": os.path.basename(path)}
                     current = None
     names = demangle(list(kernels))
@@ -180,8 +182,8 @@ def gate(args):
             problems.append(f"  new kernel without a record: {k['name']} ({k['registers']} registers, "
                             f"{k['stack_bytes']} B stack; {k['object']})")
             continue
-        for field, unit in (("registers", ""), ("stack_bytes", " B")):
-            if k[field] > r[field]:
+        for field, unit in (("registers", ""), ("stack_bytes", " B"), ("shared_bytes", " B")):
+            if field in r and k[field] > r[field]:
                 problems.append(f"  {k['name']}: {field} {r[field]}{unit} -> {k[field]}{unit} "
                                 f"(+{k[field] - r[field]}{unit}; {k['object']})")
     shrunk = sum(1 for m, k in now.items() if m in record and

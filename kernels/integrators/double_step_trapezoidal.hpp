@@ -535,7 +535,7 @@ struct DoubleStepTrapezoidal {
       Mech::add_joint_acceleration(pose, part.dep[r], select_at(e.qdd, part.dep[r]), acc);
     }
 
-    Tk r[nq];
+    Tk r[nq] = {};  // {}: read only with the rows, but GCC cannot tell
     if (rows) Mech::dynamics_residual(P.mechanism, pose, motion, acc, r);
     // Per actuator: length, rate, force and ∂s_a/∂z reduced on z_i.
     T F[na];
@@ -552,12 +552,14 @@ struct DoubleStepTrapezoidal {
       }
     }
     // R_zᵀ (r − Σ F_a ∂s_a/∂z) = (r_i − Gᵀ r_d) − Σ F_a (∂s_a/∂z_i − Gᵀ ∂s_a/∂z_d), seed 001 eq (16).
-    for (int j = 0; rows && j < ni; ++j) {
-      Tk rj = select_at(r, part.indep[j]);
-      for (int k = 0; k < nc; ++k) rj -= G[k][j] * select_at(r, part.dep[k]);
-      T v = Widen<T>::from(rj) - F[0] * Widen<T>::from(s_i[0][j]);
-      for (int a = 1; a < na; ++a) v -= F[a] * Widen<T>::from(s_i[a][j]);
-      e.reduced[j] = v;
+    if (rows) {
+      for (int j = 0; j < ni; ++j) {
+        Tk rj = select_at(r, part.indep[j]);
+        for (int k = 0; k < nc; ++k) rj -= G[k][j] * select_at(r, part.dep[k]);
+        T v = Widen<T>::from(rj) - F[0] * Widen<T>::from(s_i[0][j]);
+        for (int a = 1; a < na; ++a) v -= F[a] * Widen<T>::from(s_i[a][j]);
+        e.reduced[j] = v;
+      }
     }
     if (what != Outputs::residual) {
       e.kinetic = Mech::kinetic_energy(P.mechanism, motion);
@@ -760,10 +762,10 @@ struct DoubleStepTrapezoidal {
 
     // Consistent state at t_{k+1}: positions on the constraint manifold,
     // velocities/accelerations from eqs (13)–(15), rates from eqs (33)–(34):
-    // the loop closure solved at the converged z_i and the model evaluated
-    // there on values, without the residual's rows (docs/models/integrators.md
-    // §3.4). Nothing of the Newton iterations' dual-number evaluations is
-    // kept across the increment's solve (issue 16: the GPU kernel's live state).
+    // the model evaluated on values at the converged x, without the
+    // residual's rows (converged_state; docs/models/integrators.md §3.6).
+    // Nothing of the Newton iterations' dual-number evaluations is kept
+    // across the increment's solve (issue 16: the GPU kernel's live state).
     Evaluation<R> e;
     if constexpr (one_instance) {
       if (!converged_state(P, K, S, ctx, x, e, true)) return Status::constraint_failure;

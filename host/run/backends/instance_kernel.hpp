@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <new>
 #include <stdexcept>
 
 #include "kernels/models/catalog.hpp"
@@ -45,8 +46,11 @@ struct InstanceKernel {
   // On the GPU the run loop's carry (summary and running sums, kernels/integrators/run.hpp) lives in a
   // per-thread slot of shared memory where one block's slots fit in kCarrySharedBytes: it then holds no
   // registers across the step and is not spilled to local memory (issue 16; README "GPU projection").
-  static constexpr bool carry_in_shared_memory =
-      sizeof(Carry) * kDeviceThreadsPerBlock <= kCarrySharedBytes;
+  // Slots are an odd number of 8-byte words apart, so that a warp's 8-byte accesses to one field fall
+  // in distinct banks.
+  static constexpr long carry_slot_bytes = (((static_cast<long>(sizeof(Carry)) + 7) / 8) | 1) * 8;
+  static constexpr bool carry_in_shared_memory = carry_slot_bytes * kDeviceThreadsPerBlock <= kCarrySharedBytes;
+  static_assert(alignof(Carry) <= 8, "a carry slot is 8-byte aligned");
 
   HS_HD void operator()(long i) const {
     SampleT* traj = samples > 0 ? trajectories + i * instance_stride : nullptr;
@@ -56,8 +60,10 @@ struct InstanceKernel {
     };
 #if defined(__CUDA_ARCH__)
     if constexpr (carry_in_shared_memory) {
-      __shared__ Carry slots[kDeviceThreadsPerBlock];  // launch_for_each_index: blocks of kDeviceThreadsPerBlock
-      Carry& carry = slots[threadIdx.x];
+      // Raw bytes: a __shared__ array is not constructed; the slot is, by placement new.
+      // launch_for_each_index runs blocks of kDeviceThreadsPerBlock threads.
+      __shared__ alignas(8) unsigned char slots[carry_slot_bytes * kDeviceThreadsPerBlock];
+      Carry& carry = *new (slots + carry_slot_bytes * threadIdx.x) Carry;
       run_instance<Integrator>(params[i], settings, options, recorder, carry);
       summaries[i] = carry.out;
       return;
