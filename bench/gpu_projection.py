@@ -6,8 +6,10 @@ What a device alone can tell is replaced by what can be measured here (issue 16)
   1. per instance-step operation counts on the CPU: the default four-bar
      (seed 002 work cycle, brown-mcphee, double step, dt = 1 ms, 10 s) run by
      `hydrosweep run` under callgrind with instruction-level dumps, counted
-     inside the integrator's step() and its callees (initialization and
-     sample recording excluded); every executed x86 instruction is classified
+     inside the instance's run_instance (its run loop: the step and the
+     loop's bookkeeping; initialization once per 10 000 steps; no samples
+     recorded). Until 2026-11-27 the count was of step() alone, which GCC
+     now inlines into the run loop; every executed x86 instruction is classified
      from its disassembly (objdump): FP64 arithmetic, divisions, square roots,
      compares and conversions, and the rest;
   2. the static SASS instruction mix of the same kernel for sm_90 (cuobjdump
@@ -95,7 +97,7 @@ def callgrind_counts(exe, tmp):
     out_file = os.path.join(tmp, "callgrind.out")
     cmd = ["valgrind", "--tool=callgrind", "--dump-instr=yes", "--dump-line=no", "--compress-pos=no",
            "--compress-strings=no",
-           "--toggle-collect=*DoubleStepTrapezoidal<*>::step(*", f"--callgrind-out-file={out_file}",
+           "--toggle-collect=*run_instance<hs::DoubleStepTrapezoidal<*", f"--callgrind-out-file={out_file}",
            exe, "run", study, "--out", os.path.join(tmp, "out"), "-j", "1", "--backend", "cpu", "--lanes", "1", "-q"]
     # --lanes 1: the scalar path, the one the GPU kernel runs (lockstep lanes,
     # the CPU's default since issue 16 stage 2, would count 8 lanes' packed work).
@@ -298,7 +300,7 @@ def main():
 
     assumptions = [
         f"CPU counts: one instance of the default four-bar (brown-mcphee, double step) over the 10 s seed 002 cycle "
-        f"({steps} steps of 1 ms), callgrind inside DoubleStepTrapezoidal::step and its callees, divided by the steps",
+        f"({steps} steps of 1 ms), callgrind inside run_instance<DoubleStepTrapezoidal<...>> (the run loop with its step and bookkeeping; initialization once, no samples), divided by the steps",
         "one SASS FP64 instruction per x86 scalar FP64 add/sub/mul/min/max/compare/convert (packed: per lane); "
         f"{EXPANSION['div']} per division and {EXPANSION['sqrt']} per square root (sm_90 has neither: "
         "MUFU seed + DFMA Newton iterations)",
