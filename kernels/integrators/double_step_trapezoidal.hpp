@@ -120,6 +120,7 @@ struct DoubleStepTrapezoidal {
     T pressure_rate[np];
     Vec<T, nw> friction_rate;
     K constraint_jacobian[nc][nq];  // Φ_z, for the next step's split
+    R split_determinant;            // |det Φ_d| of the split evaluated with (values only; 0 if singular)
     K kinetic, potential;  // filled only when evaluate(..., Outputs::state or all)
   };
 
@@ -302,10 +303,15 @@ struct DoubleStepTrapezoidal {
   // below), for the next step: the same decision as at the start of the
   // next, without carrying Φ_z in the state from one step to the next
   // (issue 16: nc·nq fewer reals live across the whole run loop on the GPU).
+  // current_det: |det Φ_d| of `part` at Φ_q, as partition_determinant gives it (the step passes the one
+  // its state's evaluation factored anyway, evaluate(): the same factorization of the same Φ_d).
   HS_HD static void choose_partition(const R (&Phi_q)[nc][nq], Partition& part) {
+    choose_partition(Phi_q, partition_determinant(Phi_q, part), part);
+  }
+  HS_HD static void choose_partition(const R (&Phi_q)[nc][nq], const R& current_det, Partition& part) {
     Partition best;
     const R best_det = full_pivot_partition(Phi_q, best.indep, best.dep);
-    const Mask change = partition_determinant(Phi_q, part) < 0.5 * best_det;
+    const Mask change = current_det < 0.5 * best_det;
     for (int j = 0; j < ni; ++j) part.indep[j] = choose(change, best.indep[j], part.indep[j]);
     for (int r = 0; r < nc; ++r) part.dep[r] = choose(change, best.dep[r], part.dep[r]);
   }
@@ -504,7 +510,13 @@ struct DoubleStepTrapezoidal {
     for (int r = 0; r < nc; ++r)
       for (int c = 0; c < nc; ++c) Jd(r, c) = select_at(J[r], part.dep[c]);
     Index perm[nc];
-    lu_factor(Jd, perm);  // nonsingular: solve_dependent succeeded at these values
+    const auto factored = lu_factor(Jd, perm);  // nonsingular: solve_dependent succeeded at these values
+    if constexpr (std::is_same<Tk, R>::value) {
+      // |det Φ_d| as partition_determinant computes it: the same factorization of the same Φ_d.
+      R det(1.0);
+      for (int k = 0; k < nc; ++k) det *= math::abs(Jd(k, k));
+      e.split_determinant = choose(factored, det, R(0.0));
+    }
     // G = Φ_d⁻¹ Φ_i, so R_z = [−G; I] in (dependent; independent) order.
     Tk G[nc][ni];
     for (int j = 0; j < ni; ++j) {
@@ -775,7 +787,7 @@ struct DoubleStepTrapezoidal {
       set_status_where(ok && !closed, status, Status::constraint_failure);
     }
     report.constraint_residual = ctx.constraint_residual;
-    choose_partition(e.constraint_jacobian, s.part);  // for the next step
+    choose_partition(e.constraint_jacobian, e.split_determinant, s.part);  // for the next step
     for (int k = 0; k < nq; ++k) {
       s.q[k] = e.q[k];
       s.qd[k] = e.qd[k];
