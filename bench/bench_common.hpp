@@ -2,6 +2,7 @@
 // a description of the machine and build (so a result file says where its
 // numbers come from), a small JSON writer and argv parsing.
 #pragma once
+#include "host/build_paths.hpp"
 #include "host/run/batch.hpp"
 #include "host/models/registry.hpp"
 #include "host/results/output.hpp"

@@ -21,6 +21,7 @@ registers or stack grow past the record, or a kernel has no record:
 
     python3 bench/kernel_resources.py --gate build/libhydrosweep_host.a [--record FILE]
     python3 bench/kernel_resources.py --record-gate build/libhydrosweep_host.a   # after a deliberate change
+    python3 bench/kernel_resources.py --count build/libhydrosweep_host.a         # how many kernels nvcc compiled
 """
 import argparse
 import json
@@ -205,11 +206,23 @@ def main():
     ap.add_argument("--gate", metavar="LIBRARY", help="check the built library's kernels against the record")
     ap.add_argument("--record-gate", metavar="LIBRARY", help="write the record from the built library")
     ap.add_argument("--record", metavar="FILE", help=f"the gate's record (default {os.path.relpath(GATE_RECORD, ROOT)})")
+    ap.add_argument("--count", metavar="LIBRARY", help="print how many hs:: kernels the built library has, by object")
     ap.add_argument("--cuobjdump", help="cuobjdump to use")
     ap.add_argument("--arch", default="90", help="SM architecture number (default 90: H100/H200)")
     ap.add_argument("--out", help="result file (default bench/results/kernel-resources-sm<arch>.json)")
     ap.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
     args = ap.parse_args()
+    if args.count:
+        cuobjdump = find_cuobjdump(args.cuobjdump)
+        if not cuobjdump:
+            sys.exit("kernel_resources: cuobjdump not found (python3 -m pip install nvidia-cuda-cuobjdump)")
+        kernels = resource_usage(args.count, cuobjdump)
+        by_object = {}
+        for k in kernels.values():
+            by_object[k["object"]] = by_object.get(k["object"], 0) + 1
+        print(f"kernel_resources: {len(kernels)} hs:: kernels compiled by nvcc ("
+              + ", ".join(f"{o}: {n}" for o, n in sorted(by_object.items())) + ")")
+        return 0
     if args.gate or args.record_gate:
         return gate(args)
     if not os.path.exists(args.nvcc):

@@ -3,7 +3,7 @@
 # Debian packages via apt-get, Python packages via pip.
 set -euo pipefail
 
-debs=(cmake g++ make pkg-config
+debs=(cmake g++ make pkg-config ccache
       libeigen3-dev liblapack-dev libhdf5-dev hdf5-tools libtomlplusplus-dev libcli11-dev
       libgtest-dev libgmock-dev libbenchmark-dev libsundials-dev
       python3-venv python3-dev  # the Python package: its test environment (scripts/test_python.sh), Python.h
@@ -18,6 +18,17 @@ if [ ${#missing[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# The compiler cache every build of the checkout goes through (CMakeLists.txt
+# sets the launcher; docs/build.md §2): room for a CUDA build and a few CPU
+# flavours. Set once, never shrunk below what the user chose.
+if command -v ccache >/dev/null 2>&1; then
+  max="$(ccache --get-config max_size 2>/dev/null || echo 0)"
+  case "$max" in
+    *G) [ "${max%.*G}" -lt 10 ] 2>/dev/null && ccache --set-config max_size=10G >/dev/null ;;
+    *) ccache --set-config max_size=10G >/dev/null ;;
+  esac
 fi
 
 # Python side: h5py, matplotlib, numpy (plots); scipy, pytest (the tests that

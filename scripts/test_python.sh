@@ -40,9 +40,21 @@ extra=(pytest)
 [ "${HYDROSWEEP_PY_PANDAS:-1}" = 1 ] && extra+=(pandas)
 "$py" -m pip install -q "${extra[@]}"
 
-echo "test_python: pip install ./python (compiles the host library: minutes)"
+# -v: the build's progress ([ 42%] Building ...) instead of minutes of
+# silence; the host library comes from the compiler cache when a build of this
+# checkout filled it (docs/build.md §5).
+echo "test_python: pip install ./python"
 SECONDS=0
-"$py" -m pip install -q ./python
+log="$(dirname "$env_dir")/pip-install.log"
+set +e
+"$py" -m pip install -v ./python 2>&1 | tee "$log" | grep --line-buffered -E '^ *\[ *[0-9]+%\]|^Successfully'
+status=${PIPESTATUS[0]}
+set -e
+if [ "$status" -ne 0 ]; then
+  tail -40 "$log" >&2
+  echo "test_python: pip install ./python failed (whole log: $log)" >&2
+  exit 1
+fi
 echo "test_python: pip install ./python took ${SECONDS} s"
 
 # python/ has a src layout: `import hydrosweep` is the installed package.

@@ -8,22 +8,19 @@ endif()
 get_filename_component(_hs_root "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 
 add_executable(test_study ${CMAKE_CURRENT_LIST_DIR}/test_study.cpp)
-target_link_libraries(test_study PRIVATE hydrosweep_host GTest::gtest_main)
-target_compile_definitions(test_study PRIVATE HYDROSWEEP_SOURCE_DIR="${_hs_root}")
+target_link_libraries(test_study PRIVATE hydrosweep_host hydrosweep_build_paths GTest::gtest_main)
 gtest_discover_tests(test_study PROPERTIES LABELS "cpu" DISCOVERY_TIMEOUT 60)
 
 # Runs the built `hydrosweep` executable end to end.
 add_executable(test_cli ${CMAKE_CURRENT_LIST_DIR}/test_cli.cpp)
-target_link_libraries(test_cli PRIVATE hydrosweep_host HDF5::HDF5 GTest::gtest_main)  # hydrosweep_host: the model registry
+target_link_libraries(test_cli PRIVATE hydrosweep_host hydrosweep_build_paths HDF5::HDF5 GTest::gtest_main)  # hydrosweep_host: the model registry
 target_include_directories(test_cli PRIVATE ${_hs_root})
-target_compile_definitions(test_cli PRIVATE HYDROSWEEP_EXE="$<TARGET_FILE:hydrosweep>" HYDROSWEEP_SOURCE_DIR="${_hs_root}")
 add_dependencies(test_cli hydrosweep)
 gtest_discover_tests(test_cli PROPERTIES LABELS "cpu" TIMEOUT 300 DISCOVERY_TIMEOUT 60)
 
 # `hydrosweep stability` end to end, the [stability] table, the CPU dispatch.
 add_executable(test_stability_cli ${CMAKE_CURRENT_LIST_DIR}/test_stability_cli.cpp)
-target_link_libraries(test_stability_cli PRIVATE hydrosweep_host HDF5::HDF5 GTest::gtest_main)
-target_compile_definitions(test_stability_cli PRIVATE HYDROSWEEP_EXE="$<TARGET_FILE:hydrosweep>" HYDROSWEEP_SOURCE_DIR="${_hs_root}")
+target_link_libraries(test_stability_cli PRIVATE hydrosweep_host hydrosweep_build_paths HDF5::HDF5 GTest::gtest_main)
 add_dependencies(test_stability_cli hydrosweep)
 gtest_discover_tests(test_stability_cli PROPERTIES LABELS "cpu" TIMEOUT 300 DISCOVERY_TIMEOUT 60)
 
@@ -31,10 +28,9 @@ gtest_discover_tests(test_stability_cli PROPERTIES LABELS "cpu" TIMEOUT 300 DISC
 # library's own functions (value checks, failure statuses, runner edges).
 function(hydrosweep_cli_test name)
   add_executable(${name} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/${name}.cpp)
-  target_link_libraries(${name} PRIVATE hydrosweep_host HDF5::HDF5 GTest::gtest_main)
+  target_link_libraries(${name} PRIVATE hydrosweep_host hydrosweep_build_paths HDF5::HDF5 GTest::gtest_main)
   target_include_directories(${name} PRIVATE ${_hs_root})
-  target_compile_definitions(${name} PRIVATE HYDROSWEEP_EXE="$<TARGET_FILE:hydrosweep>" HYDROSWEEP_SOURCE_DIR="${_hs_root}")
-  add_dependencies(${name} hydrosweep)
+    add_dependencies(${name} hydrosweep)
   gtest_discover_tests(${name} PROPERTIES LABELS "cpu" TIMEOUT 600 DISCOVERY_TIMEOUT 60)
 endfunction()
 hydrosweep_cli_test(test_end_to_end_values)
@@ -60,7 +56,6 @@ endif()
 
 # Seed 003's constrained systems through `hydrosweep stability` and `check`.
 add_executable(test_constrained_cli ${CMAKE_CURRENT_LIST_DIR}/test_constrained_cli.cpp)
-target_link_libraries(test_constrained_cli PRIVATE hydrosweep_host HDF5::HDF5 GTest::gtest_main)
-target_compile_definitions(test_constrained_cli PRIVATE HYDROSWEEP_EXE="$<TARGET_FILE:hydrosweep>" HYDROSWEEP_SOURCE_DIR="${_hs_root}")
+target_link_libraries(test_constrained_cli PRIVATE hydrosweep_host hydrosweep_build_paths HDF5::HDF5 GTest::gtest_main)
 add_dependencies(test_constrained_cli hydrosweep)
 gtest_discover_tests(test_constrained_cli PROPERTIES LABELS "cpu" TIMEOUT 300 DISCOVERY_TIMEOUT 60)

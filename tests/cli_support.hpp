@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "host/build_paths.hpp"
+
 namespace cli_test {
 namespace fs = std::filesystem;
 

@@ -263,7 +263,7 @@ void trace_model(const std::string& model) {
     std::printf("%s: no such model\n", model.c_str());
     return;
   }
-  const typename I::Params P = default_params<typename I::Params>(*m);
+  const typename I::Params P = default_params<typename I::Params>(*m, Friction::name);
   IntegratorSettings S;
   std::vector<Record> host(kSteps + 1), device(kSteps + 1);
   trace_run<I>(P, S, host.data());
@@ -381,7 +381,7 @@ void trace_stability_model(const std::string& model) {
   using System = typename Physics::template Linearized<Friction>;
   using Model = typename Physics::template Model<Friction>;
   const ModelDescriptor* m = find_in<Physics>(model);
-  const typename System::Params P = default_params<typename System::Params>(*m);
+  const typename System::Params P = default_params<typename System::Params>(*m, Friction::name);
   StabilitySettings S;
   constexpr int kStages = 8;
   std::vector<Record> host(kStages), device(kStages);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "host/build_paths.hpp"
 #include "host/run/batch.hpp"
 #include "host/study/study.hpp"
 

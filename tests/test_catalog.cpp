@@ -50,7 +50,7 @@ TEST(Catalog, EverySupportedCombinationIsCompiledAndMatchesItsDescription) {
                 for (const auto& p : m.parameters)
                   EXPECT_LE(p.offset + (p.integer ? sizeof(int) : sizeof(double)), sizeof(Params)) << p.name;
                 // The default row through the table is the default instance, field by field.
-                const Params base = default_params<Params>(m);
+                const Params base = default_params<Params>(m, friction);
                 const Params unpacked = unpack_row(m.parameters, m.defaults.data(), base);
                 EXPECT_EQ(pack_row(m.parameters, unpacked), m.defaults);
                 EXPECT_EQ(std::memcmp(&base, &unpacked, sizeof(Params)), 0);

@@ -323,7 +323,7 @@ KernelResults run_each_instance(const hs::Study& study) {
         using Integrator = typename decltype(combination)::Integrator;
         using Params = typename Integrator::Params;
         if constexpr (Integrator::nq == 3 && Integrator::np == 3) {
-          const Params base = hs::default_params<Params>(*study.descriptor);
+          const Params base = hs::default_params<Params>(*study.descriptor, study.friction);
           for (long i = 0; i < n; ++i) {
             const std::vector<double> row = study.instance(i);
             const Params params = hs::unpack_row(study.descriptor->parameters, row.data(), base);
@@ -396,7 +396,7 @@ void check_inputs(hid_t file, const hs::Study& study) {
   EXPECT_EQ(string_array_attribute(file, "/inputs/all", "columns"), param_names);
   ASSERT_EQ(dims_of(file, "/inputs/all"), (std::vector<hsize_t>{hsize_t(n), params.size()}));
   const auto all = read_doubles(file, "/inputs/all");
-  const hs::FourBarParams base = hs::default_params<hs::FourBarParams>(*study.descriptor);
+  const hs::FourBarParams base = hs::default_params<hs::FourBarParams>(*study.descriptor, study.friction);
   for (long i = 0; i < n; ++i) {
     const std::vector<double> row = study.instance(i);
     const hs::FourBarParams instance = hs::unpack_row(params, row.data(), base);
@@ -827,7 +827,7 @@ StabilityPoint expected_point(const hs::Study& study, long i) {
   const hs::StabilitySettings settings = hs::stability_settings(study.stability);
   const std::vector<double> row = study.instance(i);
   const hs::FourBarParams p =
-      hs::unpack_row(study.descriptor->parameters, row.data(), hs::default_params<hs::FourBarParams>(*study.descriptor));
+      hs::unpack_row(study.descriptor->parameters, row.data(), hs::default_params<hs::FourBarParams>(*study.descriptor, study.friction));
   if (study.model == "four-bar-3d") return stability_point_of<hs::SpatialFourBarDae>(study.friction, p, settings);
   return stability_point_of<hs::PlanarChainDae<3>>(study.friction, p, settings);
 }

@@ -55,7 +55,7 @@ using hs::backend_test::identical;
 // The kernel's parameters of instance i (its row through the model's table).
 hs::FourBarParams params_of(const hs::Study& study, long i) {
   const std::vector<double> row = study.instance(i);
-  return hs::unpack_row(study.descriptor->parameters, row.data(), hs::default_params<hs::FourBarParams>(*study.descriptor));
+  return hs::unpack_row(study.descriptor->parameters, row.data(), hs::default_params<hs::FourBarParams>(*study.descriptor, study.friction));
 }
 
 namespace {

@@ -1,9 +1,13 @@
-// kernels/friction: properties of docs/models/friction.md §1 for every static law.
+// kernels/friction: properties of docs/models/friction.md §1 for every static law,
+// and the static laws as one compiled policy (§10).
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <type_traits>
 
 #include "kernels/friction/friction.hpp"
+#include "kernels/friction/static_choice.hpp"
 
 using namespace hs;
 
@@ -75,4 +79,59 @@ TEST(BengisuAkay, ValueAndSlopeMatchClosedForms) {
   // down by e^(−ξ(v − v_s)) = e^(−199), far below rounding.
   const double v = 1.0;
   EXPECT_NEAR(BengisuAkay::force(kF, v), kF.coulomb_force + kF.viscous_coefficient * v, kForceTolerance);
+}
+
+// ---- the static laws as one compiled policy (kernels/friction/static_choice.hpp) ----
+// StaticFrictionChoice evaluates the law its law_code names: the same
+// operations as that law compiled alone, so force and dual slope are the same
+// bits (memcmp, no tolerance), on both sides of every branch point.
+namespace {
+using Choice = StaticFrictionChoice<BrownMcPhee, BengisuAkay, NoFriction>;
+template <class T>
+bool same_bits(const T& a, const T& b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+template <class Law>
+void expect_choice_is_law() {
+  FrictionParams f = kF;
+  f.law_code = IndexIn<Law, FrictionLawRegistry>::value;
+  const double vs = f.stribeck_velocity;
+  for (double v : {0.0, -0.0, 1e-9, -1e-6, 0.5 * vs, -vs, vs, std::nextafter(vs, 0.0), 1.0001 * vs, -3 * vs, 0.3, -7.0}) {
+    EXPECT_TRUE(same_bits(Choice::force(f, v), Law::force(f, v))) << Law::name << " v = " << v;
+    const Dual<1> x = Dual<1>::variable(v, 0);
+    const Dual<1> a = Choice::force(f, x), b = Law::force(f, x);
+    EXPECT_TRUE(same_bits(a.a, b.a) && same_bits(a.v[0], b.v[0])) << Law::name << " slope at v = " << v;
+  }
+}
+}  // namespace
+
+TEST(StaticFrictionChoice, EvaluatesTheLawItsCodeNamesBitForBit) {
+  expect_choice_is_law<BrownMcPhee>();
+  expect_choice_is_law<BengisuAkay>();
+  expect_choice_is_law<NoFriction>();
+  // The default code is the registry's first law, Brown–McPhee (a model's default law).
+  EXPECT_EQ(FrictionParams{}.law_code, 0.0);
+  EXPECT_EQ((IndexIn<BrownMcPhee, FrictionLawRegistry>::value), 0);
+  // The laws differ where they should: the choice did not evaluate one law for every code.
+  FrictionParams f = kF;
+  f.law_code = IndexIn<BengisuAkay, FrictionLawRegistry>::value;
+  const double bengisu = Choice::force(f, 0.02);
+  f.law_code = IndexIn<BrownMcPhee, FrictionLawRegistry>::value;
+  EXPECT_NE(Choice::force(f, 0.02), bengisu);
+  f.law_code = IndexIn<NoFriction, FrictionLawRegistry>::value;
+  EXPECT_EQ(Choice::force(f, 0.02), 0.0);
+}
+
+TEST(StaticFrictionChoice, GathersAListsStaticLawsAndKeepsTheLawsWithStates) {
+  using Policies = CompiledFrictionPolicies<FrictionLawRegistry>::type;
+  static_assert(std::is_same<Policies, TypeList<Choice, LuGre, ModifiedLuGre>>::value,
+                "one policy for the static laws, one per law with states");
+  static_assert(std::is_same<CompiledFrictionPolicies<TypeList<BrownMcPhee, NoFriction>>::type,
+                             TypeList<StaticFrictionChoice<BrownMcPhee, NoFriction>>>::value,
+                "a list of static laws only");
+  static_assert(std::is_same<CompiledFrictionPolicies<TypeList<LuGre>>::type, TypeList<LuGre>>::value,
+                "a list without static laws");
+  EXPECT_EQ(friction_law_code_of(FrictionLawRegistry{}, "bengisu-akay"), 1);
+  EXPECT_EQ(friction_law_code_of(FrictionLawRegistry{}, "none"), 4);
+  EXPECT_EQ(friction_law_code_of(FrictionLawRegistry{}, "coulomb"), -1);
 }

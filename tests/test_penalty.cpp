@@ -124,7 +124,7 @@ ConstraintDerivatives projected_constraint_derivatives(const char* model, double
   using Integrator = PenaltyFormulation::Integrator<Physics, BrownMcPhee>;
   using Mech = typename Integrator::Mech;
   constexpr int nq = Integrator::nq, nc = Integrator::nc;
-  const auto P = default_params<typename Integrator::Params>(*find_model(model));
+  const auto P = default_params<typename Integrator::Params>(*find_model(model), BrownMcPhee::name);
   IntegratorSettings S;
   S.penalty_factor = alpha;
   typename Integrator::State s;

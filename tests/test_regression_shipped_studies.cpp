@@ -45,6 +45,7 @@
 #include <string>
 #include <vector>
 
+#include "host/build_paths.hpp"
 #include "host/results/output.hpp"
 #include "host/run/runner.hpp"
 #include "host/linearize/constrained_models.hpp"

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "host/build_paths.hpp"
 #include "host/run/backends/instance_kernel.hpp"
 #include "host/study/study.hpp"
 
@@ -24,7 +25,7 @@ Study parse(const std::string& text) { return parse_study(text, "inline.toml"); 
 // The kernel's parameters of a parameter row: the row through the model's
 // parameter table, as every backend builds them (host/run/backends/instance_kernel.hpp).
 FourBarParams params_of(const Study& s, const std::vector<double>& row) {
-  return unpack_row(s.descriptor->parameters, row.data(), default_params<FourBarParams>(*s.descriptor));
+  return unpack_row(s.descriptor->parameters, row.data(), default_params<FourBarParams>(*s.descriptor, s.friction));
 }
 FourBarParams instance_params(const Study& s, long i) { return params_of(s, s.instance(i)); }
 FourBarParams base_params(const Study& s) { return params_of(s, s.base); }

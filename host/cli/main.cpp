@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "host/build_paths.hpp"
 #include "host/run/batch.hpp"
 #include "host/results/output.hpp"
 #include "host/models/registry.hpp"
@@ -405,9 +406,18 @@ int main(int argc, char** argv) {
   run_cmd->add_option("-o,--out", out_dir, "Output directory (created if missing)")->required();
   run_cmd->add_option("-j,--threads", flags.threads, "CPU threads (default: all cores)")->check(CLI::PositiveNumber);
   run_cmd->add_option("--lanes", flags.lanes,
-                      "CPU backend: instances per lockstep SIMD group, 1, 4 or 8 (default: 8 where the model supports "
-                      "lanes, else 1; the results are the same bits)")
-      ->check(CLI::IsMember({1, 4, 8}));
+                      "CPU backend: instances per lockstep SIMD group, 1, 4 or 8 (default: the widest this build has, " +
+                          hs::built_lane_widths() + ", where the model supports lanes, else 1; the results are the same bits)")
+      ->check(CLI::IsMember({1, 4, 8}))
+      ->check(CLI::Validator(
+          [](std::string& w) {
+            const int lanes = std::atoi(w.c_str());
+            return lanes <= 1 || hs::lanes_built(lanes) ? std::string()
+                                                         : w + " is not built here (this build has lanes " +
+                                                               hs::built_lane_widths() +
+                                                               "; CMake option HYDROSWEEP_LANE_WIDTHS)";
+          },
+          "BUILT", "built lane width"));
   run_cmd->add_flag("--resume", flags.resume, "Continue an interrupted run in DIR (same study file)");
   run_cmd->add_option("--chunk-size", flags.chunk_size, "Instances per chunk (resume granularity; default: study or automatic)")
       ->check(CLI::PositiveNumber);

@@ -24,8 +24,9 @@ struct BatchSpec {
   int trajectory_stride = 0;  // record every n-th step (0: no trajectories)
   int threads = 0;            // 0: all cores (OpenMP default)
   // CPU backend: instances per lockstep SIMD group (docs/models/lanes.md):
-  // 0 = automatic (8 where the model and run support lanes, else 1),
-  // 1 = one instance per loop iteration, 4 or 8 = that many in lockstep.
+  // 0 = automatic (the widest width built, where the model and run support
+  // lanes, else 1), 1 = one instance per loop iteration, 4 or 8 = that many
+  // in lockstep (a width this build has: built_lane_widths()).
   // The results are the same bits whatever the choice.
   int lanes = 0;
   double settling_rate = 1e-3;      // [unit of the driving coordinate / s] for settling_time
@@ -107,6 +108,27 @@ BatchResult run_batch_device_code_path_on_omp(const BatchSpec& spec, double devi
 // Instances per slice of that code path for the batch's instances in
 // `device_bytes` (at least 1, at most the instance count).
 long device_batch_slice_size(const BatchSpec& spec, double device_bytes);
+// The lockstep widths this build has (CMake HYDROSWEEP_LANE_WIDTHS, the
+// machine's vector width by default): whether W is one, the widest, and
+// their list as text ("8", "4, 8").
+inline bool lanes_built(int w) {
+#ifdef HYDROSWEEP_HAVE_LANES4
+  if (w == 4) return true;
+#endif
+#ifdef HYDROSWEEP_HAVE_LANES8
+  if (w == 8) return true;
+#endif
+  (void)w;
+  return false;
+}
+inline int widest_lanes() { return lanes_built(8) ? 8 : lanes_built(4) ? 4 : 1; }
+inline std::string built_lane_widths() {
+  std::string s;
+  for (int w : {4, 8})
+    if (lanes_built(w)) s += (s.empty() ? "" : ", ") + std::to_string(w);
+  return s.empty() ? std::string("none") : s;
+}
+
 // Dispatch (b must be available; throws std::runtime_error otherwise).
 BatchResult run_batch(const BatchSpec& spec, Backend b);
 

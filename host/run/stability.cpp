@@ -41,12 +41,13 @@ namespace {
 template <class System>
 void run_points(const StabilityBatch& batch, const std::vector<char>& skip, std::vector<StabilityPoint>& out) {
   const long n = batch.point_count();
-  const auto params = params_of_rows<typename System::Params>(*batch.model, batch.parameters.data(), n);
+  const auto params = params_of_rows<typename System::Params>(*batch.model, batch.friction, batch.parameters.data(), n);
   const int nt = batch.threads > 0 ? batch.threads : omp_get_max_threads();
   // The equilibrium Newton count varies a little from point to point: dynamic.
+  const StabilityKernel<System> kernel{params.data(), batch.settings, out.data()};
 #pragma omp parallel for schedule(dynamic, 4) num_threads(nt)
   for (long i = 0; i < n; ++i)
-    if (skip.empty() || !skip[i]) out[i] = stability_record<System>(params[i], batch.settings);
+    if (skip.empty() || !skip[i]) kernel(i);
 }
 
 // The design's inadmissible instances.
@@ -119,6 +120,14 @@ std::vector<StabilityPoint> run_cpu(const StabilityBatch& batch, const std::vect
 }
 
 }  // namespace
+
+HostKernelEntry stability_kernel_entry(const StabilityBatch& batch) {
+  HostKernelEntry entry = nullptr;
+  with_batch_combination(batch, [&](auto combination) {
+    entry = &call_host_kernel<StabilityKernel<typename decltype(combination)::System>>;
+  });
+  return entry;
+}
 
 StabilityBatch stability_batch(const StudyRecord& record, const Design& design, int threads) {
   plan_stability_memory(record, design);  // before any study-sized allocation (host/run/memory_budget.hpp)

@@ -21,6 +21,7 @@
 #include "host/run/ranks.hpp"
 #include "host/study/study.hpp"
 #include "kernels/linearize/stability.hpp"
+#include "host/run/backends/host_kernel_entry.hpp"
 
 namespace hs {
 
@@ -57,6 +58,20 @@ void with_batch_combination(const StabilityBatch& batch, F&& f) {
     throw std::invalid_argument("model " + batch.model->name + " has no stability map with friction law '" +
                                 batch.friction + "' in this build");
 }
+
+// One point per index: stability_record of the batch's (physics, friction
+// law) -- what every backend runs (the CPU's OpenMP loop, Kokkos, the GPU).
+template <class System>
+struct StabilityKernel {
+  const typename System::Params* params;
+  StabilitySettings settings;
+  StabilityRecord* out;
+  HS_HD void operator()(long i) const { out[i] = stability_record<System>(params[i], settings); }
+};
+// StabilityKernel<System>'s entry for the batch's (physics, friction law),
+// compiled in host/run/stability.cpp (host_kernel_entry.hpp); throws as
+// with_batch_combination does.
+HostKernelEntry stability_kernel_entry(const StabilityBatch& batch);
 
 // The batch of every instance of a study (rows generated from the design).
 StabilityBatch stability_batch(const StudyRecord& record, const Design& design, int threads);

@@ -1,6 +1,7 @@
 // A compile-time list of tags (friction laws, formulations, physics) that
 // the catalog (kernels/models/catalog.hpp) iterates with fold expressions.
 #pragma once
+#include <type_traits>
 
 namespace hs {
 
@@ -13,6 +14,40 @@ struct FirstOf;
 template <class H, class... T>
 struct FirstOf<TypeList<H, T...>> {
   using type = H;
+};
+
+// The position of T in a list (-1 when it is not on it).
+template <class T, class L>
+struct IndexIn;
+template <class T>
+struct IndexIn<T, TypeList<>> {
+  static constexpr int value = -1;
+};
+template <class T, class H, class... Rest>
+struct IndexIn<T, TypeList<H, Rest...>> {
+  static constexpr int next = IndexIn<T, TypeList<Rest...>>::value;
+  static constexpr int value = std::is_same<T, H>::value ? 0 : (next < 0 ? -1 : next + 1);
+};
+
+// Two lists one after the other.
+template <class A, class B>
+struct Concat;
+template <class... A, class... B>
+struct Concat<TypeList<A...>, TypeList<B...>> {
+  using type = TypeList<A..., B...>;
+};
+
+// The entries of a list for which Keep<T>::value holds, in order.
+template <template <class> class Keep, class L>
+struct Filter;
+template <template <class> class Keep>
+struct Filter<Keep, TypeList<>> {
+  using type = TypeList<>;
+};
+template <template <class> class Keep, class H, class... Rest>
+struct Filter<Keep, TypeList<H, Rest...>> {
+  using tail = typename Filter<Keep, TypeList<Rest...>>::type;
+  using type = typename std::conditional<Keep<H>::value, typename Concat<TypeList<H>, tail>::type, tail>::type;
 };
 
 }  // namespace hs

@@ -38,6 +38,12 @@ struct FrictionParamsT {
   R film_time_deceleration = 0.5;   // τ_hn [s]
   R film_time_dwell = 20.0;         // τ_h0 [s]
   R film_velocity = 0.05;           // v_b [m/s]: 10 v_s
+  // Which static law a StaticFrictionChoice evaluates (kernels/friction/
+  // static_choice.hpp): the law's position in FrictionLawRegistry, set by the
+  // host from `[study] friction`, not a study parameter. Last, so that the
+  // parameter table's fields keep their places. The laws that carry states
+  // ignore it.
+  R law_code = 0.0;
 };
 using FrictionParams = FrictionParamsT<double>;
 

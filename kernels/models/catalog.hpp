@@ -16,11 +16,13 @@
 #pragma once
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "four_bar_descriptor.hpp"
 #include "lift_tilt_descriptor.hpp"
 #include "quick_return_descriptor.hpp"
+#include "../friction/static_choice.hpp"
 #include "../linearize/stability.hpp"
 
 namespace hs {
@@ -44,7 +46,28 @@ struct StabilityCombination {
   using System = typename Physics::template Linearized<Friction>;
 };
 
+// What a physics is compiled with: its friction laws with the static ones
+// gathered into one run-time choice (kernels/friction/static_choice.hpp), so
+// that every (physics, formulation) compiles once for them.
+template <class Physics>
+using FrictionPoliciesOf = typename CompiledFrictionPolicies<typename Physics::FrictionLaws>::type;
+
 namespace catalog_detail {
+
+template <class P, class = void>
+struct HasActuators : std::false_type {};
+template <class P>
+struct HasActuators<P, std::void_t<decltype(std::declval<P&>().actuator[0].friction.law_code)>> : std::true_type {};
+
+// Whether a compiled friction policy runs the law a study names.
+template <class Policy>
+struct PolicyLaws {
+  static bool runs(const std::string& law) { return law == Policy::name; }
+};
+template <class... Laws>
+struct PolicyLaws<StaticFrictionChoice<Laws...>> {
+  static bool runs(const std::string& law) { return ((law == Laws::name) || ...); }
+};
 
 template <class Physics, class F, class... Friction, class... Formulation>
 void each_run(TypeList<Friction...>, TypeList<Formulation...>, F& f, const std::string& friction,
@@ -54,7 +77,7 @@ void each_run(TypeList<Friction...>, TypeList<Formulation...>, F& f, const std::
     auto one_formulation = [&](auto formulation_tag) {
       using Fo = std::decay_t<decltype(formulation_tag)>;
       if constexpr (Fo::template integrates<Fr>) {
-        if (!found && friction == Fr::name && formulation == Fo::name) {
+        if (!found && PolicyLaws<Fr>::runs(friction) && formulation == Fo::name) {
           found = true;
           f(RunCombination<Physics, Fr, Fo>{});
         }
@@ -70,7 +93,7 @@ void each_stability(TypeList<Friction...>, F& f, const std::string& friction, bo
   auto one = [&](auto friction_tag) {
     using Fr = std::decay_t<decltype(friction_tag)>;  // decay: GCC types a captured tag as a reference in a nested lambda
     if constexpr (linearizable_friction<Fr>) {
-      if (!found && friction == Fr::name) {
+      if (!found && PolicyLaws<Fr>::runs(friction)) {
         found = true;
         f(StabilityCombination<Physics, Fr>{});
       }
@@ -83,13 +106,13 @@ template <class Physics, class F>
 void run_of(F& f, const std::string& physics, const std::string& friction, const std::string& formulation, bool& found) {
   if constexpr (Physics::runs) {
     if (!found && physics == Physics::key)
-      each_run<Physics>(typename Physics::FrictionLaws{}, typename Physics::Formulations{}, f, friction, formulation, found);
+      each_run<Physics>(FrictionPoliciesOf<Physics>{}, typename Physics::Formulations{}, f, friction, formulation, found);
   }
 }
 template <class Physics, class F>
 void stability_of(F& f, const std::string& physics, const std::string& friction, bool& found) {
   if constexpr (Physics::linearizes) {
-    if (!found && physics == Physics::key) each_stability<Physics>(typename Physics::FrictionLaws{}, f, friction, found);
+    if (!found && physics == Physics::key) each_stability<Physics>(FrictionPoliciesOf<Physics>{}, f, friction, found);
   }
 }
 
@@ -141,7 +164,7 @@ std::vector<ModelDescriptor> describe(TypeList<P...>) {
     for (auto& d : Ph::describe()) {
       fill_support(d, typename Ph::FrictionLaws{}, typename Ph::Formulations{});
       if constexpr (Ph::linearizes) {
-        using System = typename StabilityCombination<Ph, typename FirstOf<typename Ph::FrictionLaws>::type>::System;
+        using System = typename StabilityCombination<Ph, typename FirstOf<FrictionPoliciesOf<Ph>>::type>::System;
         d.stability_eigenvalues = StabilityOf<System>::capacity;
         d.stability_pressures = System::r < kStabilityPressures ? System::r : kStabilityPressures;
       }
@@ -155,7 +178,9 @@ std::vector<ModelDescriptor> describe(TypeList<P...>) {
 }  // namespace catalog_detail
 
 // Calls f(RunCombination{}) for the (physics, friction law, formulation)
-// named; false if this build has no such combination.
+// named; false if this build has no such combination. A static law's
+// combination is its physics' StaticFrictionChoice: the caller writes the law
+// into the instances' parameters (select_friction_law, below).
 template <class F>
 bool with_run_combination(F&& f, const std::string& physics, const std::string& friction,
                           const std::string& formulation) {
@@ -166,6 +191,18 @@ template <class F>
 bool with_stability_combination(F&& f, const std::string& physics, const std::string& friction) {
   return catalog_detail::stability(PhysicsCatalog{}, f, physics, friction);
 }
+// The study's friction law in every actuator's parameters (law_code, read by
+// StaticFrictionChoice; the laws with states ignore it). Params without
+// actuators (seed 003's constrained systems) have nothing to select.
+template <class Params>
+void select_friction_law(Params& p, const std::string& law) {
+  if constexpr (catalog_detail::HasActuators<Params>::value) {
+    const int code = friction_law_code_of(FrictionLawRegistry{}, law.c_str());
+    if (code < 0) return;  // not a registered law: the combination lookup refuses it, naming the laws
+    for (auto& a : p.actuator) a.friction.law_code = code;
+  }
+}
+
 // Every model of every physics, in catalog order.
 inline std::vector<ModelDescriptor> describe_catalog() { return catalog_detail::describe(PhysicsCatalog{}); }
 

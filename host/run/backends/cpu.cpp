@@ -26,6 +26,9 @@ BatchResult run_batch_cpu_double_step_lanes4(const BatchSpec& spec);
 BatchResult run_batch_cpu_double_step_lanes8(const BatchSpec& spec);
 BatchResult run_batch_cpu_penalty(const BatchSpec& spec);
 BatchResult run_batch_cpu_index1_baumgarte(const BatchSpec& spec);
+HostKernelEntry instance_kernel_entry_double_step(const BatchSpec& spec);
+HostKernelEntry instance_kernel_entry_penalty(const BatchSpec& spec);
+HostKernelEntry instance_kernel_entry_index1_baumgarte(const BatchSpec& spec);
 
 BatchResult run_batch_cpu(const BatchSpec& spec) {
   // 1 unless the integrator has lockstep lanes; a (model, friction law,
@@ -33,13 +36,26 @@ BatchResult run_batch_cpu(const BatchSpec& spec) {
   // (std::invalid_argument naming the model and what it supports).
   const int lanes = cpu_batch::batch_lanes(spec);
   if (spec.formulation == DoubleStepFormulation::name) {
+#ifdef HYDROSWEEP_HAVE_LANES8
     if (lanes == 8) return run_batch_cpu_double_step_lanes8(spec);
+#endif
+#ifdef HYDROSWEEP_HAVE_LANES4
     if (lanes == 4) return run_batch_cpu_double_step_lanes4(spec);
+#endif
+    if (lanes != 1) throw std::logic_error("lanes " + std::to_string(lanes) + " chosen but not built");
     return run_batch_cpu_double_step(spec);
   }
   if (lanes != 1) throw std::logic_error("formulation " + spec.formulation + " has lanes but no CPU lockstep unit");
   if (spec.formulation == PenaltyFormulation::name) return run_batch_cpu_penalty(spec);
   if (spec.formulation == Index1BaumgarteFormulation::name) return run_batch_cpu_index1_baumgarte(spec);
+  throw std::logic_error("formulation " + spec.formulation + " has no CPU translation unit");
+}
+
+HostKernelEntry instance_kernel_entry(const BatchSpec& spec) {
+  if (spec.formulation == DoubleStepFormulation::name) return instance_kernel_entry_double_step(spec);
+  if (spec.formulation == PenaltyFormulation::name) return instance_kernel_entry_penalty(spec);
+  if (spec.formulation == Index1BaumgarteFormulation::name) return instance_kernel_entry_index1_baumgarte(spec);
+  with_batch_combination(spec, [](auto) {});  // an unknown formulation: the lookup's message names what the model has
   throw std::logic_error("formulation " + spec.formulation + " has no CPU translation unit");
 }
 

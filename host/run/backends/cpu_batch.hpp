@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "host/run/backends/instance_kernel.hpp"
 #include "host/run/batch.hpp"
@@ -32,8 +33,11 @@ template <class Integrator>
 int lanes_for(const BatchSpec& spec, const RunOptions& options) {
   if (spec.lanes != 0 && spec.lanes != 1 && spec.lanes != 4 && spec.lanes != 8)
     throw std::invalid_argument("lanes: " + std::to_string(spec.lanes) + " is not one of 0 (automatic), 1, 4, 8");
+  if (spec.lanes > 1 && !lanes_built(spec.lanes))
+    throw std::invalid_argument("lanes: " + std::to_string(spec.lanes) + " is not built here (this build has lanes " +
+                                built_lane_widths() + "; CMake option HYDROSWEEP_LANE_WIDTHS)");
   if constexpr (LockstepFor<Integrator>::value) {
-    if (spec.lanes != 1 && lockstep_supported(spec.settings, options)) return spec.lanes == 0 ? 8 : spec.lanes;
+    if (spec.lanes != 1 && lockstep_supported(spec.settings, options)) return spec.lanes == 0 ? widest_lanes() : spec.lanes;
   }
   return 1;
 }
@@ -100,9 +104,13 @@ BatchResult run_typed(const BatchSpec& spec) {
     else throw std::logic_error("formulation " + spec.formulation + " has no lockstep lanes");
   } else {
     // One instance per task: each takes ~10 ms, so scheduling costs nothing
-    // and small batches still use every core. Results go straight into the
-    // flat rows (no typed copy of the batch).
-    const auto base = Typed::base(*spec.model);
+    // and small batches still use every core. The instance runs through the
+    // same InstanceKernel as every other backend (one compilation of the run
+    // loop: instance_kernel_entry), its samples in a buffer of its own
+    // pre-filled with blank samples, as on the GPU.
+    using Kernel = InstanceKernel<Integrator>;
+    const auto base = Typed::base(spec);
+    const long m = out.samples_per_instance;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(out.threads_used) reduction(|| : cancelled)
     for (long i = 0; i < n; ++i) {
       if (spec.cancel && spec.cancel->load(std::memory_order_relaxed)) {
@@ -110,11 +118,14 @@ BatchResult run_typed(const BatchSpec& spec) {
         continue;
       }
       const auto params = unpack_row(spec.model->parameters, spec.row(i), base);
-      const long m = out.samples_per_instance;
-      const auto summary = run_instance<Integrator>(params, spec.settings, options, [&](long k, const auto& sample) {
-        if (k < m) Typed::store(sample, i, k, out);
-      });
+      typename Typed::Summary summary;
+      std::vector<typename Typed::SampleT> samples;
+      if (m > 0) samples.assign(static_cast<size_t>(m), Typed::blank_sample());
+      const Kernel kernel{&params, &summary, samples.data(), m, spec.settings, options, /*instance_stride=*/0,
+                          /*sample_stride=*/1};
+      kernel(0);
       Typed::store(summary, i, out);
+      for (long k = 0; k < m; ++k) Typed::store(samples[k], i, k, out);
       if (spec.progress) spec.progress->fetch_add(1, std::memory_order_relaxed);
     }
   }
@@ -139,6 +150,22 @@ BatchResult run(const BatchSpec& spec) {
                              " dispatched to the translation unit of " + Formulation::name);
   });
   return out;
+}
+
+// The entry of the batch's InstanceKernel, compiled in this unit
+// (instance_kernel_entry; Kokkos and Thrust's OpenMP system call it).
+template <class Formulation>
+HostKernelEntry kernel_entry(const BatchSpec& spec) {
+  HostKernelEntry entry = nullptr;
+  with_batch_combination(spec, [&](auto combination) {
+    using Combination = decltype(combination);
+    if constexpr (std::is_same<typename Combination::Formulation, Formulation>::value)
+      entry = &call_host_kernel<InstanceKernel<typename Combination::Integrator>>;
+    else
+      throw std::logic_error("kernel entry of formulation " + spec.formulation +
+                             " asked of the translation unit of " + Formulation::name);
+  });
+  return entry;
 }
 
 }  // namespace cpu_batch

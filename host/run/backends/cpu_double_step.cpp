@@ -6,4 +6,5 @@
 
 namespace hs {
 BatchResult run_batch_cpu_double_step(const BatchSpec& spec) { return cpu_batch::run<DoubleStepFormulation, 1>(spec); }
+HostKernelEntry instance_kernel_entry_double_step(const BatchSpec& spec) { return cpu_batch::kernel_entry<DoubleStepFormulation>(spec); }
 }  // namespace hs

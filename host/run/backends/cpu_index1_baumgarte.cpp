@@ -6,4 +6,5 @@
 
 namespace hs {
 BatchResult run_batch_cpu_index1_baumgarte(const BatchSpec& spec) { return cpu_batch::run<Index1BaumgarteFormulation, 1>(spec); }
+HostKernelEntry instance_kernel_entry_index1_baumgarte(const BatchSpec& spec) { return cpu_batch::kernel_entry<Index1BaumgarteFormulation>(spec); }
 }  // namespace hs

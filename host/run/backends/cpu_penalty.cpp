@@ -6,4 +6,5 @@
 
 namespace hs {
 BatchResult run_batch_cpu_penalty(const BatchSpec& spec) { return cpu_batch::run<PenaltyFormulation, 1>(spec); }
+HostKernelEntry instance_kernel_entry_penalty(const BatchSpec& spec) { return cpu_batch::kernel_entry<PenaltyFormulation>(spec); }
 }  // namespace hs

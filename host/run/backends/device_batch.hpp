@@ -158,15 +158,8 @@ BatchResult run(const BatchSpec& spec, double device_bytes, Launch&& launch) {
 }
 
 // ---- stability maps on the same contract ---------------------------------------
-// One point per index: stability_point of the batch's (physics, friction law),
-// the same kernel function as the CPU and Kokkos paths.
-template <class System>
-struct StabilityKernel {
-  const typename System::Params* params;
-  StabilitySettings settings;
-  StabilityRecord* out;
-  HS_HD void operator()(long i) const { out[i] = stability_record<System>(params[i], settings); }
-};
+// One point per index: StabilityKernel<System> (host/run/stability.hpp), the
+// same kernel function as the CPU and Kokkos paths.
 
 // Points per slice: parameters and a result each, within `device_bytes`.
 inline long stability_slice_size(long n, double device_bytes, double params_bytes) {
@@ -197,7 +190,7 @@ void run_point_slices(const StabilityBatch& batch, double device_bytes, MakeKern
   const long P = batch.model->parameter_count();
   for (long first = 0; first < n; first += slice) {
     const long count = std::min(slice, n - first);
-    const auto here = params_of_rows<Params>(*batch.model, batch.parameters.data() + first * P, count);
+    const auto here = params_of_rows<Params>(*batch.model, batch.friction, batch.parameters.data() + first * P, count);
     const thrust::device_vector<Params> params(here.begin(), here.end());
     thrust::device_vector<StabilityRecord> points(static_cast<size_t>(count));
     launch(make_kernel(thrust::raw_pointer_cast(params.data()), thrust::raw_pointer_cast(points.data())), count);

@@ -12,23 +12,43 @@
 #endif
 #include <thrust/for_each.h>
 
+#include <type_traits>
+
 #include "host/run/backends/device_batch.hpp"
 
 namespace hs {
 
 namespace {
-// The launch of this build: kernel(i) for i in [0, count) on OpenMP threads.
-const auto omp_launch = [](const auto& kernel, long count) {
+// kernel(i) for i in [0, count) on OpenMP threads, Thrust's OpenMP launch.
+template <class Kernel>
+void omp_for_each(const Kernel& kernel, long count) {
   thrust::for_each(thrust::device, thrust::counting_iterator<long>(0), thrust::counting_iterator<long>(count), kernel);
-};
+}
+template <class K>
+struct IsStabilityKernel : std::false_type {};
+template <class System>
+struct IsStabilityKernel<StabilityKernel<System>> : std::true_type {};
 }  // namespace
 
+// The integrators and stability kernels are not compiled here: the launch
+// calls the CPU backend's compilation of the same kernel through its entry
+// (host/run/backends/host_kernel_entry.hpp). Seed 003's per-thread
+// constrained kernels have no other host compilation; they are compiled here.
 std::vector<StabilityPoint> run_stability_device_code_path_on_omp(const StabilityBatch& batch, double device_bytes) {
-  return device_batch::run_stability(batch, device_bytes, omp_launch);
+  return device_batch::run_stability(batch, device_bytes, [&batch](const auto& kernel, long count) {
+    using Kernel = std::decay_t<decltype(kernel)>;
+    if constexpr (IsStabilityKernel<Kernel>::value)
+      omp_for_each(HostKernelCall{stability_kernel_entry(batch), &kernel}, count);
+    else
+      omp_for_each(kernel, count);
+  });
 }
 
 BatchResult run_batch_device_code_path_on_omp(const BatchSpec& spec, double device_bytes) {
-  return device_batch::run(spec, device_bytes, omp_launch);
+  const HostKernelEntry entry = instance_kernel_entry(spec);
+  return device_batch::run(spec, device_bytes, [entry](const auto& kernel, long count) {
+    omp_for_each(HostKernelCall{entry, &kernel}, count);
+  });
 }
 
 long device_batch_slice_size(const BatchSpec& spec, double device_bytes) {

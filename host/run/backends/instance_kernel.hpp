@@ -16,6 +16,7 @@
 
 #include "kernels/models/catalog.hpp"
 #include "host/run/backends/device_block.hpp"
+#include "host/run/backends/host_kernel_entry.hpp"
 #include "host/run/batch.hpp"
 #include "kernels/integrators/run_columns.hpp"
 
@@ -75,6 +76,11 @@ struct InstanceKernel {
   }
 };
 
+// InstanceKernel<Integrator>'s entry for the batch's (physics, friction law,
+// formulation) (host/run/backends/cpu.cpp, by formulation); throws as
+// with_batch_combination does.
+HostKernelEntry instance_kernel_entry(const BatchSpec& spec);
+
 // Run options of a batch (reference: host pointer; device backends copy it).
 inline RunOptions run_options(const BatchSpec& spec) {
   RunOptions opt;
@@ -85,20 +91,26 @@ inline RunOptions run_options(const BatchSpec& spec) {
   return opt;
 }
 
-// The model's default instance of its Params: fields the parameter table
-// does not name (e.g. which body carries the cylinder) keep it.
+// The model's default instance of its Params for a run with friction law
+// `friction`: fields the parameter table does not name (e.g. which body
+// carries the cylinder) keep the default, and the law is written into every
+// actuator's parameters (the static laws share one compiled policy that reads
+// it: catalog.hpp select_friction_law). The law is not optional: a run whose
+// parameters named another law would compute that law's friction.
 template <class Params>
-Params default_params(const ModelDescriptor& m) {
+Params default_params(const ModelDescriptor& m, const std::string& friction) {
   if (m.params_bytes.size() != sizeof(Params))
     throw std::logic_error("model " + m.name + ": its default instance does not match the kernel's parameters");
   Params p;
   std::memcpy(&p, m.params_bytes.data(), sizeof(Params));
+  select_friction_law(p, friction);
   return p;
 }
-// Params of `count` instance-major parameter rows.
+// Params of `count` instance-major parameter rows, with the batch's friction law.
 template <class Params>
-std::vector<Params> params_of_rows(const ModelDescriptor& m, const double* rows, long count) {
-  const Params base = default_params<Params>(m);
+std::vector<Params> params_of_rows(const ModelDescriptor& m, const std::string& friction, const double* rows,
+                                  long count) {
+  const Params base = default_params<Params>(m, friction);
   const long P = m.parameter_count();
   std::vector<Params> out(static_cast<size_t>(count));
   for (long i = 0; i < count; ++i) out[i] = unpack_row(m.parameters, rows + i * P, base);
@@ -115,10 +127,10 @@ struct TypedBatch {
   using Report = InputReport<typename Integrator::Model::Input>;
   using Probe = InputProbe<typename Integrator::Model::Input>;
 
-  static Params base(const ModelDescriptor& m) { return default_params<Params>(m); }
+  static Params base(const BatchSpec& spec) { return default_params<Params>(*spec.model, spec.friction); }
   // Params of instances [first, first + count).
   static std::vector<Params> params(const BatchSpec& spec, long first, long count) {
-    return params_of_rows<Params>(*spec.model, spec.row(first), count);
+    return params_of_rows<Params>(*spec.model, spec.friction, spec.row(first), count);
   }
   static SampleT blank_sample() {
     const double nan = std::numeric_limits<double>::quiet_NaN();

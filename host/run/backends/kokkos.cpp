@@ -42,6 +42,13 @@ void to_host(const Kokkos::View<T*>& d, T* data) {
   for (size_t i = 0; i < d.extent(0); ++i) data[i] = h(i);
 }
 
+// A host execution space (Debian's Kokkos: Serial) runs the CPU backend's
+// compilation of each kernel through its entry instead of compiling the
+// integrators again (host/run/backends/host_kernel_entry.hpp); a device
+// space (a user's CUDA or HIP Kokkos) compiles them for itself.
+constexpr bool kHostSpace =
+    Kokkos::SpaceAccessibility<Kokkos::DefaultExecutionSpace, Kokkos::HostSpace>::accessible;
+
 }  // namespace
 
 std::string kokkos_execution_space() {
@@ -72,8 +79,14 @@ BatchResult run_batch_kokkos(const BatchSpec& spec) {
       RunOptions opt = run_options(spec);
       if (opt.reference) opt.reference = reference.data();
       const Kernel kernel{params.data(), summaries.data(), trajectories.data(), m, spec.settings, opt, m, 1};
-      Kokkos::parallel_for("hydrosweep::run_instances", Kokkos::RangePolicy<>(0, n),
-                           KOKKOS_LAMBDA(const long i) { kernel(i); });
+      if constexpr (kHostSpace) {
+        // The CPU backend's compilation of the kernel (host_kernel_entry.hpp).
+        const HostKernelCall call{instance_kernel_entry(spec), &kernel};
+        Kokkos::parallel_for("hydrosweep::run_instances", Kokkos::RangePolicy<>(0, n), [call](const long i) { call(i); });
+      } else {
+        Kokkos::parallel_for("hydrosweep::run_instances", Kokkos::RangePolicy<>(0, n),
+                             KOKKOS_LAMBDA(const long i) { kernel(i); });
+      }
       Kokkos::fence();
       std::vector<typename Typed::Summary> s(static_cast<size_t>(n));
       std::vector<typename Typed::SampleT> t(host_samples.size());
@@ -101,14 +114,18 @@ std::vector<StabilityPoint> run_stability_kokkos(const StabilityBatch& batch) {
   if (n == 0) return out;
   with_batch_combination(batch, [&](auto combination) {
         using System = typename decltype(combination)::System;
-        const auto host_params = params_of_rows<typename System::Params>(*batch.model, batch.parameters.data(), n);
+        const auto host_params = params_of_rows<typename System::Params>(*batch.model, batch.friction, batch.parameters.data(), n);
         const auto params = to_device("stability_params", host_params.data(), n);
         const auto points = to_device("stability_points", out.data(), n);
-        const StabilitySettings settings = batch.settings;
-        const auto* p = params.data();
-        auto* o = points.data();
-        Kokkos::parallel_for("hydrosweep::stability_points", Kokkos::RangePolicy<>(0, n),
-                             KOKKOS_LAMBDA(const long i) { o[i] = stability_record<System>(p[i], settings); });
+        const StabilityKernel<System> kernel{params.data(), batch.settings, points.data()};
+        if constexpr (kHostSpace) {
+          const HostKernelCall call{stability_kernel_entry(batch), &kernel};
+          Kokkos::parallel_for("hydrosweep::stability_points", Kokkos::RangePolicy<>(0, n),
+                               [call](const long i) { call(i); });
+        } else {
+          Kokkos::parallel_for("hydrosweep::stability_points", Kokkos::RangePolicy<>(0, n),
+                               KOKKOS_LAMBDA(const long i) { kernel(i); });
+        }
         Kokkos::fence();
         to_host(points, out.data());
       });
