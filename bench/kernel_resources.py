@@ -216,6 +216,8 @@ def main():
         cuobjdump = find_cuobjdump(args.cuobjdump)
         if not cuobjdump:
             sys.exit("kernel_resources: cuobjdump not found (python3 -m pip install nvidia-cuda-cuobjdump)")
+        if not os.path.exists(args.count):
+            sys.exit(f"kernel_resources: {args.count} does not exist (build hydrosweep_host with CUDA first)")
         kernels = resource_usage(args.count, cuobjdump)
         by_object = {}
         for k in kernels.values():

@@ -307,8 +307,11 @@ struct KernelResults {
 };
 
 // Each instance's row through the parameter table into the kernel's
-// parameters, then run_instance of the study's (physics, friction law,
-// formulation) from the catalog: the kernel's typed results.
+// parameters, then the library's compilation of the study's (physics,
+// friction law, formulation) kernel, called through its entry
+// (host/run/backends/host_kernel_entry.hpp) on that one instance: the
+// kernel's typed results. The test compiles no integrator of its own
+// (docs/build.md §3).
 KernelResults run_each_instance(const hs::Study& study) {
   hs::RunOptions opt;
   opt.stride = study.trajectory_stride;
@@ -318,6 +321,11 @@ KernelResults run_each_instance(const hs::Study& study) {
   KernelResults out;
   const long n = study.instance_count();
   out.samples_per_instance = hs::sample_count(study.settings, study.trajectory_stride);
+  hs::BatchSpec spec;
+  spec.model = study.descriptor;
+  spec.friction = study.friction;
+  spec.formulation = study.formulation;
+  const hs::HostKernelEntry entry = hs::instance_kernel_entry(spec);
   const bool found = hs::with_run_combination(
       [&](auto combination) {
         using Integrator = typename decltype(combination)::Integrator;
@@ -331,9 +339,10 @@ KernelResults run_each_instance(const hs::Study& study) {
             // Samples never recorded (after a failure) are NaN in every channel.
             static_assert(sizeof(FourBarSample) == 15 * sizeof(double), "Sample<3, 3> is 15 doubles");
             for (auto& x : samples) std::fill_n(reinterpret_cast<double*>(&x), 15, nan);
-            FourBarSummary s = hs::run_instance<Integrator>(params, study.settings, opt, [&](long k, const FourBarSample& x) {
-              if (k < out.samples_per_instance) samples[k] = x;
-            });
+            FourBarSummary s;
+            const hs::InstanceKernel<Integrator> kernel{&params, &s, samples.data(), out.samples_per_instance,
+                                                        study.settings, opt, /*instance_stride=*/0, /*sample_stride=*/1};
+            entry(&kernel, 0);
             const bool inadmissible = !study.instance_problem(i).empty();
             if (inadmissible) s.status = hs::Status::invalid_parameters;
             out.inadmissible.push_back(inadmissible);
