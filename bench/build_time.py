@@ -11,7 +11,7 @@
         --cache cold   an empty, private ccache directory (a first build on a new machine)
         --cache warm   the developer's ccache (scripts/setup.sh's), as a second clone would find it
         --cache off    no ccache at all
-  python3 bench/build_time.py report LOG [--wall S] [--label L] [--out JSON]
+  python3 bench/build_time.py report LOG [--build DIR] [--wall S] [--label L] [--commit C] [--out JSON]
       the same tables from a launcher log another build wrote.
 
 What it measures: each command's wall time as the launcher saw it (the
@@ -177,6 +177,7 @@ def main():
     r.add_argument("--build", default="")
     r.add_argument("--wall", type=float)
     r.add_argument("--label", default="report")
+    r.add_argument("--commit", help="the commit the logged build was of (default: this checkout's)")
     r.add_argument("--out")
     argv = sys.argv[1:]
     cmake_args = []
@@ -188,6 +189,8 @@ def main():
         s = measure(args, cmake_args)
     else:
         s = summarize(parse_log(args.log), os.path.abspath(args.build) if args.build else "", args.wall, args.label)
+        if args.commit:
+            s["commit"] = args.commit
     print_tables(s)
     out = args.out or os.path.join(ROOT, "bench", "results", f"build-time-{s['label']}.json")
     with open(out, "w") as f:

@@ -1,7 +1,10 @@
 // Compiles the whole per-instance kernel (initialize, trapezoidal steps with
-// dual-number tangents, summary) as device code for every friction law, so
-// that CI — which has nvcc but no GPU — proves kernels/ is valid CUDA.
+// dual-number tangents, summary) as device code with warnings as errors, so
+// that CI — which has nvcc but no GPU — proves kernels/ is valid CUDA: the
+// planar four-bar with the static friction laws' one compiled policy (every
+// static law's body, docs/models/friction.md §10; it was one kernel per law).
 #include "kernels/integrators/double_step_trapezoidal.hpp"
+#include "kernels/friction/static_choice.hpp"
 #include "kernels/integrators/run.hpp"
 #include "kernels/models/four_bar.hpp"
 
@@ -19,10 +22,8 @@ __global__ void run_four_bar(const hs::FourBarParams* params, hs::IntegratorSett
 }
 }  // namespace compile_check
 
-template __global__ void compile_check::run_four_bar<hs::BrownMcPhee>(const hs::FourBarParams*, hs::IntegratorSettings,
-                                                       hs::RunSummary<3, 3>*, int);
-template __global__ void compile_check::run_four_bar<hs::BengisuAkay>(const hs::FourBarParams*, hs::IntegratorSettings,
-                                                       hs::RunSummary<3, 3>*, int);
+template __global__ void compile_check::run_four_bar<hs::StaticFrictionChoice<hs::BrownMcPhee, hs::BengisuAkay, hs::NoFriction>>(
+    const hs::FourBarParams*, hs::IntegratorSettings, hs::RunSummary<3, 3>*, int);
 
 // Per-thread eigenvalues (kernels/eigen/small_eigen.hpp) as device code.
 #include "kernels/eigen/small_eigen.hpp"
