@@ -1,5 +1,5 @@
 // The penalty-based semirecursive formulation (kernels/integrators/
-// penalty_trapezoidal.hpp, docs/models/integrators.md §13) against the
+// penalty_trapezoidal.hpp, docs/models/integrators.md §9) against the
 // double step, an independent formulation of the same model (coordinate
 // partitioning, constraints solved at every step): both integrate the same
 // DAE with the same trapezoidal rule, so they must agree to within the

@@ -1,6 +1,6 @@
 // Fixed-step implicit trapezoidal rule, penalty-based semirecursive
 // formulation: seed 001 §2.3 eqs (18)–(21) and §4 eqs (36), (39); seed 002
-// eqs (9)–(12). docs/models/integrators.md §13.
+// eqs (9)–(12). docs/models/integrators.md §9.
 //
 // Primary variables x = [z | y_0 | y_1 | ...]: every joint coordinate (no
 // partition), then each actuator's states as in the double step. The

@@ -1,6 +1,6 @@
 // Seed 003's MCS linearization of a small constrained system, one system per
 // thread (CPU threads, CUDA threads), no allocation: the per-thread side of
-// the size switch of docs/models/nloop-and-flexible.md §8. A model whose
+// the size switch of docs/models/nloop-and-flexible.md §6 item 10. A model whose
 // size is a study parameter (the N-loop linkage) is evaluated in arrays of a
 // compile-time capacity NMAX ≥ n; larger systems, and RCS and UCS at every
 // size (their QZ and eigenvector tests have no per-thread code here), take

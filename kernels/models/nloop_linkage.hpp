@@ -36,7 +36,7 @@ struct NLoopLinkage {
   HS_HD static int constraint_count(const Params& p) { return 2 * p.loops + 2; }
   HS_HD static int x(int i) { return 2 * i; }  // x_Bi; y_Bi is x(i) + 1
   HS_HD static int phi(const Params& p) { return 2 * p.loops + 2; }
-  // The size switch (docs/models/nloop-and-flexible.md §8): up to N = 3 loops
+  // The size switch (docs/models/nloop-and-flexible.md §6 item 10): up to N = 3 loops
   // (n = 9) a point runs per thread (kernels/linearize/constrained_per_thread.hpp)
   // on every backend; MCS reduces every N to this one degree of freedom.
   static constexpr int per_thread_coordinates = 9;
