@@ -29,6 +29,9 @@ TEST(Catalog, EverySupportedCombinationIsCompiledAndMatchesItsDescription) {
       // What the CUDA backend is built for: a subset, and the default formulation among it.
       for (const auto& f : m.device_formulations) EXPECT_TRUE(m.supports_formulation(f)) << f;
       EXPECT_TRUE(ModelDescriptor::contains(m.device_formulations, m.formulations.front()));
+      // Every other formulation says why the device is not built for it.
+      for (const auto& f : m.formulations)
+        EXPECT_EQ(ModelDescriptor::contains(m.device_formulations, f), m.off_device_reason(f).empty()) << f;
       const long driving = m.summary_column(m.driving_coordinate);
       ASSERT_GE(driving, 0) << "driving coordinate " << m.driving_coordinate << " is not a summary column";
       for (const auto& friction : m.friction_laws)
@@ -99,4 +102,19 @@ TEST(Catalog, ParameterTablesNameEachFieldOnce) {
           << m.name << ": default of " << p.name << " out of its range " << p.range_text();
     }
   }
+}
+
+// What the CUDA backend is built for, per model: both semirecursive
+// formulations, except the 3D four-bar's penalty kernel (~430 KB of stack per
+// GPU thread: SpatialFourBarPhysics::OffDevice); never the index-1 reference
+// integrator.
+TEST(Catalog, DeviceFormulationsLeaveOutTheReferenceIntegratorAndThe3dFourBarsPenaltyKernel) {
+  const std::vector<std::string> both = {"double-step", "penalty"};
+  EXPECT_EQ(find_model("four-bar")->device_formulations, both);
+  EXPECT_EQ(find_model("quick-return")->device_formulations, both);
+  EXPECT_EQ(find_model("four-bar-3d")->device_formulations, std::vector<std::string>{"double-step"});
+  EXPECT_NE(find_model("four-bar-3d")->off_device_reason("penalty").find("430 KB of stack per GPU thread"),
+            std::string::npos);
+  EXPECT_EQ(find_model("four-bar")->off_device_reason("index1-baumgarte"), "the CPU reference integrator");
+  EXPECT_EQ(find_model("four-bar-3d")->off_device_reason("index1-baumgarte"), "the CPU reference integrator");
 }

@@ -253,6 +253,22 @@ TEST(GpuBackendCodePath, RefusesAFormulationNotBuiltForTheDevice) {
   }
 }
 
+// A physics whose kernel of a formulation does not fit a GPU thread (the 3D
+// four-bar's penalty kernel) is refused with that reason.
+TEST(GpuBackendCodePath, RefusesThe3dFourBarsPenaltyKernelWithItsReason) {
+  BatchSpec spec = backend_test::model_batch("four-bar-3d", 2, 1, 0, 0.1);
+  spec.formulation = "penalty";
+  try {
+    run_batch_device_code_path_on_omp(spec, 1e9);
+    ADD_FAILURE() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("formulation penalty of model four-bar-3d is not built for the CUDA backend "
+                                         "(its penalty kernel needs ~430 KB of stack per GPU thread"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(GpuBackendCodePath, SliceSizeFollowsTheDeviceMemory) {
   BatchSpec spec = backend_test::random_batch(1000, 1, 100, 1.0);  // 11 samples per instance
   EXPECT_EQ(device_batch_slice_size(spec, bytes_for(spec, 37)), 37);

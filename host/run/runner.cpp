@@ -543,11 +543,13 @@ StudyRunReport run_study(const StudyRecord& record,
   std::string why;
   if (!backend_available(backend, &why)) throw ResumeError("backend " + backend_name(backend) + ": " + why);
   // A formulation the CUDA backend is not built for (the CPU reference
-  // integrator): `auto` runs it on the CPU, an explicit `cuda` is refused.
+  // integrator, or a kernel too large for a GPU thread): `auto` runs it on
+  // the CPU, an explicit `cuda` is refused with the reason.
   if (backend == Backend::cuda && !ModelDescriptor::contains(design.descriptor->device_formulations, record.formulation)) {
     if (requested != Backend::automatic)
       throw ResumeError("backend cuda: formulation " + record.formulation + " of model " + record.model +
-                        " is not built for the CUDA backend (the CPU reference integrator); use --backend cpu or kokkos");
+                        " is not built for the CUDA backend (" +
+                        design.descriptor->off_device_reason(record.formulation) + "); use --backend cpu or kokkos");
     backend = Backend::cpu;
   }
   // What a device measured of this combination (host/run/device_verification.hpp).

@@ -47,6 +47,7 @@ struct Index1BaumgarteFormulation {
   // four-bar), far beyond a GPU thread's registers; nvcc takes tens of
   // minutes on it. CPU and Kokkos only.
   static constexpr bool on_device = false;
+  static constexpr const char* off_device_reason = "the CPU reference integrator";
   template <class Friction>
   static constexpr bool integrates = linearizable_friction<Friction>;
   template <class Physics, class Friction>

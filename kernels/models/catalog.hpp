@@ -35,11 +35,29 @@ using PhysicsCatalog = TypeList<  //
 
 // ---- combinations --------------------------------------------------------------
 
+// Whether the CUDA backend is built for a physics' formulation: the
+// formulation runs on a device (Formulation::on_device; not the CPU reference
+// integrator) and the physics does not leave it out. A physics leaves out a
+// formulation whose kernel does not fit a GPU thread by listing it in
+// `OffDevice` with its reason in `off_device_reason` (SpatialFourBarPhysics).
+template <class Physics, class = void>
+struct OffDeviceOf {
+  using type = TypeList<>;
+};
+template <class Physics>
+struct OffDeviceOf<Physics, std::void_t<typename Physics::OffDevice>> {
+  using type = typename Physics::OffDevice;
+};
+template <class Physics, class Formulation>
+constexpr bool on_device_for =
+    Formulation::on_device && IndexIn<Formulation, typename OffDeviceOf<Physics>::type>::value < 0;
+
 template <class Physics, class Friction, class FormulationT>
 struct RunCombination {
+  using PhysicsT = Physics;
   using Formulation = FormulationT;
   using Integrator = typename Formulation::template Integrator<Physics, Friction>;
-  static constexpr bool on_device = Formulation::on_device;  // built for the CUDA backend
+  static constexpr bool on_device = on_device_for<Physics, Formulation>;  // built for the CUDA backend
 };
 template <class Physics, class Friction>
 struct StabilityCombination {
@@ -132,14 +150,21 @@ bool stability(TypeList<P...>, F& f, const std::string& physics, const std::stri
 // friction laws and formulations (first = default), those built for the
 // CUDA backend, the laws each formulation integrates, the laws the stability
 // map linearizes.
-template <class... Friction, class... Formulation>
+template <class Physics, class... Friction, class... Formulation>
 void fill_support(ModelDescriptor& d, TypeList<Friction...> laws, TypeList<Formulation...> formulations) {
   d.friction_laws = names_of(laws);
   d.formulations = names_of(formulations);
-  d.device_formulations = device_names_of(formulations);
+  d.device_formulations.clear();
+  d.off_device.clear();
   d.formulation_friction_laws.clear();
   auto one_formulation = [&](auto formulation_tag) {
     using Fo = std::decay_t<decltype(formulation_tag)>;
+    if constexpr (on_device_for<Physics, Fo>)
+      d.device_formulations.push_back(Fo::name);
+    else if constexpr (Fo::on_device)
+      d.off_device.push_back({Fo::name, Physics::off_device_reason});
+    else
+      d.off_device.push_back({Fo::name, Fo::off_device_reason});
     ModelDescriptor::FormulationLaws e;
     e.formulation = Fo::name;
     auto add = [&](const char* name, bool integrates) {
@@ -162,7 +187,7 @@ std::vector<ModelDescriptor> describe(TypeList<P...>) {
   auto add = [&](auto physics_tag) {
     using Ph = decltype(physics_tag);
     for (auto& d : Ph::describe()) {
-      fill_support(d, typename Ph::FrictionLaws{}, typename Ph::Formulations{});
+      fill_support<Ph>(d, typename Ph::FrictionLaws{}, typename Ph::Formulations{});
       if constexpr (Ph::linearizes) {
         using System = typename StabilityCombination<Ph, typename FirstOf<FrictionPoliciesOf<Ph>>::type>::System;
         d.stability_eigenvalues = StabilityOf<System>::capacity;

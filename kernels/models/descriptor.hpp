@@ -25,16 +25,6 @@ template <class... T>
 std::vector<std::string> names_of(TypeList<T...>) {
   return {std::string(T::name)...};
 }
-// The names of the formulations of a list that are built for the CUDA backend.
-template <class... T>
-std::vector<std::string> device_names_of(TypeList<T...>) {
-  std::vector<std::string> out;
-  auto add = [&](const char* name, bool on_device) {
-    if (on_device) out.push_back(name);
-  };
-  (add(T::name, T::on_device), ...);
-  return out;
-}
 
 // One parameter of a model: a column of the parameter row.
 struct ParameterInfo {
@@ -92,6 +82,13 @@ struct ModelDescriptor {
   std::vector<std::string> friction_laws;  // "brown-mcphee", ...
   std::vector<std::string> formulations;   // "double-step", ...
   std::vector<std::string> device_formulations;  // those built for the CUDA backend
+  // Why each of the others is not (catalog.hpp, on_device_for): the
+  // formulation is the CPU reference integrator, or this physics' kernel of
+  // it does not fit a GPU thread.
+  struct OffDevice {
+    std::string formulation, why;
+  };
+  std::vector<OffDevice> off_device;
   // Which laws each formulation integrates (a formulation on a static DAE
   // form cannot carry friction states), and which laws the stability map
   // linearizes. Filled by the catalog from its compile-time lists.
@@ -132,6 +129,13 @@ struct ModelDescriptor {
     return -1;
   }
   bool supports_command(const std::string& c) const { return contains(commands, c); }
+  // Why the CUDA backend is not built for a formulation of this model (empty
+  // when it is).
+  std::string off_device_reason(const std::string& formulation) const {
+    for (const auto& o : off_device)
+      if (o.formulation == formulation) return o.why;
+    return {};
+  }
   bool supports_friction(const std::string& f) const { return contains(friction_laws, f); }
   bool supports_formulation(const std::string& f) const { return contains(formulations, f); }
   // The friction laws formulation f integrates (empty if f is not one of its formulations).

@@ -142,6 +142,16 @@ struct SpatialFourBarPhysics {
   static constexpr bool runs = true, linearizes = true;
   using FrictionLaws = four_bar_detail::FrictionLaws;
   using Formulations = four_bar_detail::Formulations;
+  // Not on the GPU with the penalty formulation: its Newton matrix over all
+  // ten coordinates with the Jacobians on dual numbers takes ~430 KB of stack
+  // per thread (bench/results/kernel-resources-gate-sm90.json before
+  // 2026-11-28), which on an H100 could not launch (its stack does not fit
+  // for every resident thread, 2026-11-25) and were most of nvcc's time in
+  // CI (docs/build.md §8). The double step, the default, runs there.
+  using OffDevice = TypeList<PenaltyFormulation>;
+  static constexpr const char* off_device_reason =
+      "its penalty kernel needs ~430 KB of stack per GPU thread (it could not launch on an H100); "
+      "the double-step formulation runs on the GPU";
   template <class Friction>
   using Model = HydraulicFourBar3d<Friction>;
   template <class Friction>

@@ -152,7 +152,8 @@ BatchResult run(const BatchSpec& spec, double device_bytes, Launch&& launch) {
       throw std::logic_error("device batch of formulation " + spec.formulation + " dispatched to another translation unit");
     else
       throw std::invalid_argument("formulation " + spec.formulation + " of model " + spec.model->name +
-                                  " is not built for the CUDA backend (CPU reference integrator); use --backend cpu or kokkos");
+                                  " is not built for the CUDA backend (" + spec.model->off_device_reason(spec.formulation) +
+                                  "); use --backend cpu or kokkos");
   });
   return out;
 }
