@@ -48,6 +48,16 @@ template <class Physics>
 struct OffDeviceOf<Physics, std::void_t<typename Physics::OffDevice>> {
   using type = typename Physics::OffDevice;
 };
+// Why a physics or formulation is not on the device (its
+// `off_device_reason`, or empty).
+template <class T, class = void>
+struct OffDeviceReason {
+  static constexpr const char* value = "";
+};
+template <class T>
+struct OffDeviceReason<T, std::void_t<decltype(T::off_device_reason)>> {
+  static constexpr const char* value = T::off_device_reason;
+};
 template <class Physics, class Formulation>
 constexpr bool on_device_for =
     Formulation::on_device && IndexIn<Formulation, typename OffDeviceOf<Physics>::type>::value < 0;
@@ -159,12 +169,11 @@ void fill_support(ModelDescriptor& d, TypeList<Friction...> laws, TypeList<Formu
   d.formulation_friction_laws.clear();
   auto one_formulation = [&](auto formulation_tag) {
     using Fo = std::decay_t<decltype(formulation_tag)>;
-    if constexpr (on_device_for<Physics, Fo>)
+    if (on_device_for<Physics, Fo>)
       d.device_formulations.push_back(Fo::name);
-    else if constexpr (Fo::on_device)
-      d.off_device.push_back({Fo::name, Physics::off_device_reason});
-    else
-      d.off_device.push_back({Fo::name, Fo::off_device_reason});
+    else  // left out by the physics, or the CPU reference integrator
+      d.off_device.push_back(
+          {Fo::name, Fo::on_device ? OffDeviceReason<Physics>::value : OffDeviceReason<Fo>::value});
     ModelDescriptor::FormulationLaws e;
     e.formulation = Fo::name;
     auto add = [&](const char* name, bool integrates) {
