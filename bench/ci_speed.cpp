@@ -34,7 +34,11 @@ const char* kUsage =
     "  --repeats R    interleaved runs of each case, the fastest kept (default 3)\n"
     "  --out FILE     result file (default bench/results/ci-speed-<machine>.json)\n";
 
-constexpr double kMinimumLaneRatio = 2.0;
+// The lanes' floor against one instance at a time: 2x where they are 8 wide
+// (AVX-512; measured 4.29x), 0.35 per lane where they are narrower (4 lanes,
+// AVX2: measured 1.87x and 2.06x, so a floor of 2 failed on noise; 1.4x still
+// catches the halving of 2026-11-27, which took them to ~1x). docs/build.md §7.
+double minimum_lane_ratio(int lanes) { return lanes >= 8 ? 2.0 : 0.35 * lanes; }
 
 struct Case {
   std::string name;
@@ -119,7 +123,7 @@ int main(int argc, char** argv) {
         .field("ratio_to_one_at_a_time", base > 0.0 ? c->rate() / base : 0.0)
         .end_object();
   j.end_array();
-  j.field("lane_ratio", lane_ratio).field("minimum_lane_ratio", kMinimumLaneRatio).end_object();
+  j.field("lane_ratio", lane_ratio).field("minimum_lane_ratio", minimum_lane_ratio(lanes.lanes)).end_object();
   hb::save_result(out_path, j);
 
   if (failed > 0) {
@@ -130,13 +134,14 @@ int main(int argc, char** argv) {
     std::printf("bench_ci_speed: the four-bar did not run on lanes (lanes_used %d): nothing to compare\n", lanes.lanes);
     return 1;
   }
-  if (lane_ratio < kMinimumLaneRatio) {
+  const double required = minimum_lane_ratio(lanes.lanes);
+  if (lane_ratio < required) {
     std::printf("bench_ci_speed: FAILED: %d lanes ran %.2fx one instance at a time, under %.1fx: a structural "
                 "regression of the lockstep lanes (docs/build.md §7)\n",
-                lanes.lanes, lane_ratio, kMinimumLaneRatio);
+                lanes.lanes, lane_ratio, required);
     return 1;
   }
   std::printf("bench_ci_speed: %d lanes at %.2fx one instance at a time (at least %.1fx required)\n", lanes.lanes,
-              lane_ratio, kMinimumLaneRatio);
+              lane_ratio, required);
   return 0;
 }
