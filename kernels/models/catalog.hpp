@@ -64,7 +64,6 @@ constexpr bool on_device_for =
 
 template <class Physics, class Friction, class FormulationT>
 struct RunCombination {
-  using PhysicsT = Physics;
   using Formulation = FormulationT;
   using Integrator = typename Formulation::template Integrator<Physics, Friction>;
   static constexpr bool on_device = on_device_for<Physics, Formulation>;  // built for the CUDA backend
