@@ -9,7 +9,7 @@
 // Each is run `--repeats` times, interleaved, and the fastest run kept;
 // printed as instance-steps/s and as ratios to the four-bar one instance at a
 // time. The lanes must run at least 2x one instance at a time (measured 5.5x
-// at 8 lanes, 2.7x at 4 on the 2-core AMD EPYC VM, README Performance): a
+// at 8 lanes, 2.7x at 4 on the 2-core AMD EPYC VM, docs/performance.md §2): a
 // ratio under 2 is a structural regression (the lanes falling back to calls,
 // as in 2026-11-27's unnoticed halving), not noise, and the program exits 1.
 // Nothing else is asserted. Writes bench/results/ci-speed-<machine>.json.

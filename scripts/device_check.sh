@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The checks that need a GPU, for a session that is lent one (README, "GPU").
+# The checks that need a GPU, for a session that is lent one (docs/gpu.md §1).
 # The device machine has CUDA but none of the Debian libraries hydrosweep
 # links (HDF5, Kokkos, ...) and no package registry, so the programs are built
 # here and carried there with the shared libraries its image lacks:

@@ -11,7 +11,7 @@ for f in eigenvalues.csv counterpart_h.csv pulse_overdamped.csv pulse_friction_0
 done
 # Three scenarios, two structural zeros each.
 [ "$(awk -F, 'NR > 1 && $3 == 2' "$out/eigenvalues.csv" | wc -l)" -eq 3 ] || { cat "$out/eigenvalues.csv"; exit 1; }
-# The values the README prints (asserted with their closed form in
+# The values docs/seeds.md §1 prints (asserted with their closed form in
 # tests/test_linearize.cpp, SeedZeroEigenvaluesEqualTheClosedForm): friction
 # x1 overdamped, x1/10 and x1/100 one pair with zeta = 0.161 and 0.017 (to the
 # printed digit), and lambda6 = -1/tau = -2 pi 35 1/s in every row, to

@@ -951,7 +951,7 @@ long count_points(const std::vector<StabilityPoint>& pts, hs::Status s) {
 }  // namespace
 
 // Seed 000's 3D formulation, Brown-McPhee, a grid over the friction scale
-// (x1/100 is oscillatory, x1 overdamped, README "Stability maps") and the
+// (x1/100 is oscillatory, x1 overdamped, docs/seeds.md §1) and the
 // bulk modulus.
 TEST(EndToEndValues, StabilityGridSpatialModel) {
   TempDir tmp;

@@ -347,7 +347,7 @@ TEST(Linearize, SpatialEquilibriumAtSixtyDegrees) {
   for (double angle : {eq.x[C::phi43], planar.x[2]}) EXPECT_NEAR(std::remainder(angle - phi43, 2 * kPi), 0.0, kAngle);
   EXPECT_LE(eq.constraint_residual, 2e-15);
   // Pressures: p1 = p2, p3 prescribed; p2 = (F0 + A3 p3)/A2 with F0 from the
-  // hand-written statics (README: 2.753 MPa; docs/models/linearization.md §4).
+  // hand-written statics (docs/physics-checks.md §5: 2.753 MPa; docs/models/linearization.md §4).
   for (const double* p : {eq.p, planar.p}) {
     EXPECT_EQ(p[0], p[1]);
     EXPECT_EQ(p[2], P.actuator[0].circuit.rod_side_initial_pressure);
@@ -468,7 +468,7 @@ TEST(Linearize, EigenvaluesOfTheThreeFrictionScenarios) {
 // form (closed_form_jacobian, docs/models/linearization.md §5): every ν of eq (93)
 // against the reduced Jacobian of both formulations, the eigenvalues and
 // figures of stability_point against {0, 0, −1/τ} and the roots of the
-// cubic, and the values the README prints ("Stability maps" and the
+// cubic, and the values docs/seeds.md §1 prints (and the
 // linearization check table) against the roots.
 // Tolerances: each ν is a few dozen roundings on either side, measured
 // ≤ 1.3e-15 relative (6 eps) with and without -march=native: bound 1e-14.
@@ -477,7 +477,7 @@ TEST(Linearize, SeedZeroEigenvaluesEqualTheClosedForm) {
   const double tau = seed002_four_bar().actuator[0].circuit.valve_time_constant;
   struct Printed {
     double scale;
-    Complex lambda[3];  // λ3..λ5 as the README prints them (largest imaginary part first)
+    Complex lambda[3];  // λ3..λ5 as docs/seeds.md §1 prints them (largest imaginary part first)
     double digits;      // half a unit of the last printed digit
     double zeta;        // ζ of the pair as printed (NaN: overdamped)
   };
@@ -525,7 +525,7 @@ TEST(Linearize, SeedZeroEigenvaluesEqualTheClosedForm) {
       std::vector<Complex> computed;
       for (int k = 0; k < 6; ++k) computed.emplace_back(s.re[k], s.im[k]);
       EXPECT_LE(matched_distance(expected, nonzero(computed), kEps * spectral_radius(expected)), kEigenAgreement);
-      // The structural zeros come out at the backward-error level (README,
+      // The structural zeros come out at the backward-error level (docs/usage.md §4,
       // "Structural zeros"): measured ≤ 0.3 eps·ρ(J).
       for (const Complex& z : computed) {
         if (std::abs(z) <= StabilitySettings{}.zero_tolerance * spectral_radius(computed)) {

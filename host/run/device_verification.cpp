@@ -13,7 +13,7 @@ struct Entry {
 
 // First match wins. Measured with tests/test_gpu.cpp (Gpu.*), tests/device_trace.cu
 // and scripts/device_check.sh on an NVIDIA H100 80GB HBM3 and an NVIDIA H200,
-// 2026-11-25 and 2026-11-26 (bench/results/device-check-*.log; README, "GPU").
+// 2026-11-25 and 2026-11-26 (bench/results/device-check-*.log; docs/gpu.md §3).
 // The 3D four-bar disagreed on 2026-11-25 (a stale residual in the double step's
 // initialize, fixed and measured bit-identical at t = 0 and within 5e-10 of scale
 // over 1.5 s on 2026-11-26).

@@ -110,7 +110,7 @@ void write_chunk(const fs::path& path, long first, const BatchResult& r) {
 // else what is wrong. write_chunk renames a chunk into place only when it is
 // complete, so a damaged one means disk trouble or a file changed by hand,
 // never an interrupted run: the caller refuses to resume instead of silently
-// running it again (README, "Resuming"). The trajectories are streamed
+// running it again (docs/study-files.md, "Resuming"). The trajectories are streamed
 // through the checksum, not held.
 std::string read_chunk_summaries(const fs::path& path, long first, const ChunkLayout& L, Status* status_out,
                                  double* summaries_out) {

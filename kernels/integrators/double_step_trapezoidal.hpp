@@ -895,7 +895,7 @@ struct DoubleStepTrapezoidal {
     // instead of −162.5 N m, so F0 = 0 and p1 = p2 = p3 A3/A2 exactly), while
     // the same values printed correct afterwards and g++/clang agree; this order
     // gives the CPU's value on the device (measured on an H200, 2026-11-26,
-    // tests/device_trace.cu; README "GPU").
+    // tests/device_trace.cu; docs/gpu.md §3).
     double Sdep[nc][ni];
     double qv[nq];
     for (int k = 0; k < nq; ++k) qv[k] = s.q[k];

@@ -46,7 +46,7 @@ struct InstanceKernel {
   using Carry = RunCarry<Integrator>;
   // On the GPU the run loop's carry (summary and running sums, kernels/integrators/run.hpp) lives in a
   // per-thread slot of shared memory where one block's slots fit in kCarrySharedBytes: it then holds no
-  // registers across the step and is not spilled to local memory (issue 16; README "GPU projection").
+  // registers across the step and is not spilled to local memory (issue 16; docs/gpu.md §6).
   // Slots are an odd number of 8-byte words apart, so that a warp's 8-byte accesses to one field fall
   // in distinct banks.
   static constexpr long carry_slot_bytes = (((static_cast<long>(sizeof(Carry)) + 7) / 8) | 1) * 8;
