@@ -13,7 +13,7 @@ What a device alone can tell is replaced by what can be measured here (issue 16)
      from its disassembly (objdump): FP64 arithmetic, divisions, square roots,
      compares and conversions, and the rest;
   2. the static SASS instruction mix of the same kernel for sm_90 (cuobjdump
-     -sass of the built library's cuda_double_step.cu.o; PyPI
+     -sass of the built library's cuda_double_step_part0.cu.o; PyPI
      nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm): FP64-pipe instructions,
      local-memory loads and stores (with their widths), the rest;
   3. registers and stack from cuobjdump --dump-resource-usage, and the
@@ -44,7 +44,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import kernel_resources  # noqa: E402  (find_cuobjdump, resource_usage)
 
-# The default four-bar's simulation kernel (cuda_double_step.cu.o; the double step on R = double).
+# The default four-bar's simulation kernel (cuda_double_step_part0.cu.o; the double step on R = double).
 KERNEL = ("_ZN2hs14for_each_indexINS_14InstanceKernelINS_21DoubleStepTrapezoidalINS_13ActuatedModelINS_15PlanarLoopChain"
           "ILi3EEENS_17HydraulicCylinderINS_18ThreeVolumeCircuitENS_11BrownMcPheeEEELi1ENS_16OpenLoopScheduleEEEdEEEEEEvT_l")
 STEPS = 10000  # the seed 002 cycle: 10 s at 1 ms
@@ -167,11 +167,11 @@ def classify_x86(counts):
 
 
 def kernel_object(library, tmp):
-    """The object with the kernel: the library's cuda_double_step.cu.o, or an object file given as is."""
+    """The object with the kernel: the library's cuda_double_step_part0.cu.o, or an object file given as is."""
     if library.endswith(".o"):
         return library
-    subprocess.run(["ar", "x", os.path.abspath(library), "cuda_double_step.cu.o"], cwd=tmp, check=True)
-    return os.path.join(tmp, "cuda_double_step.cu.o")
+    subprocess.run(["ar", "x", os.path.abspath(library), "cuda_double_step_part0.cu.o"], cwd=tmp, check=True)
+    return os.path.join(tmp, "cuda_double_step_part0.cu.o")
 
 
 def sass_mix(library, cuobjdump, tmp):

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Static resources of the CUDA kernels, read from ptxas (no GPU needed).
 
-Compiles host/run/backends/cuda_double_step.cu and cuda_penalty.cu (simulation, one
+Compiles host/run/backends/cuda_double_step_part{0,1}.cu and cuda_penalty.cu (simulation, one
 translation unit per formulation) and host/run/backends/cuda_stability.cu
 (stability maps), in parallel, for one architecture with `-Xptxas -v` and records, per
 kernel: registers per thread, stack frame, spill stores and loads. These
@@ -34,7 +34,8 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SOURCES = {
-    "simulation-double-step": ("host/run/backends/cuda_double_step.cu", ["-DHYDROSWEEP_HAVE_CUDA"]),
+    "simulation-double-step-part0": ("host/run/backends/cuda_double_step_part0.cu", ["-DHYDROSWEEP_HAVE_CUDA"]),
+    "simulation-double-step-part1": ("host/run/backends/cuda_double_step_part1.cu", ["-DHYDROSWEEP_HAVE_CUDA"]),
     "simulation-penalty": ("host/run/backends/cuda_penalty.cu", ["-DHYDROSWEEP_HAVE_CUDA"]),
     "stability": ("host/run/backends/cuda_stability.cu", ["-DHYDROSWEEP_HAVE_CUDA", "-DHYDROSWEEP_HAVE_CUDA_STABILITY"]),
 }

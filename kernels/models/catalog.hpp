@@ -62,11 +62,15 @@ template <class Physics, class Formulation>
 constexpr bool on_device_for =
     Formulation::on_device && IndexIn<Formulation, typename OffDeviceOf<Physics>::type>::value < 0;
 
-template <class Physics, class Friction, class FormulationT>
+template <class PhysicsT, class Friction, class FormulationT>
 struct RunCombination {
+  using Physics = PhysicsT;
   using Formulation = FormulationT;
   using Integrator = typename Formulation::template Integrator<Physics, Friction>;
   static constexpr bool on_device = on_device_for<Physics, Formulation>;  // built for the CUDA backend
+  // The physics' place in PhysicsCatalog (the CUDA build splits a
+  // formulation's kernels over translation units by it: catalog_position).
+  static constexpr int position = IndexIn<Physics, PhysicsCatalog>::value;
 };
 template <class Physics, class Friction>
 struct StabilityCombination {
@@ -208,6 +212,17 @@ std::vector<ModelDescriptor> describe(TypeList<P...>) {
   return all;
 }
 
+template <class... P>
+int position(TypeList<P...>, const std::string& key) {
+  int position = -1, here = 0;
+  auto one = [&](const char* physics_key) {
+    if (position < 0 && key == physics_key) position = here;
+    ++here;
+  };
+  (one(P::key), ...);
+  return position;
+}
+
 }  // namespace catalog_detail
 
 // Calls f(RunCombination{}) for the (physics, friction law, formulation)
@@ -235,6 +250,12 @@ void select_friction_law(Params& p, const std::string& law) {
     for (auto& a : p.actuator) a.friction.law_code = code;
   }
 }
+
+// The place of the physics named `key` in PhysicsCatalog (-1: none of this
+// build), RunCombination::position at run time: the CUDA build compiles a
+// formulation's kernels in several translation units, each taking the physics
+// whose position is its own modulo their number (host/run/backends/cuda.cu).
+inline int catalog_position(const std::string& key) { return catalog_detail::position(PhysicsCatalog{}, key); }
 
 // Every model of every physics, in catalog order.
 inline std::vector<ModelDescriptor> describe_catalog() { return catalog_detail::describe(PhysicsCatalog{}); }

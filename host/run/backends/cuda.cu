@@ -18,10 +18,13 @@
 #include "kernels/integrators/formulations.hpp"
 
 namespace hs {
-// One translation unit per formulation, compiled in parallel
-// (cuda_double_step.cu, cuda_penalty.cu): each instantiates only its kernels.
-BatchResult run_batch_cuda_double_step(const BatchSpec& spec, double device_bytes);
+// One translation unit per formulation, compiled in parallel (cuda_penalty.cu),
+// the double step's in kDoubleStepDeviceUnits (cuda_double_step_part<k>.cu, by
+// the physics' catalog position): each instantiates only its kernels.
+BatchResult run_batch_cuda_double_step_part0(const BatchSpec& spec, double device_bytes);
+BatchResult run_batch_cuda_double_step_part1(const BatchSpec& spec, double device_bytes);
 BatchResult run_batch_cuda_penalty(const BatchSpec& spec, double device_bytes);
+static_assert(kDoubleStepDeviceUnits == 2, "one declaration and one dispatch per unit");
 
 int cuda_device_count() {
   int n = 0;
@@ -55,7 +58,10 @@ BatchResult run_batch_cuda(const BatchSpec& spec) {
   HS_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   const double device_bytes = 0.8 * static_cast<double>(free_bytes);
   if (spec.formulation == PenaltyFormulation::name) return run_batch_cuda_penalty(spec, device_bytes);
-  if (spec.formulation == DoubleStepFormulation::name) return run_batch_cuda_double_step(spec, device_bytes);
+  if (spec.formulation == DoubleStepFormulation::name && spec.model)
+    return catalog_position(spec.model->physics) % kDoubleStepDeviceUnits == 1
+               ? run_batch_cuda_double_step_part1(spec, device_bytes)
+               : run_batch_cuda_double_step_part0(spec, device_bytes);
   // Formulations not built for the device: device_batch::run names the reason.
   return device_batch::run<Index1BaumgarteFormulation>(spec, device_bytes, [](const auto&, long) {});
 }

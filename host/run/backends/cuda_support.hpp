@@ -22,6 +22,11 @@
 
 namespace hs {
 
+// How many translation units the double-step formulation's kernels are split
+// over (cuda_double_step_part<k>.cu takes the physics whose catalog position
+// is k modulo this number; cuda.cu dispatches by catalog_position).
+constexpr int kDoubleStepDeviceUnits = 2;
+
 template <class T>
 struct DeviceBuffer {
   T* ptr = nullptr;

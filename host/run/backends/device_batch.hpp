@@ -138,14 +138,18 @@ struct AnyFormulation {};
 // The batch on the device system, for its (physics, friction, formulation).
 // With Only = one formulation, only that formulation's kernels are
 // instantiated (the CUDA build compiles one translation unit per
-// formulation, in parallel); another formulation is a logic error there.
-template <class Only = AnyFormulation, class Launch>
+// formulation, in parallel); with Parts > 1, only those of the physics whose
+// catalog position is Part modulo Parts (a formulation's kernels split over
+// Parts units: catalog_position). Another combination is a logic error there.
+template <class Only = AnyFormulation, int Part = 0, int Parts = 1, class Launch>
 BatchResult run(const BatchSpec& spec, double device_bytes, Launch&& launch) {
+  static_assert(Parts >= 1 && Part >= 0 && Part < Parts, "a part of the catalog");
   BatchResult out;
   with_batch_combination(spec, [&](auto combination) {
     using Combination = decltype(combination);
     constexpr bool selected =
-        std::is_same<Only, AnyFormulation>::value || std::is_same<Only, typename Combination::Formulation>::value;
+        (std::is_same<Only, AnyFormulation>::value || std::is_same<Only, typename Combination::Formulation>::value) &&
+        Combination::position % Parts == Part;
     if constexpr (Combination::on_device && selected)
       out = run_typed<typename Combination::Integrator>(spec, device_bytes, launch);
     else if constexpr (Combination::on_device)
