@@ -28,23 +28,18 @@ from pathlib import Path
 
 PROG = "plot_stability"
 
-try:
-    import h5py
-    import numpy as np
-
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    # plot_study sets the Agg backend; reuse its readers and axis helpers.
-    from plot_study import (UsageError, attr_float, attr_list, attr_text, cell_edges, display_scale,  # noqa: E402
-                            is_log_spaced, nice_log_axis, open_output, read_array)
-    import matplotlib  # noqa: E402
-    import matplotlib.pyplot as plt  # noqa: E402
-    from matplotlib.colors import SymLogNorm, TwoSlopeNorm, Normalize  # noqa: E402
-    from matplotlib.lines import Line2D  # noqa: E402
-    from matplotlib.patches import Patch  # noqa: E402
-except ImportError as e:  # pragma: no cover - depends on the machine
-    print(f"{PROG}: error: {e} (python3 with h5py, matplotlib and numpy is needed; scripts/setup.sh installs them)",
-          file=sys.stderr)
-    sys.exit(3)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+# plot_study loads h5py, numpy and matplotlib (Agg backend), or exits with its
+# message (status 3 when one is missing); reuse its readers and axis helpers.
+from plot_study import (UsageError, attr_float, attr_list, attr_text, cell_edges, display_scale,  # noqa: E402
+                        fail_without_traceback, is_log_spaced, nice_log_axis, open_output, read_array, save_png)
+import h5py  # noqa: E402
+import matplotlib  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib.colors import SymLogNorm, TwoSlopeNorm, Normalize  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
 
 DPI = 150
 FAILED_GREY = "0.6"
@@ -148,7 +143,7 @@ def finish(fig, path):
         for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
             if scale == "log":
                 nice_log_axis(axis)
-    fig.savefig(path, dpi=DPI)
+    save_png(fig, path)
     plt.close(fig)
     print(path)
 
@@ -328,6 +323,8 @@ def run(args):
     with f:
         m = Map(f, directory)
         out_dir = Path(args.out) if args.out else directory
+        if out_dir.exists() and not out_dir.is_dir():
+            raise UsageError(f"--out {out_dir} exists and is not a directory")
         out_dir.mkdir(parents=True, exist_ok=True)
         out = out_dir / "stability_map.png"
         if m.n == 0:
@@ -348,11 +345,7 @@ def main():
     p.add_argument("dir", help="output directory of `hydrosweep stability` (holds stability.h5)")
     p.add_argument("--out", metavar="PLOTDIR", help="where stability_map.png goes (default DIR)")
     args = p.parse_args()
-    try:
-        run(args)
-    except UsageError as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        sys.exit(2)
+    fail_without_traceback(run, args, PROG)
 
 
 if __name__ == "__main__":

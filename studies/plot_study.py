@@ -33,23 +33,33 @@ group), or a --quantity / --instances value does not exist in the file.
 """
 import argparse
 import math
+import os
 import re
 import sys
 from pathlib import Path
 
-import h5py
-import matplotlib
+PROG = "plot_study"
 
-matplotlib.use("Agg")  # headless: no display needed
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from matplotlib.colors import LogNorm  # noqa: E402
-from matplotlib.lines import Line2D  # noqa: E402
-from matplotlib.patches import Patch  # noqa: E402
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
+try:
+    import h5py
+    import matplotlib
+
+    matplotlib.use("Agg")  # headless: no display needed
+    import matplotlib.pyplot as plt  # noqa: E402
+    import numpy as np  # noqa: E402
+    from matplotlib.colors import LogNorm  # noqa: E402
+    from matplotlib.lines import Line2D  # noqa: E402
+    from matplotlib.patches import Patch  # noqa: E402
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
+except ImportError as e:  # pragma: no cover - depends on the machine
+    print(f"{PROG}: error: {e} (python3 with h5py, matplotlib and numpy is needed; scripts/setup.sh installs them)",
+          file=sys.stderr)
+    sys.exit(3)
+except OSError as e:  # e.g. no file descriptor left to open a module
+    print(f"{PROG}: error: cannot load h5py/matplotlib/numpy: {e}", file=sys.stderr)
+    sys.exit(1)
 
 DPI = 150
-PROG = "plot_study"
 
 
 class UsageError(Exception):
@@ -250,12 +260,46 @@ class Study:
         return names
 
 
+def save_png(fig, path):
+    """fig as PNG at `path`, written under a temporary name and renamed into
+    place: a full disk or a kill leaves the user's previous picture, never a
+    truncated one (issue 36)."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp.{os.getpid()}")
+    try:
+        fig.savefig(tmp, dpi=DPI, format="png")
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def fail_without_traceback(run, args, prog=PROG):
+    """run(args) with every failure as one line on stderr and an exit status:
+    2 bad input (UsageError), 1 a file that cannot be read or written (or any
+    other failure), 130 Ctrl-C."""
+    try:
+        run(args)
+    except UsageError as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except OSError as e:
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"{prog}: error: {where}{e.strerror or e}", file=sys.stderr)
+        sys.exit(1)
+    except Exception as e:  # noqa: BLE001 - a message, never a traceback
+        print(f"{prog}: error: {type(e).__name__}: {e}", file=sys.stderr)
+        sys.exit(1)
+
+
 def save(fig, path, written):
     for ax in fig.axes:
         for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
             if scale == "log":
                 nice_log_axis(axis)
-    fig.savefig(path, dpi=DPI)
+    save_png(fig, path)
     plt.close(fig)
     print(path)
     written.append(path)
@@ -769,6 +813,8 @@ def run(args):
                 raise UsageError(f"--instances {' '.join(map(str, bad))}: out of range (0 .. {rows - 1})")
 
         out = Path(args.out) if args.out else directory / "plots"
+        if out.exists() and not out.is_dir():
+            raise UsageError(f"--out {out} exists and is not a directory")
         out.mkdir(parents=True, exist_ok=True)
         written = []
         if not quantities:
@@ -821,11 +867,7 @@ def main():
     p.add_argument("--instances", metavar="I", type=int, nargs="+", action="extend",
                    help="instance indices for the time histories (default: 5 spread out + the first failed)")
     args = p.parse_args()
-    try:
-        run(args)
-    except UsageError as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
-        sys.exit(2)
+    fail_without_traceback(run, args)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@
 // cannot be written, `check` on bad studies and the design it prints, and a
 // user's own files in the output directory.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -594,4 +595,211 @@ relative = 0.1
   const Result r = hydrosweep("check " + q(kRoot + "/studies/seed002_work_cycle.toml"), tmp.path);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("\ndesign: 1 instance, no varied input (the base parameters)\n"), npos) << r.out;
+}
+
+// ---- issue 36: what a hostile sweep found (docs/study-files.md, "The output directory") ----
+
+// A second run into an --out that another run is writing is refused, with
+// or without --resume, naming the holder's PID, and takes nothing of the
+// first run's directory; once the lock is free the same command runs. The
+// "other run" is this test process holding the lock a run holds (fcntl,
+// host/run/runner.cpp RunLock).
+TEST(RunnerEdges, ASecondRunIntoAnOutputDirectoryInUseIsRefused) {
+  TempDir tmp;
+  const fs::path study = write_study(tmp.path, "study.toml", kSmallStudy);
+  const fs::path out = tmp.path / "o";
+  fs::create_directories(out / kPartial);
+  const fs::path lock_path = out / kPartial / "lock";
+  const int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  struct flock whole {};
+  whole.l_type = F_WRLCK;
+  whole.l_whence = SEEK_SET;
+  ASSERT_EQ(::fcntl(fd, F_SETLK, &whole), 0);
+  for (const std::string flags : {"-q", "--resume -q"}) {
+    const Result r = run(study, out, flags, tmp.path);
+    EXPECT_EQ(r.code, 2) << flags << "\n" << r.err;
+    EXPECT_NE(r.err.find("is being written by another hydrosweep run (PID " + std::to_string(::getpid()) + ","), npos) << r.err;
+    EXPECT_TRUE(fs::exists(lock_path)) << "the refused run removed the other run's directory";
+    EXPECT_FALSE(fs::exists(out / "summary.csv"));
+  }
+  ::close(fd);  // the other run ends
+  const Result r = run(study, out, "-q", tmp.path);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(out / "summary.csv"));
+  EXPECT_FALSE(fs::exists(out / kPartial)) << "a finished run leaves no partial directory (nor its lock)";
+}
+
+// More threads than the machine has processors (-j or OMP_NUM_THREADS) ran
+// into OpenMP's thread creation and died with SIGSEGV; now lowered, with a
+// note, and the results are those of a plain run.
+TEST(RunnerEdges, ThreadCountsBeyondTheMachineAreLoweredWithANote) {
+  TempDir tmp;
+  const fs::path study = write_study(tmp.path, "study.toml", kSmallStudy);
+  ASSERT_EQ(run(study, tmp.path / "plain", "-q", tmp.path).code, 0);
+  const Result many = run(study, tmp.path / "many", "-j 100000", tmp.path);
+  EXPECT_EQ(many.code, 0) << many.err;
+  EXPECT_NE(many.err.find("note: --threads 100000 is more than the"), npos) << many.err;
+  EXPECT_EQ(read_file(tmp.path / "many" / "summary.csv"), read_file(tmp.path / "plain" / "summary.csv"));
+  const Result env = hydrosweep_after("export OMP_NUM_THREADS=100000",
+                                      "run " + q(study) + " --out " + q(tmp.path / "env"), tmp.path);
+  EXPECT_EQ(env.code, 0) << env.err;
+  EXPECT_NE(env.err.find("note: OMP_NUM_THREADS=100000 is more than the"), npos) << env.err;
+  EXPECT_EQ(read_file(tmp.path / "env" / "summary.csv"), read_file(tmp.path / "plain" / "summary.csv"));
+  const fs::path map = write_study(tmp.path, "map.toml", kStabilityStudy);
+  const Result stab = hydrosweep("stability " + q(map) + " --out " + q(tmp.path / "map") + " -j 100000", tmp.path);
+  EXPECT_EQ(stab.code, 0) << stab.err;
+  EXPECT_NE(stab.err.find("note: --threads 100000 is more than the"), npos) << stab.err;
+}
+
+// A "study file" that never ends (/dev/zero) was read until the kernel
+// killed the process; now at most 16 MiB are read and the file is refused.
+TEST(RunnerEdges, AStudyFileThatNeverEndsIsRefused) {
+  TempDir tmp;
+  for (const std::string& command : std::vector<std::string>{"check /dev/zero", "run /dev/zero --out " + q(tmp.path / "o")}) {
+    const Result r = hydrosweep(command, tmp.path);
+    EXPECT_EQ(r.code, 2) << command << "\n" << r.err;
+    EXPECT_NE(r.err.find("/dev/zero: is larger than 16 MiB, the limit for a study file"), npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(tmp.path / "o"));
+}
+
+// A directory where an output goes (the user's results.h5/ or summary.csv/)
+// was moved aside and replaced; now the run is refused before it starts and
+// the directory keeps what it holds. An empty --out is refused too (it
+// would have written into the working directory).
+TEST(RunnerEdges, AnOutputNameTakenByADirectoryIsRefused) {
+  TempDir tmp;
+  const fs::path study = write_study(tmp.path, "study.toml", kSmallStudy);
+  const fs::path map = write_study(tmp.path, "map.toml", kStabilityStudy);
+  for (const std::string name : {"results.h5", "summary.csv", "stability.h5", "stability.csv"}) {
+    const fs::path out = tmp.path / ("o_" + name);
+    fs::create_directories(out / name);
+    write_file(out / name / "mine.txt", "the user's");
+    const bool is_map = name.rfind("stability", 0) == 0;
+    const Result r = is_map ? hydrosweep("stability " + q(map) + " --out " + q(out) + " -q", tmp.path)
+                            : run(study, out, "-q", tmp.path);
+    EXPECT_NE(r.code, 0) << name;
+    EXPECT_NE(r.err.find((out / name).string() + " exists and is a directory, where hydrosweep writes its " + name), npos)
+        << r.err;
+    EXPECT_EQ(read_file(out / name / "mine.txt"), "the user's");
+    EXPECT_EQ(std::distance(fs::directory_iterator(out), fs::directory_iterator()), 1) << "the run wrote into " << out;
+  }
+  const Result empty = hydrosweep("run " + q(study) + " --out ''", tmp.path);
+  EXPECT_NE(empty.code, 0);
+  EXPECT_NE(empty.err.find("the output directory is empty"), npos) << empty.err;
+}
+
+// `plot --out FILE` (a regular file) ended in a Python traceback; now a
+// one-line error and status 2, for a study's plots and a stability map.
+// Every PNG is written under a temporary name and renamed into place
+// (studies/plot_study.py save_png).
+TEST(RunnerEdges, PlotIntoARegularFileEndsInAMessageNotATraceback) {
+  TempDir tmp;
+  const fs::path study = write_study(tmp.path, "study.toml", kSmallStudy);
+  const fs::path map = write_study(tmp.path, "map.toml", kStabilityStudy);
+  ASSERT_EQ(run(study, tmp.path / "o", "-q", tmp.path).code, 0);
+  ASSERT_EQ(hydrosweep("stability " + q(map) + " --out " + q(tmp.path / "m") + " -q", tmp.path).code, 0);
+  const fs::path file = tmp.path / "a-file";
+  write_file(file, "not a directory");
+  for (const std::string dir : {"o", "m"}) {
+    const Result r = hydrosweep("plot " + q(tmp.path / dir) + " --out " + q(file), tmp.path);
+    EXPECT_EQ(r.code, 2) << dir << "\n" << r.err;
+    EXPECT_NE(r.err.find("--out " + file.string() + " exists and is not a directory"), npos) << r.err;
+    EXPECT_EQ(r.err.find("Traceback (most recent call last)"), npos) << r.err;
+  }
+  EXPECT_EQ(read_file(file), "not a directory");
+}
+
+// Ctrl-C reached only between instances: one instance of hours of simulated
+// time went on for minutes after it. Now the flag is looked at inside the
+// step loop (every 4096 steps, RunOptions::cancel), on one instance at a time
+// and on the lockstep lanes: the run below, one instance of 10^7 steps
+// (tens of seconds here), stops as interrupted, keeps nothing, and says at
+// once that it is stopping. Had the flag not reached inside, the instance
+// would have finished and the run exited 0. (The 300 s safety net only ends
+// a hung test; nothing is asserted on time.)
+TEST(RunnerEdges, InterruptStopsInsideALongInstance) {
+  TempDir tmp;
+  const fs::path study = write_study(tmp.path, "long.toml", R"([integrator]
+duration = 10000.0
+)");
+  for (const std::string lanes : {"1", "automatic"}) {  // one instance at a time; the build's lockstep lanes
+    const fs::path out = tmp.path / ("o_" + lanes);
+    std::vector<std::string> args = {"run", study.string(), "--out", out.string(), "-j", "1", "-q"};
+    if (lanes == "1") args.insert(args.end(), {"--lanes", "1"});
+    const pid_t pid = spawn(args, tmp.path / "log");
+    for (int spin = 0; spin < 3000 && !fs::exists(out / kPartial / "manifest"); ++spin) ::usleep(1000);
+    ::usleep(200000);  // inside the instance's step loop
+    ::kill(pid, SIGINT);
+    int status = 0;
+    for (int spin = 0; spin < 3000 && ::waitpid(pid, &status, WNOHANG) == 0; ++spin) ::usleep(100000);
+    if (::kill(pid, 0) == 0) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      FAIL() << "--lanes " << lanes << ": the run did not stop within 300 s of Ctrl-C";
+    }
+    ASSERT_TRUE(WIFEXITED(status));
+    const std::string log = read_file(tmp.path / "log");
+    EXPECT_EQ(WEXITSTATUS(status), 130) << "--lanes " << lanes << ": " << log;
+    EXPECT_NE(log.find("hydrosweep: stopping: the finished chunks are kept"), npos) << log;
+    EXPECT_NE(log.find("interrupted before the first chunk finished: nothing was saved"), npos) << log;
+    EXPECT_FALSE(fs::exists(out / "results.h5"));
+  }
+}
+
+// An instance flagged invalid_parameters never said which parameter or why;
+// the run now names the first ones on stderr with their index and reason.
+TEST(RunnerEdges, InvalidParametersSayWhichParameterAndWhy) {
+  TempDir tmp;
+  const fs::path study = write_study(tmp.path, "study.toml", R"([integrator]
+duration = 0.05
+[[grid]]
+parameter = "friction.coulomb_force"
+values = [300.0, 200.0]
+[derived]
+"friction.static_force" = "4 * friction.coulomb_force - 1000"
+)");
+  const Result r = run(study, tmp.path / "o", "", tmp.path);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("hydrosweep: note: not run (invalid_parameters): instance 1: derived.friction.static_force = -200 "
+                       "is out of range [0, 1e+08] N"),
+            npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("instance 0"), npos) << r.err;
+}
+
+// --resume trusted what it found: a chunk file copied in from another study of
+// the same shape was accepted (its rows paired with this study's inputs), and
+// an edited manifest blamed good chunks as damaged. A chunk now carries its
+// run's study hash and chunk size (host/run/runner.cpp ChunkHeader).
+TEST(RunnerEdges, ResumeRefusesAChunkOfAnotherStudyAndAnEditedManifest) {
+  TempDir tmp;
+  const fs::path study = write_study(tmp.path, "study.toml", kStudy);
+  const fs::path other = write_study(tmp.path, "other.toml", std::string(kStudy) + "# another study of the same shape\n");
+  const fs::path out = tmp.path / "o", elsewhere = tmp.path / "elsewhere";
+  ASSERT_TRUE(interrupt_run(study, out, 2, SIGKILL, tmp.path)) << "the run finished before it could be killed";
+  ASSERT_TRUE(interrupt_run(other, elsewhere, 2, SIGKILL, tmp.path)) << "the run finished before it could be killed";
+  const fs::path chunk = out / kPartial / "chunk-00000001.bin";
+  const std::string own = read_file(chunk);
+  fs::copy_file(elsewhere / kPartial / "chunk-00000001.bin", chunk, fs::copy_options::overwrite_existing);
+  Result r = resume(study, out, tmp.path);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find(chunk.string() + " belongs to another study"), npos) << r.err;
+  EXPECT_EQ(r.err.find("checksum"), npos) << r.err;
+  write_file(chunk, own);
+
+  const fs::path manifest = out / kPartial / "manifest";
+  const std::string text = read_file(manifest);
+  const size_t at = text.find("chunk_size 3");
+  ASSERT_NE(at, npos) << text;
+  write_file(manifest, text.substr(0, at) + "chunk_size 4" + text.substr(at + 12));
+  r = resume(study, out, tmp.path);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("was written in chunks of 3 instances, but the manifest says chunk_size = 4: the manifest was "
+                       "changed after the run began"),
+            npos)
+      << r.err;
+  write_file(manifest, text);
+  ASSERT_EQ(resume(study, out, tmp.path).code, 0);
 }

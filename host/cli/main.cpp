@@ -59,6 +59,11 @@ static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler needs 
 extern "C" void on_interrupt(int) {
   g_cancel.store(true);
   std::signal(SIGINT, SIG_DFL);
+  // Acknowledged at once (write(2) is async-signal-safe); the instances in
+  // flight stop within about a second (RunOptions::cancel).
+  static const char kAck[] = "\nhydrosweep: stopping: the finished chunks are kept (Ctrl-C again to quit at once)\n";
+  const ssize_t ignored = ::write(2, kAck, sizeof kAck - 1);
+  (void)ignored;
 }
 
 // A usage-class error (exit 2), raised after CLI11 has parsed the line.
@@ -100,6 +105,15 @@ void check_out_dir(const std::string& out_dir) {
   }
 }
 
+// --threads (or OMP_NUM_THREADS) at most the processors here, with a note
+// when lowered (hs::usable_threads).
+int usable_threads(int threads, bool quiet) {
+  std::string note;
+  threads = hs::usable_threads(threads, &note);
+  if (!note.empty() && !quiet) std::fprintf(stderr, "hydrosweep: note: %s\n", note.c_str());
+  return threads;
+}
+
 struct RunFlags {
   int threads = 0;
   int lanes = 0;  // 0: automatic
@@ -119,7 +133,7 @@ int run(const std::string& study_path, const std::string& out_dir, RunFlags flag
   if (!flags.quiet) print_study(study);
 
   hs::StudyRunOptions opt;
-  opt.threads = flags.threads;
+  opt.threads = usable_threads(flags.threads, flags.quiet);
   opt.lanes = flags.lanes;
   opt.chunk_size = flags.chunk_size;
   opt.resume = flags.resume;
@@ -150,6 +164,12 @@ int run(const std::string& study_path, const std::string& out_dir, RunFlags flag
     return kExitInterrupted;
   }
   if (flags.quiet) return 0;
+  // Why instances were flagged invalid_parameters: the parameter and its
+  // range, or the model's reason (issue 36), the first few by index.
+  for (const auto& why : rep.invalid_reasons) std::fprintf(stderr, "hydrosweep: note: not run (invalid_parameters): %s\n", why.c_str());
+  if (rep.invalid_count > static_cast<long>(rep.invalid_reasons.size()))
+    std::fprintf(stderr, "hydrosweep: note: ... and %ld more instances not run as invalid_parameters\n",
+                 rep.invalid_count - static_cast<long>(rep.invalid_reasons.size()));
   const std::string where = (rep.ranks > 1 ? plural(rep.ranks, "MPI rank") + " x " : std::string()) +
                             (rep.backend == "cpu" ? plural(rep.threads, "thread") : std::string("device"));
   std::printf("ran %s on %s (%s) in %.3f s: %.4g instance-steps/s", plural(rep.ran, "instance").c_str(),
@@ -282,7 +302,7 @@ int stability(const std::string& study_path, const std::string& out_dir, Stabili
   if (!note.empty() && !flags.quiet) std::fprintf(stderr, "hydrosweep: note: %s\n", note.c_str());
 
   if (ranks.size() > 1) hs::use_device_of_local_rank(backend, ranks.local_rank());
-  flags.threads = ranks.threads_per_rank(flags.threads);  // the ranks on a node share its cores
+  flags.threads = usable_threads(ranks.threads_per_rank(flags.threads), flags.quiet);  // the ranks on a node share its cores
 
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<hs::StabilityPoint> points =
@@ -298,6 +318,14 @@ int stability(const std::string& study_path, const std::string& out_dir, Stabili
   hs::StabilityOutputPaths paths;
   hs::on_root(ranks, [&] { paths = hs::write_stability_outputs(out_dir, study.record(), study.design(), points, rec); });
   if (!ranks.root()) return 0;
+  // The map of an earlier run would sit beside the new data until the plot
+  // replaces it: removed first, so a plot that fails or is interrupted
+  // leaves no picture rather than the wrong one (issue 36).
+  {
+    std::error_code ignored;
+    const auto stale = std::filesystem::path(out_dir) / "stability_map.png";
+    if (std::filesystem::is_regular_file(stale, ignored)) std::filesystem::remove(stale, ignored);
+  }
   const std::string png = plot_stability_map(out_dir, "", true);  // the summary below names the PNG
   if (flags.quiet) return 0;
 
@@ -357,7 +385,7 @@ void print_design(const hs::Study& s) {
 int check(const std::string& study_path) {
   const hs::Study study = hs::load_study(study_path);
   // Seed 003's systems: their dense matrices must fit (StudyError, exit 2).
-  hs::plan_constrained_memory(study.record(), study.design(), hs::stability_threads(0));
+  hs::plan_constrained_memory(study.record(), study.design(), hs::stability_threads(usable_threads(0, true)));
   print_study(study);
   print_design(study);
   return 0;

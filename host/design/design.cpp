@@ -144,7 +144,7 @@ std::string Design::instance_problem(const double* p) const {
     if (!(a < b)) return rule.a + " = " + fmt(a) + " must be < " + rule.b + " = " + fmt(b) + ": " + rule.why;
   }
   if (descriptor->instance_check) {
-    const auto problem = descriptor->instance_check(*descriptor, p, dt);
+    const auto problem = descriptor->instance_check(*descriptor, p, dt, duration);
     if (!problem.why.empty()) return problem.key + ": " + problem.why;
   }
   return "";

@@ -49,7 +49,8 @@ struct DerivedParameter {
 struct Design {
   const ModelDescriptor* descriptor = nullptr;  // the model's description (host/models/registry.hpp)
   std::vector<double> base;  // parameter row: model defaults + [input] + [parameters]
-  double dt = 0.0;           // the integrator's step (the model's instance_check reads it)
+  double dt = 0.0;           // the integrator's step and duration (the model's instance_check reads them)
+  double duration = 0.0;
   SampleMethod method = SampleMethod::grid;
   long sample_count = 0;   // lhs/sobol/monte-carlo: instances; saltelli: base samples N
   std::uint64_t seed = 0;

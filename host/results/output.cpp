@@ -26,6 +26,17 @@ namespace hs {
 const char* hydrosweep_version() { return HYDROSWEEP_VERSION; }
 
 namespace {
+// Text for a "# ..." header line of a CSV file: control characters (a study
+// name's line break) as spaces, so that the header stays one line. The study
+// parser refuses them in study.name; this keeps any other path honest.
+std::string one_line(std::string text) {
+  for (char& c : text)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  return text;
+}
+}  // namespace
+
+namespace {
 namespace fs = std::filesystem;
 
 // ---- HDF5 helpers ----------------------------------------------------------
@@ -563,10 +574,12 @@ struct AtomicFile {
   std::function<void(const std::string& tmp)> write;
 };
 std::vector<std::string> write_atomically(const std::string& dir, const std::vector<AtomicFile>& files);
+void check_output_names(const std::string& dir, const std::vector<std::string>& names);
 
 }  // namespace
 
 void check_output_dir(const std::string& dir) {
+  if (dir.empty()) throw OutputError("the output directory is empty: name one (an empty name would write into the working directory)");
   std::error_code ec;
   fs::path p = fs::absolute(dir, ec);
   if (ec) throw OutputError("output directory " + dir + ": " + ec.message());
@@ -575,6 +588,7 @@ void check_output_dir(const std::string& dir) {
   if (!fs::is_directory(p, ec)) throw OutputError("cannot create output directory " + dir + ": " + p.string() + " is not a directory");
   if (::access(p.c_str(), W_OK | X_OK) != 0)
     throw OutputError("cannot write to output directory " + dir + ": " + p.string() + ": " + std::strerror(errno));
+  check_output_names(dir, {"results.h5", "summary.csv", "stability.h5", "stability.csv"});
 }
 
 OutputPaths write_outputs(const std::string& dir, const StudyRecord& record,
@@ -595,7 +609,26 @@ OutputPaths write_outputs(const std::string& dir, const StudyRecord& record,
 }
 
 namespace {
+// What sits at an output's name must be an earlier output (a file) or
+// nothing: a directory or other object the user put there is theirs, and is
+// neither moved aside nor replaced (issue 36).
+void check_output_names(const std::string& dir, const std::vector<std::string>& names) {
+  std::error_code ec;
+  for (const auto& name : names) {
+    const fs::path p = fs::path(dir) / name;
+    const fs::file_status st = fs::status(p, ec);
+    if (!fs::exists(st) || fs::is_regular_file(st)) continue;
+    throw OutputError(p.string() + " exists and is " + (fs::is_directory(st) ? "a directory" : "not a regular file") +
+                      ", where hydrosweep writes its " + name + ": move it away or choose another --out");
+  }
+}
+
 std::vector<std::string> write_atomically(const std::string& dir, const std::vector<AtomicFile>& files) {
+  {
+    std::vector<std::string> names;
+    for (const auto& f : files) names.push_back(f.name);
+    check_output_names(dir, names);
+  }
   Transaction tx;
   const fs::path out = fs::absolute(dir);
   for (fs::path p = out; !fs::exists(p); p = p.parent_path()) tx.created_dirs.insert(tx.created_dirs.begin(), p);
@@ -782,7 +815,7 @@ void write_stability_csv(const std::string& path, const StudyRecord& record, con
                "# hydrosweep stability map of %s (model %s): one row per point; max_real and lambda<k>_re/_im in 1/s "
                "(%s); frequency_hz = frequency/(2*pi) in Hz, the damped frequency of the "
                "dominant pair; damping_ratio and frequency_hz are nan when overdamped; max_real excludes the structural zeros\n",
-               record.name.c_str(), record.model.c_str(), order.c_str());
+               one_line(record.name).c_str(), record.model.c_str(), order.c_str());
   std::fputs("index", f);
   for (const auto& name : varied.names) std::fprintf(f, ",%s", name.c_str());
   std::fputs(",status,max_real,damping_ratio,frequency_hz,overdamped,structural_zeros", f);

@@ -34,6 +34,19 @@ int Ranks::threads_per_rank(int requested) const {
   return std::max(1, omp_get_num_procs() / local_size());
 }
 
+int usable_threads(int requested, std::string* note) {
+  const int processors = std::max(1, omp_get_num_procs());
+  const int wanted = requested > 0 ? requested : omp_get_max_threads();
+  if (wanted <= processors) return requested;
+  if (note)
+    *note = (requested > 0 ? "--threads " + std::to_string(requested)
+                           : "OMP_NUM_THREADS=" + std::string(std::getenv("OMP_NUM_THREADS") ? std::getenv("OMP_NUM_THREADS") : "?")) +
+            " is more than the " + std::to_string(processors) + " processor(s) this process may use: running " +
+            std::to_string(processors) + " thread(s)";
+  omp_set_num_threads(processors);
+  return processors;
+}
+
 const Ranks& single_process() {
   static const Ranks one;
   return one;

@@ -50,6 +50,14 @@ class Ranks {
 // The single-process Ranks.
 const Ranks& single_process();
 
+// The CPU threads a command runs with: `requested` (0: OpenMP's default,
+// OMP_NUM_THREADS or every processor), at most the processors this process
+// may use, since more never speed up a sweep and tens of thousands crash
+// OpenMP's thread creation (issue 36: `-j 100000`). When it lowers the
+// count it says so in *note and sets OpenMP's default to it, for the
+// parallel loops that take the default.
+int usable_threads(int requested, std::string* note);
+
 // How this process was started: as one of several ranks of an MPI launcher
 // (mpirun/mpiexec, srun --mpi=pmix or pmi2: the launcher's environment
 // variables), and how many.

@@ -5,6 +5,7 @@
 #include "host/run/memory_budget.hpp"
 #include "host/run/rank_collectives.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
@@ -39,6 +41,9 @@ std::uint64_t fnv1a(const void* data, size_t n, std::uint64_t h = 0xcbf29ce48422
   return h;
 }
 
+// The study's identity in the manifest and in every chunk file: its text's hash.
+std::uint64_t study_hash(const StudyRecord& record) { return fnv1a(record.text.data(), record.text.size()); }
+
 std::string hex(std::uint64_t v) {
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
@@ -46,15 +51,29 @@ std::string hex(std::uint64_t v) {
 }
 
 // ---- chunk files ------------------------------------------------------------
-// Layout: magic "HSCHUNK2", int64 first, count, samples_per_instance,
-// summary_width C, sample_width W, then count int32 statuses, count x C
-// doubles (summary rows), count x M x W doubles (trajectory rows), then the
-// FNV-1a of everything before it. The manifest records the column names the
-// rows hold, so a layout change is refused by content on --resume.
-constexpr char kChunkMagic[8] = {'H', 'S', 'C', 'H', 'U', 'N', 'K', '2'};
+// Layout: magic "HSCHUNK3", int64 first, count, samples_per_instance,
+// summary_width C, sample_width W, uint64 study hash, int64 chunk size, then
+// count int32 statuses, count x C doubles (summary rows), count x M x W
+// doubles (trajectory rows), then the FNV-1a of everything before it. The
+// manifest records the column names the rows hold, so a layout change is
+// refused by content on --resume; the study hash and the chunk size make a
+// chunk file say which run it belongs to, so that one copied in from another
+// study of the same shape (another seed) is refused, and an edited manifest
+// is named as such rather than its good chunks as damaged (issue 36).
+constexpr char kChunkMagic[8] = {'H', 'S', 'C', 'H', 'U', 'N', 'K', '3'};
+
+// The manifest's chunking line: chosen by the first call, kept by every resume.
+constexpr const char* kChunkSizeKey = "chunk_size";
+
+// Which run a chunk belongs to: the manifest's study hash and chunk size.
+struct ChunkIdentity {
+  std::uint64_t study_hash;
+  std::int64_t chunk_size;
+};
 
 struct ChunkHeader {
   std::int64_t first, count, samples, summary_width, sample_width;
+  ChunkIdentity run;
 };
 constexpr long kHeaderBytes = 8 + sizeof(ChunkHeader);
 
@@ -73,7 +92,7 @@ fs::path chunk_path(const fs::path& partial, long chunk) {
   return partial / name;
 }
 
-void write_chunk(const fs::path& path, long first, const BatchResult& r) {
+void write_chunk(const fs::path& path, long first, const BatchResult& r, const ChunkIdentity& run) {
   const fs::path tmp = path.string() + ".tmp";
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
   if (!f) throw OutputError("cannot create " + tmp.string() + ": " + std::strerror(errno));
@@ -84,7 +103,7 @@ void write_chunk(const fs::path& path, long first, const BatchResult& r) {
     ok = ok && std::fwrite(p, 1, n, f) == n;
     h = fnv1a(p, n, h);
   };
-  const ChunkHeader head{first, r.instance_count(), r.samples_per_instance, r.summary_width, r.sample_width};
+  const ChunkHeader head{first, r.instance_count(), r.samples_per_instance, r.summary_width, r.sample_width, run};
   std::vector<std::int32_t> status(r.status.size());
   for (size_t i = 0; i < status.size(); ++i) status[i] = static_cast<std::int32_t>(r.status[i]);
   put(kChunkMagic, 8);
@@ -112,11 +131,27 @@ void write_chunk(const fs::path& path, long first, const BatchResult& r) {
 // never an interrupted run: the caller refuses to resume instead of silently
 // running it again (docs/study-files.md, "Resuming"). The trajectories are streamed
 // through the checksum, not held.
-std::string read_chunk_summaries(const fs::path& path, long first, const ChunkLayout& L, Status* status_out,
-                                 double* summaries_out) {
+std::string read_chunk_summaries(const fs::path& path, long first, const ChunkLayout& L, const ChunkIdentity& run,
+                                 Status* status_out, double* summaries_out) {
   std::error_code ec;
   const std::uintmax_t size = fs::file_size(path, ec);
   if (ec) return "cannot be read: " + ec.message();
+  // Whose chunk is it? Asked before its size, which another chunking changes.
+  if (size >= static_cast<std::uintmax_t>(kHeaderBytes)) {
+    std::ifstream in(path, std::ios::binary);
+    char magic[8];
+    ChunkHeader head;
+    in.read(magic, 8);
+    in.read(reinterpret_cast<char*>(&head), sizeof head);
+    if (in && std::memcmp(magic, kChunkMagic, 8) == 0) {
+      if (head.run.study_hash != run.study_hash)
+        return "belongs to another study (study hash " + hex(head.run.study_hash) + ", this run's " + hex(run.study_hash) +
+               "): a chunk file copied in from another run";
+      if (head.run.chunk_size != run.chunk_size)
+        return "was written in chunks of " + std::to_string(head.run.chunk_size) + " instances, but the manifest says " +
+               kChunkSizeKey + " = " + std::to_string(run.chunk_size) + ": the manifest was changed after the run began";
+    }
+  }
   if (size != L.body() + 8)
     return "has " + std::to_string(size) + " bytes where " + std::to_string(L.body() + 8) +
            " are expected (truncated or extended)";
@@ -201,20 +236,18 @@ std::string join_names(const std::vector<OutputInfo>& columns) {
 
 std::vector<ManifestLine> manifest_lines(const StudyRecord& record, const Design& design, long n, long samples) {
   using S = ManifestSource;
-  return {{"hydrosweep", "partial run 2", S::build, "the manifest format"},
+  return {{"hydrosweep", "partial run 3", S::build, "the manifest format"},
           {"version", hydrosweep_version(), S::build, "the hydrosweep version"},
           {"model", record.model, S::study, "the model"},
           {"summary_columns", join_names(design.descriptor->summary_columns), S::build,
            "the columns of the per-instance summary rows in the chunk files"},
           {"trajectory_channels", join_names(design.descriptor->trajectory_channels), S::build,
            "the channels of the trajectory-sample rows in the chunk files"},
-          {"study_hash", hex(fnv1a(record.text.data(), record.text.size())), S::study, "the study text"},
+          {"study_hash", hex(study_hash(record)), S::study, "the study text"},
           {"instances", std::to_string(n), S::study, "the instance count"},
           {"samples_per_instance", std::to_string(samples), S::study, "the trajectory samples per instance"}};
 }
 
-// The manifest's chunking line: chosen by the first call, kept by every resume.
-constexpr const char* kChunkSizeKey = "chunk_size";
 
 std::string manifest_text(const std::vector<ManifestLine>& lines, long chunk) {
   std::ostringstream m;
@@ -369,6 +402,45 @@ class PartialDirGuard {
   fs::path partial_;
   std::vector<fs::path> created_;
   bool armed_ = false;
+};
+
+// One writer per output directory (issue 36): a run holds a POSIX record
+// lock (fcntl F_SETLK) on PARTIAL/lock from before it arms the partial
+// directory's guard until it ends. A second run into the same --out, with
+// --resume or without, is refused, naming the holder's PID (F_GETLK reports
+// it: the file stays empty, and a refused run changes nothing), instead of
+// mixing its chunks with the first's. The kernel drops the lock of a killed
+// run, so --resume after a kill takes it. Nothing else in the process opens
+// this file (closing any descriptor of it would drop a POSIX lock).
+class RunLock {
+ public:
+  RunLock(const fs::path& partial, const std::string& out_dir) {
+    const fs::path path = partial / "lock";
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw OutputError("cannot create " + path.string() + ": " + std::strerror(errno));
+    struct flock whole {};
+    whole.l_type = F_WRLCK;
+    whole.l_whence = SEEK_SET;  // l_start = l_len = 0: the whole file
+    if (::fcntl(fd_, F_SETLK, &whole) == 0) return;
+    const int why = errno;
+    struct flock holder = whole;
+    const bool known = ::fcntl(fd_, F_GETLK, &holder) == 0 && holder.l_type != F_UNLCK;
+    ::close(fd_);
+    fd_ = -1;
+    if (why == EACCES || why == EAGAIN)
+      throw ResumeError(out_dir + " is being written by another hydrosweep run (PID " +
+                        (known ? std::to_string(holder.l_pid) : std::string("unknown")) + ", " + path.string() +
+                        "); wait for it to end or choose another --out");
+    throw OutputError("cannot lock " + path.string() + ": " + std::strerror(why));
+  }
+  ~RunLock() {
+    if (fd_ >= 0) ::close(fd_);  // releases the lock
+  }
+  RunLock(const RunLock&) = delete;
+  RunLock& operator=(const RunLock&) = delete;
+
+ private:
+  int fd_ = -1;
 };
 
 // ---- progress -----------------------------------------------------------------
@@ -584,9 +656,12 @@ StudyRunReport run_study(const StudyRecord& record,
   std::error_code ec;
   const std::vector<ManifestLine> manifest = manifest_lines(record, design, n, samples);
   PartialDirGuard partial_guard(partial);  // armed on rank 0 only: the directory is its to remove
+  std::unique_ptr<RunLock> lock;           // rank 0's, for the whole run (declared after the guard: released first)
   // Rank 0 creates the partial directory and its manifest, or checks the
   // interrupted run's; the others take its chunk size.
   on_root(ranks, [&] {
+  // Another run writing here is refused before anything is looked at.
+  if (fs::is_directory(partial, ec)) lock = std::make_unique<RunLock>(partial, out_dir);
   const bool have_partial = fs::exists(manifest_path, ec);
   if (have_partial) {
     if (!opt.resume)
@@ -602,9 +677,12 @@ StudyRunReport run_study(const StudyRecord& record,
     if (has_chunk_files(partial))
       throw ResumeError(partial.string() + " holds chunk files but no manifest, so which study and build they belong to "
                         "cannot be told; delete that directory to start over");
-    partial_guard.arm(true);
     fs::create_directories(partial, ec);
     if (ec) throw OutputError("cannot create " + partial.string() + ": " + ec.message());
+    // Locked before the guard is armed: a run that loses the race to a
+    // second one starting at the same moment must not remove its directory.
+    if (!lock) lock = std::make_unique<RunLock>(partial, out_dir);
+    partial_guard.arm(true);
     write_file_atomic(manifest_path, manifest_text(manifest, chunk));
   }
   partial_guard.arm(true);
@@ -612,6 +690,7 @@ StudyRunReport run_study(const StudyRecord& record,
   if (ranks.size() > 1) chunk = ranks.broadcast(chunk);
   rep.chunk_size = chunk;
   const long chunks = (n + chunk - 1) / chunk;
+  const ChunkIdentity identity{study_hash(record), chunk};
   rep.chunks = chunks;
   auto chunk_instances = [&](long c) { return std::min(chunk, n - c * chunk); };
 
@@ -638,7 +717,7 @@ StudyRunReport run_study(const StudyRecord& record,
     const long first = c * chunk, count = chunk_instances(c);
     chunk_rows.resize(static_cast<size_t>(count * C));
     const std::string problem =
-        read_chunk_summaries(chunk_path(partial, c), first, layout(count), status.data() + first, chunk_rows.data());
+        read_chunk_summaries(chunk_path(partial, c), first, layout(count), identity, status.data() + first, chunk_rows.data());
     if (problem.empty()) keep_analysed(first, count, chunk_rows.data());
     return problem;
   };
@@ -699,8 +778,14 @@ StudyRunReport run_study(const StudyRecord& record,
     spec.cancel = base.cancel;
     spec.progress = base.progress;
     std::vector<long> inadmissible;
-    for (long k = 0; k < count; ++k)
-      if (!design.instance_problem(spec.row(k)).empty()) inadmissible.push_back(k);
+    for (long k = 0; k < count; ++k) {
+      const std::string why = design.instance_problem(spec.row(k));
+      if (why.empty()) continue;
+      inadmissible.push_back(k);
+      if (rep.invalid_reasons.size() < kInvalidReasonsKept)
+        rep.invalid_reasons.push_back("instance " + std::to_string(first + k) + ": " + why);
+      ++rep.invalid_count;
+    }
     BatchResult r = run_batch(spec, backend);
     if (r.cancelled) { rep.interrupted = true; break; }  // discard the unfinished chunk
     // Parameters the model may not see (derived out of range, rod thicker
@@ -708,7 +793,7 @@ StudyRunReport run_study(const StudyRecord& record,
     // no state to report (unstarted_summary: NaN values, blank samples).
     for (long k : inadmissible) r.mark_unstarted(k, Status::invalid_parameters);
     try {
-      write_chunk(chunk_path(partial, c), first, r);
+      write_chunk(chunk_path(partial, c), first, r, identity);
     } catch (const OutputError& e) {
       throw keeping_finished_chunks(e);
     }

@@ -23,6 +23,7 @@
 #include <atomic>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "host/results/output.hpp"
 #include "host/run/ranks.hpp"
@@ -47,6 +48,8 @@ struct StudyRunOptions {
   const Ranks* ranks = nullptr;
 };
 
+constexpr size_t kInvalidReasonsKept = 10;
+
 struct StudyRunReport {
   long instances = 0;
   long ran = 0;               // instances integrated by this call
@@ -66,6 +69,11 @@ struct StudyRunReport {
   std::string note;           // why `auto` did not take the GPU, or a warning about it (device_verification.hpp)
   long chunk_size = 0, chunks = 0;
   bool interrupted = false;   // cancelled: nothing but the finished chunks was kept
+  // Why instances were not run as invalid_parameters (the parameter and its
+  // range, or the model's reason), "instance I: why", for the first
+  // kInvalidReasonsKept of this call; invalid_count counts them all.
+  std::vector<std::string> invalid_reasons;
+  long invalid_count = 0;
   OutputPaths paths;          // empty when interrupted
 };
 

@@ -299,7 +299,15 @@ class Parser {
   void read_study(const toml::table* t) {
     if (!t) return;
     check_keys(*t, "study", {"name", "description", "model", "formulation", "friction"});
-    if (auto n = t->get("name")) s_.name = string(*n, "study.name");
+    if (auto n = t->get("name")) {
+      s_.name = string(*n, "study.name");
+      // The name heads the CSV outputs (a "# ..." line) and the plots' titles:
+      // a line break would start rows that look like data (issue 36).
+      for (unsigned char c : s_.name)
+        if (c < 0x20 || c == 0x7f)
+          fail(at(*n), "study.name must be one line of text without control characters (found character code " +
+                           std::to_string(static_cast<int>(c)) + ")");
+    }
     if (auto n = t->get("description")) s_.description = string(*n, "study.description");
     if (auto n = t->get("model")) {
       std::vector<std::string> names;
@@ -531,6 +539,12 @@ class Parser {
         if (spacing == "log" && !(lo > 0))
           fail(at(*mn), g + ".min = " + fmt(lo) + " must be > 0 for spacing = \"log\"");
         axis.values = spaced(lo, hi, count, spacing == "log");
+        if (axis.info && axis.info->integer)
+          for (double v : axis.values)
+            if (!axis.info->admits(v))
+              fail(at(*cn), g + " (" + axis.name + ") is a whole number, but min = " + fmt(lo) + ", max = " + fmt(hi) +
+                                " and count = " + std::to_string(count) + " give " + fmt(v) +
+                                "; choose them so that every value is whole, or give values = [...]");
       }
       if (!axis.scaled.empty())
         for (size_t j = 0; j < axis.values.size(); ++j)
@@ -653,6 +667,11 @@ class Parser {
       check_keys(t, g, {"parameter", "name", "scales", "distribution", "min", "max", "mean", "std", "median", "sigma_log",
                         "relative"}, "[[factor]]");
       Factor f = factor_target(t, g);
+      // A distribution gives fractions; the kernels would truncate them.
+      for (const ParameterInfo* p : f.info ? std::vector<const ParameterInfo*>{f.info} : f.scaled)
+        if (p->integer)
+          fail(at(f.line), g + " (" + f.name + "): " + p->name + " takes whole numbers only, which a sampled distribution "
+                               "cannot give; vary it on a [[grid]] axis instead");
       const double base_value = f.info ? s_.base[f.info->index] : 1.0;
       const std::string law = t.get("distribution") ? choice(*t.get("distribution"), g + ".distribution", laws) : "uniform";
       auto need = [&](const char* key) -> double {
@@ -808,6 +827,7 @@ class Parser {
 
   void build_design() {
     s_.dt = s_.settings.dt;
+    s_.duration = s_.settings.duration;
     const size_t d = s_.grid.size();
     switch (s_.method) {
       case SampleMethod::lhs:
@@ -846,7 +866,7 @@ class Parser {
   void check_model_instance() const {
     if (!s_.descriptor->instance_check) return;
     const std::vector<double> row = s_.instance(0L);
-    const auto problem = s_.descriptor->instance_check(*s_.descriptor, row.data(), s_.settings.dt);
+    const auto problem = s_.descriptor->instance_check(*s_.descriptor, row.data(), s_.settings.dt, s_.settings.duration);
     if (problem.why.empty()) return;
     auto it = parameter_lines_.find(problem.key);
     const int line = it == parameter_lines_.end() ? 0 : it->second;
@@ -1012,12 +1032,21 @@ Study load_study(const std::string& path) {
   const fs::file_status st = fs::status(path, ec);
   if (!fs::exists(st)) throw StudyError(path + ": no such study file");
   if (fs::is_directory(st)) throw StudyError(path + ": is a directory, not a study file");
+  // A study file is a few kilobytes of TOML: /dev/zero, a FIFO or a
+  // mistaken multi-gigabyte file must not be read until the machine runs out
+  // of memory (issue 36). Read at most kMaxStudyFileBytes + 1 bytes.
+  if (!fs::is_regular_file(st) && !fs::is_fifo(st) && !fs::is_character_file(st))
+    throw StudyError(path + ": is not a regular file, not a study file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw StudyError(path + ": cannot open study file: " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
+  std::string text(static_cast<size_t>(kMaxStudyFileBytes) + 1, '\0');
+  in.read(&text[0], static_cast<std::streamsize>(text.size()));
   if (in.bad()) throw StudyError(path + ": cannot read study file: " + std::strerror(errno));
-  return parse_study(text.str(), path);
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (static_cast<long>(text.size()) > kMaxStudyFileBytes)
+    throw StudyError(path + ": is larger than " + std::to_string(kMaxStudyFileBytes >> 20) +
+                     " MiB, the limit for a study file (a study is a few kilobytes of TOML)");
+  return parse_study(text, path);
 }
 
 }  // namespace hs

@@ -182,6 +182,8 @@ Study parse_study(const std::string& text, const std::string& path, const std::v
 
 // Limits enforced by the parser.
 constexpr long kMaxInstances = 100'000'000;
+// The largest study file read (host/study/study.cpp load_study).
+constexpr long kMaxStudyFileBytes = 16L << 20;
 constexpr long kMaxLatinHypercube = 10'000'000;  // the design is held in memory
 constexpr double kMaxTrajectoryBytes = 16.0 * 1024 * 1024 * 1024;
 

@@ -226,6 +226,7 @@ struct Lockstep {
     Mask running(true);
     typename Wide::StepReport rep;
     for (long n = 0; n < n_steps && any_lane(running); ++n) {
+      if (cancel_requested(opt, n)) break;  // the batch is cancelled: its chunk is discarded
       rep.active_lane_iterations = 0;
       rep.lane_iterations = 0;
       const L t_before(st.t);

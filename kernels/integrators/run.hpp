@@ -2,6 +2,7 @@
 // of work every backend runs per instance (one thread on the GPU, one
 // loop iteration on the CPU). Generic over the integrator.
 #pragma once
+#include <atomic>
 #include "../models/hydraulically_actuated.hpp"
 #include "settings.hpp"
 
@@ -62,7 +63,25 @@ struct RunOptions {
   int stride = 0;                     // record every stride-th step (0: none)
   double settling_rate = 1e-3;        // [rad/s], see RunSummary::settling_time
   const double* reference = nullptr;  // z_1 (driving coordinate) at steps 0..n_steps, or null
+  // Host runs only: when *cancel turns true (Ctrl-C) an instance stops within
+  // kCancelCheckSteps steps, as not_run, so that an hours-long instance is
+  // interrupted within a second rather than at its end (issue 36). The
+  // batch is then cancelled and its chunk discarded. Device code never reads it.
+  const std::atomic<bool>* cancel = nullptr;
 };
+// Steps between two looks at RunOptions::cancel: ~0.1 s of the slowest
+// model's steps, a relaxed load each.
+constexpr long kCancelCheckSteps = 4096;
+// Whether a host run was asked to stop, looked at every kCancelCheckSteps steps.
+HS_HD inline bool cancel_requested(const RunOptions& opt, long step) {
+#ifdef __CUDA_ARCH__
+  (void)opt;
+  (void)step;
+  return false;
+#else
+  return opt.cancel && step % kCancelCheckSteps == kCancelCheckSteps - 1 && opt.cancel->load(std::memory_order_relaxed);
+#endif
+}
 
 // The summary of an instance that never started (its parameters were refused
 // by the host or by the integrator's initialization, or it was not run): no
@@ -173,6 +192,7 @@ HS_HD void run_instance(const typename Integrator::Params& P, const IntegratorSe
   // coordinate (x[0] of a planar chain, φ2 of the 3D four-bar).
   const int drive = Integrator::driving_coordinate();
   for (long n = 0; n < n_steps; ++n) {
+    if (cancel_requested(opt, n)) { out.status = Status::not_run; break; }
     const Status status = Integrator::step(P, K, S, st, rep, &e);
     if (status != Status::ok) { out.status = status; break; }
     out.steps = n + 1;

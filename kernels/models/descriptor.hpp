@@ -10,6 +10,7 @@
 #pragma once
 #include <cstddef>
 #include <cstring>
+#include <cmath>
 #include <limits>
 #include <sstream>
 #include <functional>
@@ -42,11 +43,19 @@ struct ParameterInfo {
   int index = 0;             // column in the model's parameter row
   std::size_t offset = 0;    // byte offset of the double inside the model's Params
 
-  bool admits(double v) const { return (min_exclusive ? v > min : v >= min) && v <= max; }
-  // "(0, 1e+12]" style text for error messages.
+  // In range and, for an integer field, a whole number: unpack_row stores
+  // the row's double into the int field, so 2.5 loops would run as 2 while
+  // the inputs recorded 2.5 (issue 36). Every place a value comes from
+  // ([parameters], grid axes, factors, scale factors, derived expressions)
+  // asks this.
+  bool admits(double v) const {
+    return (min_exclusive ? v > min : v >= min) && v <= max && (!integer || v == std::floor(v));
+  }
+  // "(0, 1e+12]" style text for error messages; "[1, 8] (whole numbers)"
+  // for an integer field.
   std::string range_text() const {
     std::ostringstream s;
-    s << (min_exclusive ? "(" : "[") << min << ", " << max << "]";
+    s << (min_exclusive ? "(" : "[") << min << ", " << max << "]" << (integer ? " (whole numbers)" : "");
     return s.str();
   }
 };
@@ -109,13 +118,14 @@ struct ModelDescriptor {
   std::vector<std::string> stability_methods = {"reduced"};
   // What a model checks of an instance beyond parameter ranges and order
   // rules (e.g. that a controller's path stays inside the workspace, that its
-  // period is a whole number of integrator steps dt): the parameter at fault
-  // and why, or an empty problem. Optional; host-side. It gets the model's
-  // own description (its table turns the row into the kernel's Params).
+  // period is a whole number of integrator steps dt and shorter than the run):
+  // the parameter at fault and why, or an empty problem. Optional; host-side.
+  // It gets the model's own description (its table turns the row into the
+  // kernel's Params) and the integrator's step and duration.
   struct Problem {
     std::string key, why;
   };
-  std::function<Problem(const ModelDescriptor& model, const double* row, double dt)> instance_check;
+  std::function<Problem(const ModelDescriptor& model, const double* row, double dt, double duration)> instance_check;
 
   long parameter_count() const { return static_cast<long>(parameters.size()); }
   const ParameterInfo* find_parameter(const std::string& dotted) const {

@@ -189,10 +189,13 @@ inline void lift_tilt_parameter_table(ParameterTableBuilder<LiftTiltModelParams>
 
 // What a study must not ask of the manipulator (docs/models/manipulator.md
 // §11.5): a controller period that is not a whole number of integrator steps
-// (the zero-order hold samples on the step grid), and a path the closed-form
-// inverse kinematics cannot follow: every point of every segment (64 per
-// segment) must be reachable with both strokes inside (0, S).
-inline ModelDescriptor::Problem lift_tilt_instance_check(const LiftTiltModelParams& P, double dt) {
+// (the zero-order hold samples on the step grid), a period not shorter than
+// the run (the controller samples at t = 0 only and holds that output, the
+// valves' 0 V at rest, for the whole run: a run that looks `ok` with no
+// tracking error, issue 36), and a path the closed-form inverse kinematics
+// cannot follow: every point of every segment (64 per segment) must be
+// reachable with both strokes inside (0, S).
+inline ModelDescriptor::Problem lift_tilt_instance_check(const LiftTiltModelParams& P, double dt, double duration) {
   auto num = [](double v) {
     char b[32];
     std::snprintf(b, sizeof b, "%.6g", v);
@@ -205,6 +208,9 @@ inline ModelDescriptor::Problem lift_tilt_instance_check(const LiftTiltModelPara
                                               " s must be a whole number of integrator steps (integrator.dt = " + num(dt) +
                                               " s, period/dt = " + num(m) + ")"};
   }
+  if (duration > 0.0 && !(P.input.sample_period < duration))
+    return {"controller.sample_period", "= " + num(P.input.sample_period) + " s must be shorter than the run (integrator.duration = " +
+                                            num(duration) + " s): the controller would sample only at t = 0 and hold that output"};
   const WaypointPath& w = P.input.path;
   const V2<double> start = LiftTilt::tcp(P.mechanism, P.mechanism.initial_angle);
   const int nseg = path_segments(w);
@@ -266,10 +272,10 @@ inline ModelDescriptor describe_lift_tilt() {
       "joint angles from the loop's statics); the plant's exact zero-order-hold discretization over "
       "controller.sample_period with the law's memory: eigenvalues ln(mu)/T of the one-period monodromy, the worst of "
       "the valves' four sign patterns (docs/models/manipulator.md 11.7)";
-  d.instance_check = [](const ModelDescriptor& m, const double* row, double dt) {
+  d.instance_check = [](const ModelDescriptor& m, const double* row, double dt, double duration) {
     LiftTiltModelParams base;  // the default instance: fields the table does not name
     std::memcpy(&base, m.params_bytes.data(), sizeof base);
-    return lift_tilt_instance_check(unpack_row(m.parameters, row, base), dt);
+    return lift_tilt_instance_check(unpack_row(m.parameters, row, base), dt, duration);
   };
   return d;
 }

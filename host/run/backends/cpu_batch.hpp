@@ -96,7 +96,10 @@ BatchResult run_typed(const BatchSpec& spec) {
   out.threads_used = spec.threads > 0 ? spec.threads : omp_get_max_threads();
 #endif
   const auto t0 = std::chrono::steady_clock::now();
-  const RunOptions options = run_options(spec);
+  RunOptions options = run_options(spec);
+  // Ctrl-C reaches inside the instances on this backend (RunOptions::cancel;
+  // out.cancelled below discards the batch).
+  options.cancel = spec.cancel;
   bool cancelled = false;
   out.lanes_used = W;
   if constexpr (W > 1) {
@@ -129,7 +132,9 @@ BatchResult run_typed(const BatchSpec& spec) {
       if (spec.progress) spec.progress->fetch_add(1, std::memory_order_relaxed);
     }
   }
-  out.cancelled = cancelled;
+  // An instance stopped inside its step loop (RunOptions::cancel) leaves
+  // the batch incomplete too.
+  out.cancelled = cancelled || (spec.cancel && spec.cancel->load(std::memory_order_relaxed));
   collect_failed_indices(out);
   out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return out;
