@@ -518,12 +518,14 @@ class Progress {
 
 }  // namespace
 
-std::vector<double> reference_trajectory(const StudyRecord& record, const Design& design) {
+std::vector<double> reference_trajectory(const StudyRecord& record, const Design& design,
+                                        const std::atomic<bool>* cancel) {
   BatchSpec one = batch_spec(record, design, 1, 0, 0);
   one.parameters = design.base;
   one.trajectory_stride = 1;
+  one.cancel = cancel;  // Ctrl-C stops the reference run too (the caller then stops before the first chunk)
   const BatchResult r = run_batch_cpu(one);
-  if (r.status[0] != Status::ok) return {};
+  if (r.cancelled || r.status[0] != Status::ok) return {};
   // The driving coordinate's channel (docs/models/README.md §5.4).
   long channel = -1;
   for (size_t c = 0; c < design.descriptor->trajectory_channels.size(); ++c)
@@ -751,7 +753,7 @@ StudyRunReport run_study(const StudyRecord& record,
   }
 
   BatchSpec base = batch_spec(record, design, threads, 0, 0);
-  if (record.analysis.reference_run) base.reference = reference_trajectory(record, design);
+  if (record.analysis.reference_run) base.reference = reference_trajectory(record, design, opt.cancel);
   base.cancel = opt.cancel;
 
   // An output failure (disk full, file-size limit) keeps the finished chunks
