@@ -89,8 +89,9 @@ StudyRunReport run_study(const StudyRecord& record,
                          const Design& design, const std::string& out_dir, const StudyRunOptions& options);
 
 // The driving coordinate of the nominal instance (the study's base parameters) at every step,
-// the reference of tracking_rms (BatchSpec::reference). Empty if that run fails.
-std::vector<double> reference_trajectory(const StudyRecord& record, const Design& design);
+// the reference of tracking_rms (BatchSpec::reference). Empty if that run fails or *cancel turns true.
+std::vector<double> reference_trajectory(const StudyRecord& record, const Design& design,
+                                        const std::atomic<bool>* cancel = nullptr);  // Ctrl-C: an empty reference
 
 // The analysis of finished results (Monte Carlo statistics, failure
 // probability, Sobol indices), as run_study writes it.
