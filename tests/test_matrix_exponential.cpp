@@ -147,11 +147,21 @@ double norm1(const Mat<double, N, N>& A) {
   return n;
 }
 
+// Eigen's matrix exponential, instantiated once per scalar type at dynamic
+// size: every fixed size (4 to 16) instantiated its own unrolled copy of
+// MatrixFunctions, 107 s of compile at -O1 for this file alone (issue 35,
+// docs/build.md §8). The algorithm (Padé degree and scaling from the 1-norm)
+// is the same at any size; only the summation order of the products may
+// differ, by long double's rounding, 2000x below the double errors checked.
+using MatXLD = Eigen::Matrix<long double, Eigen::Dynamic, Eigen::Dynamic>;
+MatXLD expm_reference(const MatXLD& A) { return A.exp(); }
+Eigen::MatrixXd expm_eigen_double(const Eigen::MatrixXd& A) { return A.exp(); }
+
 // Reference e^A: Eigen's MatrixFunctions in long double (x87: 64-bit
 // mantissa, ~2000x more precise than double) on the same (double) entries.
 template <int N>
 MatLD<N, N> expm_ld(const Mat<double, N, N>& A) {
-  return to_ld(A).exp();
+  return expm_reference(to_ld(A));
 }
 
 // kappa_exp(A) in the Frobenius norm: ||K(A)||_2 ||A||_F / ||e^A||_F, with
@@ -168,12 +178,12 @@ double exp_condition(const Mat<double, N, N>& A) {
       Z.template topLeftCorner<N, N>() = Al;
       Z.template bottomRightCorner<N, N>() = Al;
       Z(p, N + q) = 1.0L;
-      const MatLD<2 * N, 2 * N> EZ = Z.exp();
+      const MatLD<2 * N, 2 * N> EZ = expm_reference(Z);
       for (int i = 0; i < N; ++i)
         for (int j = 0; j < N; ++j) K(i * N + j, p * N + q) = static_cast<double>(EZ(i, N + j));
     }
   const double normK = Eigen::JacobiSVD<Eigen::MatrixXd, Eigen::NoQRPreconditioner>(K).singularValues()(0);
-  const MatLD<N, N> E = Al.exp();
+  const MatLD<N, N> E = expm_reference(Al);
   return normK * fro(A) / static_cast<double>(E.norm());
 }
 
@@ -328,7 +338,7 @@ TEST(MatrixExponential, NonNormalAgainstEigen) {
     Eigen::Matrix<double, 8, 8> Ad;
     for (int i = 0; i < 8; ++i)
       for (int j = 0; j < 8; ++j) Ad(i, j) = A(i, j);
-    const Eigen::Matrix<double, 8, 8> eig_d = Ad.exp();
+    const Eigen::Matrix<double, 8, 8> eig_d = expm_eigen_double(Ad);
     const MatLD<8, 8> ref = expm_ld(A);
     const double kappa = exp_condition(A);
     const double err = fro_diff(E, ref) / static_cast<double>(ref.norm());
@@ -471,7 +481,7 @@ MatLD<8, 2> simpson_gamma(const System8& s, int n) {
   MatLD<8, 2> sum = MatLD<8, 2>::Zero();
   for (int k = 0; k <= n; ++k) {
     const long double w = (k == 0 || k == n) ? 1.0L : (k % 2 ? 4.0L : 2.0L);
-    const MatLD<8, 8> Ek = (Al * (h * k)).exp();
+    const MatLD<8, 8> Ek = expm_reference(Al * (h * k));
     sum += w * (Ek * Bl);
   }
   return sum * (h / 3.0L);
@@ -566,7 +576,7 @@ TEST(ZeroOrderHold, DiscreteStepAgainstRK4) {
     MatLD<9, 9> Z = MatLD<9, 9>::Zero();
     Z.topLeftCorner<8, 8>() = Al * static_cast<long double>(s.T);
     Z.block<8, 1>(0, 8) = Bu * static_cast<long double>(s.T);
-    const MatLD<9, 9> EZ = Z.exp();
+    const MatLD<9, 9> EZ = expm_reference(Z);
     const Eigen::Matrix<long double, 8, 1> xv = EZ.topLeftCorner<8, 8>() * x0 + EZ.block<8, 1>(0, 8);
     std::printf("[ measured ]   RK4 reference vs Eigen long double: rel %.3e\n",
                 static_cast<double>((x - xv).norm() / x.norm()));
@@ -637,7 +647,7 @@ TEST(ZeroOrderHold, MixedUnitsAgainstABalancedReference) {
     Z(i, 4) = static_cast<long double>(s.B(i, 0)) * s.T / d[i];
   }
   ASSERT_LE(norm1(ATb), 0.6);
-  const MatLD<5, 5> EZ = Z.exp();  // balanced Phi and Gamma
+  const MatLD<5, 5> EZ = expm_reference(Z);  // balanced Phi and Gamma
   long double dphi = 0, nphi = 0, dgam = 0, ngam = 0;
   Eigen::Matrix<double, 4, 4> phi_b;
   for (int i = 0; i < 4; ++i) {
