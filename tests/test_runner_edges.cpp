@@ -374,7 +374,7 @@ TEST(RunnerEdges, UnwritableOutputExits1AndLeavesNothing) {
   const fs::path out = tmp.path / "o";
   r = hydrosweep_after(kFileSizeLimit, "run " + q(study) + " --out " + q(out) + " --chunk-size 1 -q", tmp.path);
   EXPECT_EQ(r.code, 1) << r.err;
-  EXPECT_NE(r.err.find((out / ".results.h5.tmp.").string()), npos) << r.err;
+  EXPECT_NE(r.err.find((out / ".results.h5.hydrosweep-tmp.").string()), npos) << r.err;
   EXPECT_NE(r.err.find("20 finished instances are kept in " + (out / kPartial).string()), npos) << r.err;
   EXPECT_NE(r.err.find("--resume"), npos) << r.err;
   EXPECT_EQ(directory_names(out), std::vector<std::string>{kPartial});
@@ -397,7 +397,7 @@ TEST(RunnerEdges, UnwritableOutputExits1AndLeavesNothing) {
   const fs::path out3 = tmp.path / "map";
   r = hydrosweep_after(kFileSizeLimit, "stability " + q(map) + " --out " + q(out3) + " -q", tmp.path);
   EXPECT_EQ(r.code, 1) << r.err;
-  EXPECT_NE(r.err.find((out3 / ".stability.h5.tmp.").string()), npos) << r.err;
+  EXPECT_NE(r.err.find((out3 / ".stability.h5.hydrosweep-tmp.").string()), npos) << r.err;
   EXPECT_FALSE(fs::exists(out3));
 }
 
@@ -808,4 +808,104 @@ TEST(RunnerEdges, ResumeRefusesAChunkOfAnotherStudyAndAnEditedManifest) {
       << r.err;
   write_file(manifest, text);
   ASSERT_EQ(resume(study, out, tmp.path).code, 0);
+}
+
+// A kill at every step of `run`'s final write (HYDROSWEEP_TEST_KILL_AT_COMMIT_STEP,
+// host/results/commit.hpp) over an earlier run's outputs: right after the
+// kill, results.h5 and summary.csv are each a whole file, the earlier run's
+// or the new one's (a mixture only while the commit journal is there); the
+// resume that follows finishes the write, and the directory holds the new
+// run's outputs and nothing else of the killed run.
+TEST(RunnerEdges, AKillAtEveryStepOfTheFinalWriteLeavesAWholeSet) {
+  TempDir tmp;
+  const fs::path earlier = write_study(tmp.path, "earlier.toml", kSmallStudy);
+  std::string later_text = kSmallStudy;
+  later_text.replace(later_text.find("max = 300.0"), 11, "max = 400.0");
+  const fs::path later = write_study(tmp.path, "later.toml", later_text);
+  ASSERT_EQ(run(earlier, tmp.path / "a", "-q", tmp.path).code, 0);
+  ASSERT_EQ(run(later, tmp.path / "b", "-q", tmp.path).code, 0);
+  const std::string csv_a = read_file(tmp.path / "a" / "summary.csv"), csv_b = read_file(tmp.path / "b" / "summary.csv");
+  const std::string h5_a = read_file(tmp.path / "a" / "results.h5");
+  ASSERT_NE(csv_a, csv_b);
+  const std::string hdf5_signature("\x89HDF\r\n\x1a\n", 8);
+  int killed = 0, mixed = 0;
+  for (int k = 1; k <= 20; ++k) {
+    const fs::path out = tmp.path / ("k" + std::to_string(k));
+    fs::create_directories(out);
+    fs::copy_file(tmp.path / "a" / "results.h5", out / "results.h5");
+    fs::copy_file(tmp.path / "a" / "summary.csv", out / "summary.csv");
+    const Result r = hydrosweep_after("export HYDROSWEEP_TEST_KILL_AT_COMMIT_STEP=" + std::to_string(k),
+                                      "run " + q(later) + " --out " + q(out) + " -q", tmp.path);
+    if (r.code == 0) {  // past the last step
+      EXPECT_EQ(read_file(out / "summary.csv"), csv_b);
+      EXPECT_EQ(directory_names(out), (std::vector<std::string>{"results.h5", "summary.csv"}));
+      break;
+    }
+    ASSERT_EQ(r.code, 128 + SIGKILL) << "step " << k << ": " << r.err;
+    ++killed;
+    const std::string csv = read_file(out / "summary.csv"), h5 = read_file(out / "results.h5");
+    EXPECT_TRUE(csv == csv_a || csv == csv_b) << "step " << k << ": summary.csv is neither run's";
+    EXPECT_EQ(h5.substr(0, 8), hdf5_signature) << "step " << k << ": results.h5 is not a whole HDF5 file";
+    const bool h5_earlier = h5 == h5_a, csv_earlier = csv == csv_a;
+    if (h5_earlier != csv_earlier) {
+      ++mixed;
+      EXPECT_TRUE(fs::exists(out / ".hydrosweep-commit")) << "step " << k << ": a mixture without the journal";
+    }
+    const Result resumed = resume(later, out, tmp.path);
+    ASSERT_EQ(resumed.code, 0) << "step " << k << ": " << resumed.err;
+    EXPECT_EQ(read_file(out / "summary.csv"), csv_b) << "step " << k;
+    EXPECT_EQ(directory_names(out), (std::vector<std::string>{"results.h5", "summary.csv"})) << "step " << k;
+  }
+  // 2 keeps of the earlier files, the journal, 2 renames, 2 removals, the
+  // journal's removal; the mixture: between the two renames.
+  EXPECT_EQ(killed, 8);
+  EXPECT_EQ(mixed, 1);
+}
+
+// Messages stay readable whatever was typed (issue 36 class 7): a flag's
+// range in words, not CLI11's 309-digit "0.000000 to 1797693...", and an
+// echo of a 2 MB expression cut to its start and end with the length left
+// out, in an error and in the study's listing.
+TEST(RunnerEdges, FlagRangesAreWordsAndLongEchoesAreCut) {
+  TempDir tmp;
+  const fs::path study = write_study(tmp.path, "study.toml", kSmallStudy);
+  const fs::path out = tmp.path / "o";
+  for (const std::string flag : {"-j 1e308", "-j -5", "-j 0", "--chunk-size 1e400", "--chunk-size -1", "--lanes 3",
+                                 "--lanes 1e308"}) {
+    const Result r = run(study, out, flag + " -q", tmp.path);
+    EXPECT_EQ(r.code, 2) << flag << ": " << r.err;
+    EXPECT_NE(r.err.find(flag.substr(0, flag.find(' ')) == "--lanes" ? "must be 1, 4 or 8, not "
+                                                                     : "must be a whole number from 1 to "),
+              npos)
+        << flag << ": " << r.err;
+    EXPECT_LT(r.err.size(), 200u) << flag << ": " << r.err;
+    EXPECT_EQ(r.err.find("17976931348623157"), npos) << flag << ": " << r.err;
+    EXPECT_FALSE(fs::exists(out)) << flag;
+  }
+  const Result stab = hydrosweep("stability " + q(study) + " --out " + q(out) + " -j 1e308", tmp.path);
+  EXPECT_EQ(stab.code, 2) << stab.err;
+  EXPECT_NE(stab.err.find("--threads: must be a whole number from 1 to 2147483647, not 1e308"), npos) << stab.err;
+
+  std::string terms;
+  for (int k = 0; k < 1000000; ++k) terms += "1+";
+  const fs::path bad = write_study(tmp.path, "bad.toml",
+                                   std::string(kSmallStudy) + "[derived]\n\"friction.static_force\" = \"" + terms + "x\"\n");
+  const Result r = hydrosweep("check " + q(bad), tmp.path);
+  EXPECT_EQ(r.code, 2) << r.err.substr(0, 300);
+  EXPECT_LT(r.err.size(), 2200u);
+  EXPECT_NE(r.err.find("derived.friction.static_force = \"1+1+"), npos) << r.err;
+  EXPECT_NE(r.err.find("characters left out"), npos) << r.err;
+  EXPECT_NE(r.err.find("unknown name 'x' at column 2000001"), npos) << r.err;
+
+  // A long expression that is valid (1,000,000 terms of 0 plus 150): the
+  // listing `check` prints shows its start and end.
+  std::string zeros;
+  for (int k = 0; k < 1000000; ++k) zeros += "0+";
+  const fs::path good = write_study(tmp.path, "good.toml",
+                                    std::string(kSmallStudy) + "[derived]\n\"friction.static_force\" = \"" + zeros + "150\"\n");
+  const Result listed = hydrosweep("check " + q(good), tmp.path);
+  EXPECT_EQ(listed.code, 0) << listed.err.substr(0, 300);
+  EXPECT_LT(listed.out.size(), 20000u);
+  EXPECT_NE(listed.out.find("characters left out"), npos) << listed.out.substr(0, 2000);
+  EXPECT_NE(listed.out.find("0+0+150"), npos) << listed.out.substr(0, 2000);
 }

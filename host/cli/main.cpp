@@ -31,6 +31,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -38,6 +39,7 @@
 #include "host/build_paths.hpp"
 #include "host/run/batch.hpp"
 #include "host/results/output.hpp"
+#include "host/results/commit.hpp"
 #include "host/models/registry.hpp"
 #include "host/run/rank_collectives.hpp"
 #include "host/run/ranks.hpp"
@@ -75,9 +77,36 @@ std::string fmt(double v) { return hs::round_trip_text(v); }
 
 std::string plural(long n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
 
+// Text echoed from what the user wrote can be as long as what they wrote (a
+// 2 MB [derived] expression, issue 36 class 7): at most `limit` characters
+// are printed, the middle left out with its length, so that the key at the
+// start and the reason at the end of a message stay.
+std::string elided(const std::string& text, size_t limit) {
+  if (text.size() <= limit) return text;
+  const size_t head = limit * 3 / 5, tail = limit - head;
+  return text.substr(0, head) + " [... " + std::to_string(text.size() - head - tail) + " characters left out ...] " +
+         text.substr(text.size() - tail);
+}
+// A whole-number flag from 1 to `max`, said in words. CLI11's PositiveNumber
+// printed its range as "0.000000 to 1797693...", all 309 digits of the
+// largest double (issue 36 class 7).
+CLI::Validator whole_number_from_1_to(long max) {
+  return CLI::Validator(
+      [max](std::string& text) {
+        long value = 0;
+        const char* end = text.data() + text.size();
+        const auto [stop, ec] = std::from_chars(text.data(), end, value);
+        if (ec == std::errc() && stop == end && value >= 1 && value <= max) return std::string();
+        return "must be a whole number from 1 to " + std::to_string(max) + ", not " + elided(text, 40);
+      },
+      "1.." + std::to_string(max), "whole number from 1");
+}
+constexpr size_t kMaxMessage = 2000;  // an error message
+constexpr size_t kMaxEcho = 200;      // an expression in the study's listing
+
 void print_study(const hs::Study& s) {
   std::printf("study \"%s\" (%s): %s (%s), model %s, formulation %s, friction %s, dt %s s, duration %s s\n",
-              s.name.c_str(), s.path.c_str(), plural(s.instance_count(), "instance").c_str(),
+              elided(s.name, kMaxEcho).c_str(), s.path.c_str(), plural(s.instance_count(), "instance").c_str(),
               hs::sample_method_name(s.method), s.model.c_str(), s.formulation.c_str(), s.friction.c_str(),
               fmt(s.settings.dt).c_str(), fmt(s.settings.duration).c_str());
   for (size_t i = 0; i < s.grid.size(); ++i) {
@@ -92,7 +121,7 @@ void print_study(const hs::Study& s) {
       std::printf("  factor[%zu] %s: %s %s\n", i, what.c_str(), a.distribution.describe().c_str(), a.unit.c_str());
   }
   for (const auto& d : s.derived)
-    std::printf("  derived %s = %s\n", d.target->name.c_str(), d.expression->text().c_str());
+    std::printf("  derived %s = %s\n", d.target->name.c_str(), elided(d.expression->text(), kMaxEcho).c_str());
 }
 
 // Fails before a run, not after it, when --out cannot take the outputs: exit 1,
@@ -253,6 +282,12 @@ std::string plot_stability_map(const std::string& dir, const std::string& plot_d
 // The plots are matplotlib's: run studies/plot_study.py (plot_script).
 int plot(const std::string& dir, const std::string& plot_dir) {
   namespace fs = std::filesystem;
+  // A final write that a killed run committed is finished first, so that the
+  // plots read one run's files (host/results/commit.hpp).
+  const std::vector<std::string> finished = hs::finish_interrupted_commit(dir);
+  if (!finished.empty())
+    std::fprintf(stderr, "hydrosweep: note: finished the final write a killed run had begun in %s (%zu files)\n", dir.c_str(),
+                 finished.size());
   // A `hydrosweep stability` directory: its map (and then a study's plots too
   // when DIR also holds results.h5).
   if (fs::exists(fs::path(dir) / "stability.h5")) {
@@ -432,11 +467,15 @@ int main(int argc, char** argv) {
   CLI::App* run_cmd = app.add_subcommand("run", "Run every instance of a study and write DIR/results.h5 and DIR/summary.csv");
   run_cmd->add_option("study", study_path, "Study file (TOML)")->required();
   run_cmd->add_option("-o,--out", out_dir, "Output directory (created if missing)")->required();
-  run_cmd->add_option("-j,--threads", flags.threads, "CPU threads (default: all cores)")->check(CLI::PositiveNumber);
+  run_cmd->add_option("-j,--threads", flags.threads, "CPU threads (default: all cores)")->check(whole_number_from_1_to(std::numeric_limits<int>::max()));
   run_cmd->add_option("--lanes", flags.lanes,
                       "CPU backend: instances per lockstep SIMD group, 1, 4 or 8 (default: the widest this build has, " +
                           hs::built_lane_widths() + ", where the model supports lanes, else 1; the results are the same bits)")
-      ->check(CLI::IsMember({1, 4, 8}))
+      ->check(CLI::Validator(
+          [](std::string& w) {
+            return w == "1" || w == "4" || w == "8" ? std::string() : "must be 1, 4 or 8, not " + elided(w, 40);
+          },
+          "1|4|8", "lane width"))
       ->check(CLI::Validator(
           [](std::string& w) {
             const int lanes = std::atoi(w.c_str());
@@ -448,7 +487,7 @@ int main(int argc, char** argv) {
           "BUILT", "built lane width"));
   run_cmd->add_flag("--resume", flags.resume, "Continue an interrupted run in DIR (same study file)");
   run_cmd->add_option("--chunk-size", flags.chunk_size, "Instances per chunk (resume granularity; default: study or automatic)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number_from_1_to(std::numeric_limits<long>::max()));
   run_cmd->add_option("--progress", flags.progress, "Progress display: auto (bar on a terminal), bar, lines, none")
       ->check(CLI::IsMember({"auto", "bar", "lines", "none"}));
   run_cmd->add_option("--backend", flags.backend, "auto (CUDA if a device is present, else CPU), cpu, cuda, kokkos")
@@ -467,7 +506,7 @@ int main(int argc, char** argv) {
       "stability", "Equilibrium, reduced Jacobian and eigenvalues of every instance: DIR/stability.h5, stability.csv, stability_map.png");
   stab_cmd->add_option("study", study_path, "Study file (TOML)")->required();
   stab_cmd->add_option("-o,--out", out_dir, "Output directory (created if missing)")->required();
-  stab_cmd->add_option("-j,--threads", stab.threads, "CPU threads (default: all cores)")->check(CLI::PositiveNumber);
+  stab_cmd->add_option("-j,--threads", stab.threads, "CPU threads (default: all cores)")->check(whole_number_from_1_to(std::numeric_limits<int>::max()));
   stab_cmd->add_option("--backend", stab.backend, "auto (CUDA if a device and the CUDA stability kernel are present, else CPU), cpu, cuda")
       ->check(CLI::IsMember({"auto", "cpu", "kokkos", "cuda"}));
   stab_cmd->add_flag("-q,--quiet", stab.quiet, "Print nothing on success");
@@ -481,7 +520,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "hydrosweep: error: " << e.what() << "\n(run 'hydrosweep --help' for usage)\n";
+    std::cerr << "hydrosweep: error: " << elided(e.what(), kMaxMessage) << "\n(run 'hydrosweep --help' for usage)\n";
     return kExitUsage;
   }
 
@@ -493,7 +532,7 @@ int main(int argc, char** argv) {
   const hs::Launch launch = hs::detect_launch();
   std::optional<hs::RankSession> session;
   auto report = [&](const char* message) {
-    if (launch.rank == 0) std::cerr << "hydrosweep: error: " << message << std::endl;
+    if (launch.rank == 0) std::cerr << "hydrosweep: error: " << elided(message, kMaxMessage) << std::endl;
     if (session) session->ranks().barrier();
   };
   try {
@@ -508,7 +547,7 @@ int main(int argc, char** argv) {
     if (*check_cmd) return check(study_path);
     if (*params_cmd) return parameters(model);
   } catch (const hs::MpiUnavailable& e) {
-    std::cerr << "hydrosweep: error: " << e.what() << "\n";  // every rank: they cannot talk to each other
+    std::cerr << "hydrosweep: error: " << elided(e.what(), kMaxMessage) << "\n";  // every rank: they cannot talk to each other
     return kExitFailure;
   } catch (const hs::StudyError& e) {
     report(e.what());

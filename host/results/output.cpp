@@ -2,6 +2,7 @@
 // directly; every handle lives in an RAII wrapper so an exception half-way
 // closes what was opened and the temporary file can be removed.
 #include "host/results/output.hpp"
+#include "host/results/commit.hpp"
 
 #include "kernels/linearize/stability.hpp"
 
@@ -551,29 +552,6 @@ void write_csv(const std::string& path, const Design& design, const StudyResults
     throw OutputError("writing " + path + " failed: " + std::strerror(failed ? saved : errno));
 }
 
-// Removes the temporaries (and the directories this run created) unless
-// commit() was reached.
-class Transaction {
- public:
-  std::vector<fs::path> temps, created_dirs;  // created_dirs: outermost first
-  bool committed = false;
-  ~Transaction() {
-    if (committed) return;
-    std::error_code ec;
-    for (const auto& t : temps) fs::remove(t, ec);
-    for (auto it = created_dirs.rbegin(); it != created_dirs.rend(); ++it) fs::remove(*it, ec);  // only if empty
-  }
-};
-
-// Writes DIR/<name> for every file through writer(temporary path), all
-// under temporary names first, then renames them into place in order. On any
-// failure nothing is left: the temporaries, files already renamed and the
-// directories this call created are removed.
-struct AtomicFile {
-  std::string name;
-  std::function<void(const std::string& tmp)> write;
-};
-std::vector<std::string> write_atomically(const std::string& dir, const std::vector<AtomicFile>& files);
 void check_output_names(const std::string& dir, const std::vector<std::string>& names);
 
 }  // namespace
@@ -589,6 +567,15 @@ void check_output_dir(const std::string& dir) {
   if (::access(p.c_str(), W_OK | X_OK) != 0)
     throw OutputError("cannot write to output directory " + dir + ": " + p.string() + ": " + std::strerror(errno));
   check_output_names(dir, {"results.h5", "summary.csv", "stability.h5", "stability.csv"});
+  // A final write that a killed run committed is finished before anything
+  // else looks at the directory (host/results/commit.hpp).
+  const std::vector<std::string> finished = finish_interrupted_commit(dir);
+  if (!finished.empty()) {
+    std::string names;
+    for (const auto& n : finished) names += (names.empty() ? "" : ", ") + n;
+    std::fprintf(stderr, "hydrosweep: note: finished the final write a killed run had begun in %s (%s)\n", dir.c_str(),
+                 names.c_str());
+  }
 }
 
 OutputPaths write_outputs(const std::string& dir, const StudyRecord& record,
@@ -603,7 +590,7 @@ OutputPaths write_outputs(const std::string& dir, const StudyRecord& record,
   check_output_dir(dir);
 
   const VariedInputs varied = varied_inputs(design, static_cast<long>(result.status.size()));
-  const auto paths = write_atomically(dir, {{"results.h5", [&](const std::string& tmp) { write_h5(tmp, record, design, result, varied); }},
+  const auto paths = commit_outputs(dir, {{"results.h5", [&](const std::string& tmp) { write_h5(tmp, record, design, result, varied); }},
                                             {"summary.csv", [&](const std::string& tmp) { write_csv(tmp, design, result, varied); }}});
   return {paths[0], paths[1]};
 }
@@ -623,61 +610,6 @@ void check_output_names(const std::string& dir, const std::vector<std::string>& 
   }
 }
 
-std::vector<std::string> write_atomically(const std::string& dir, const std::vector<AtomicFile>& files) {
-  {
-    std::vector<std::string> names;
-    for (const auto& f : files) names.push_back(f.name);
-    check_output_names(dir, names);
-  }
-  Transaction tx;
-  const fs::path out = fs::absolute(dir);
-  for (fs::path p = out; !fs::exists(p); p = p.parent_path()) tx.created_dirs.insert(tx.created_dirs.begin(), p);
-  std::error_code ec;
-  fs::create_directories(out, ec);
-  if (ec) throw OutputError("cannot create output directory " + dir + ": " + ec.message());
-
-  const std::string tag = ".tmp." + std::to_string(::getpid());
-  std::vector<fs::path> finals, temps;
-  for (const auto& f : files) {
-    finals.push_back(out / f.name);
-    temps.push_back(out / ("." + f.name + tag));
-  }
-  tx.temps = temps;
-  for (size_t k = 0; k < files.size(); ++k) files[k].write(temps[k].string());
-
-  // Files of an earlier run are moved aside first and put back if any rename
-  // fails, so the directory holds either all the old files or all the new ones.
-  std::vector<fs::path> previous(files.size());
-  auto restore = [&](size_t renamed) {
-    std::error_code ignored;
-    for (size_t j = 0; j < renamed; ++j) fs::remove(finals[j], ignored);
-    for (size_t j = 0; j < files.size(); ++j)
-      if (!previous[j].empty()) fs::rename(previous[j], finals[j], ignored);
-  };
-  for (size_t k = 0; k < files.size(); ++k) {
-    if (!fs::exists(finals[k], ec)) continue;
-    previous[k] = out / ("." + files[k].name + ".previous" + tag);
-    fs::rename(finals[k], previous[k], ec);
-    if (ec) {
-      previous[k].clear();
-      restore(0);
-      throw OutputError("cannot move the earlier " + finals[k].string() + " aside: " + ec.message());
-    }
-  }
-  for (size_t k = 0; k < files.size(); ++k) {
-    fs::rename(temps[k], finals[k], ec);
-    if (ec) {
-      restore(k);  // never leave one new file without the others
-      throw OutputError("cannot rename " + temps[k].string() + " to " + finals[k].string() + ": " + ec.message());
-    }
-  }
-  for (const auto& p : previous)
-    if (!p.empty()) fs::remove(p, ec);
-  tx.committed = true;
-  std::vector<std::string> paths;
-  for (const auto& p : finals) paths.push_back(p.string());
-  return paths;
-}
 }  // namespace
 
 // ---- stability maps (hydrosweep stability) ------------------------------------
@@ -847,7 +779,7 @@ StabilityOutputPaths write_stability_outputs(const std::string& dir, const Study
   check_output_dir(dir);
   const VariedInputs varied = varied_inputs(design, static_cast<long>(points.size()));
   const auto paths =
-      write_atomically(dir, {{"stability.h5", [&](const std::string& tmp) { write_stability_h5(tmp, record, design, points, run, varied); }},
+      commit_outputs(dir, {{"stability.h5", [&](const std::string& tmp) { write_stability_h5(tmp, record, design, points, run, varied); }},
                              {"stability.csv", [&](const std::string& tmp) { write_stability_csv(tmp, record, design, points, varied); }}});
   return {paths[0], paths[1]};
 }

@@ -62,8 +62,9 @@
 // summary.csv: header, then one row per instance: index, status, the varied
 // inputs, the scalar outputs; doubles with 17 significant digits (%.17g).
 //
-// Both files are written under temporary names in DIR and renamed into place
-// only when both are complete, so a failure never leaves partial output.
+// Both files are written as one transaction (host/results/commit.hpp): a
+// failure never leaves partial output, and a kill leaves whole files that the
+// next command on DIR completes into one run's set.
 #pragma once
 #include <functional>
 #include <stdexcept>
@@ -176,7 +177,7 @@ OutputPaths write_outputs(const std::string& dir, const StudyRecord& record,
 //   index, <varied inputs>, status, max_real, damping_ratio, frequency_hz
 //   (= frequency/2π), overdamped, structural_zeros, lambda1_re, lambda1_im, ...,
 //   lambda<E>_im; one row per point (%.17g).
-// Both written under temporary names and renamed into place, like results.h5.
+// Both written as one transaction (host/results/commit.hpp), like results.h5.
 struct StabilityOutputPaths {
   std::string stability_h5, stability_csv;
 };
