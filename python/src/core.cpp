@@ -35,6 +35,7 @@
 #include "host/models/registry.hpp"
 #include "host/results/output.hpp"
 #include "host/run/batch.hpp"
+#include "host/run/ranks.hpp"
 #include "host/run/runner.hpp"
 #include "host/run/stability.hpp"
 #include "host/study/study.hpp"
@@ -140,6 +141,8 @@ hs::Backend backend_of(const std::string& name) {
   return b;
 }
 
+std::string join_notes(const std::string& a, const std::string& b) { return a.empty() ? b : b.empty() ? a : a + "; " + b; }
+
 void check_counts(int threads, long chunk_size) {
   if (threads < 0) throw UsageError("threads = " + std::to_string(threads) + ": must be >= 0 (0: all cores)");
   if (chunk_size < 0)
@@ -154,7 +157,9 @@ py::dict run(const std::string& path, const std::optional<std::string>& text, co
     check_counts(threads, chunk_size);
     hs::StudyRunOptions opt;
     opt.backend = backend_of(backend);
-    opt.threads = threads;
+    // At most the processors here, with a note (issue 36 class 4; the CLI's -j).
+    std::string thread_note;
+    opt.threads = hs::usable_threads(threads, &thread_note);
     opt.chunk_size = chunk_size;
     opt.resume = resume;
     opt.progress = hs::ProgressStyle::none;
@@ -191,7 +196,7 @@ py::dict run(const std::string& path, const std::optional<std::string>& text, co
     r["wall_seconds"] = rep.wall_seconds;
     r["threads"] = rep.threads;
     r["backend"] = rep.backend;
-    r["note"] = rep.note;
+    r["note"] = join_notes(thread_note, rep.note);
     r["chunk_size"] = rep.chunk_size;
     r["chunks"] = rep.chunks;
     r["results_h5"] = rep.paths.results_h5;
@@ -206,6 +211,8 @@ py::dict stability(const std::string& path, const std::optional<std::string>& te
                    const std::string& backend_flag) {
   return guarded([&] {
     check_counts(threads, 0);
+    std::string thread_note;
+    threads = hs::usable_threads(threads, &thread_note);
     const hs::Backend flag = backend_of(backend_flag);
     py::dict r;
     std::string note, model, friction;
@@ -256,7 +263,7 @@ py::dict stability(const std::string& path, const std::optional<std::string>& te
     r["device"] = rec.device;
     r["threads"] = rec.threads;
     r["wall_seconds"] = rec.wall_seconds;
-    r["note"] = note;
+    r["note"] = join_notes(thread_note, note);
     r["stability_h5"] = paths.stability_h5;
     r["stability_csv"] = paths.stability_csv;
     return r;

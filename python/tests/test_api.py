@@ -3,6 +3,7 @@ studies, read_results, models() and parameters() against the CLI, the TOML
 writer, to_dataframe.
 """
 import math
+import os
 import re
 import threading
 
@@ -243,3 +244,15 @@ def test_run_from_another_thread(tmp_path):
         t.join(0.001)
     assert "error" not in box and len(box["res"]) == N
     assert ticks > 0
+
+
+def test_threads_beyond_the_machine_are_lowered_with_a_warning(tmp_path):
+    # The CLI's -j 100000 (issue 36 class 4): tens of thousands of OpenMP
+    # threads crashed; the package lowers the count as the CLI does, and says so.
+    usable = len(os.sched_getaffinity(0))
+    with pytest.warns(hydrosweep.HydrosweepWarning, match="100000"):
+        res = hydrosweep.run(SMALL_DICT, tmp_path / "r", threads=100000)
+    assert res.report["threads"] == usable
+    with pytest.warns(hydrosweep.HydrosweepWarning, match="100000"):
+        smap = hydrosweep.stability(str(DATA / "stability_small.toml"), tmp_path / "s", threads=100000)
+    assert len(smap) == 60
