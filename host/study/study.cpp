@@ -870,7 +870,26 @@ class Parser {
     if (problem.why.empty()) return;
     auto it = parameter_lines_.find(problem.key);
     const int line = it == parameter_lines_.end() ? 0 : it->second;
-    fail(at(line), problem.key + ": " + problem.why);
+    fail(at(line), problem.key + ": " + problem.why + not_set_note(problem.key, row));
+  }
+
+  // When a model's check names a parameter this study neither sets nor
+  // varies (the fifth waypoint once controller.path.waypoints = 5), the
+  // message says so and which value it holds: the user never wrote that key
+  // (issue 36 class 7).
+  std::string not_set_note(const std::string& key, const std::vector<double>& row) const {
+    if (parameter_lines_.count(key)) return "";
+    for (const auto& f : s_.grid) {
+      if (f.info && f.info->name == key) return "";
+      for (const ParameterInfo* p : f.scaled)
+        if (p->name == key) return "";
+    }
+    for (const auto& d : s_.derived)
+      if (d.target && d.target->name == key) return "";
+    const ParameterInfo* info = s_.descriptor->find_parameter(key);
+    if (!info) return "";
+    return " (this study does not set " + key + ": it holds the model's default, " + hs::round_trip_text(row[info->index]) +
+           (info->unit.empty() || info->unit == "-" ? "" : " " + info->unit) + ")";
   }
 
   // count points from lo to hi; the endpoints are exact (no rounding drift).
