@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "host/models/registry.hpp"
+#include "host/results/commit.hpp"
 #include "host/results/output.hpp"
 #include "host/run/batch.hpp"
 #include "host/run/ranks.hpp"
@@ -367,6 +368,11 @@ PYBIND11_MODULE(_core, m) {
         py::arg("chunk_size"), py::arg("resume"), py::arg("handle_interrupt"));
   m.def("stability", &stability, py::arg("path"), py::arg("text"), py::arg("out"), py::arg("threads"),
         py::arg("backend"));
+  // A final write a killed run committed is completed before the package
+  // reads DIR (host/results/commit.hpp); returns the files it put in place.
+  m.def("finish_interrupted_commit", [](const std::string& dir) {
+    return guarded([&] { return hs::finish_interrupted_commit(dir); });
+  }, py::arg("dir"));
   m.def("models", &models);
   m.def("parameters", &parameters, py::arg("model"), py::arg("schedule"));
 #ifdef HYDROSWEEP_HAVE_CUDA

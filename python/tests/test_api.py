@@ -256,3 +256,25 @@ def test_threads_beyond_the_machine_are_lowered_with_a_warning(tmp_path):
     with pytest.warns(hydrosweep.HydrosweepWarning, match="100000"):
         smap = hydrosweep.stability(str(DATA / "stability_small.toml"), tmp_path / "s", threads=100000)
     assert len(smap) == 60
+
+
+def test_read_results_finishes_a_final_write_that_a_kill_interrupted(small, tmp_path):
+    # A run killed between the renames of its final write leaves the commit
+    # journal (host/results/commit.hpp): read_results carries it out first, as
+    # every CLI command does, so it reads one run's files.
+    import shutil
+    import subprocess
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    out = tmp_path / "killed"
+    out.mkdir()
+    temp = f".results.h5.hydrosweep-tmp.{dead.pid}"
+    shutil.copy(small.path + "/results.h5", out / temp)
+    shutil.copy(small.path + "/summary.csv", out / "summary.csv")  # already renamed
+    (out / "results.h5").write_bytes(b"an earlier run's file")
+    (out / ".hydrosweep-commit").write_text(
+        f"hydrosweep-commit 1\npid {dead.pid}\nresults.h5\t{temp}\t-\n"
+        f"summary.csv\t.summary.csv.hydrosweep-tmp.{dead.pid}\t-\n")
+    res = hydrosweep.read_results(out)
+    assert np.array_equal(res.outputs, small.outputs, equal_nan=True)
+    assert sorted(p.name for p in out.iterdir()) == ["results.h5", "summary.csv"]

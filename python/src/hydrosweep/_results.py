@@ -293,6 +293,11 @@ def read_results(path, kind=None):
     path = os.fspath(path)
     if kind not in (None, "run", "stability"):
         raise ValueError(f'kind = {kind!r}: one of None, "run", "stability"')
+    if os.path.isdir(path):
+        # A final write that a killed run committed is completed first, so
+        # that results.h5 and summary.csv are one run's (the CLI does the same).
+        from . import _core
+        _core.finish_interrupted_commit(path)
     has_run = os.path.isfile(os.path.join(path, RESULTS_FILE))
     has_map = os.path.isfile(os.path.join(path, STABILITY_FILE))
     if kind == "run" or (kind is None and has_run):
