@@ -294,7 +294,29 @@ def fail_without_traceback(run, args, prog=PROG):
         sys.exit(1)
 
 
+# The list of the PNGs written into a plot directory, one name a line, each
+# added before its file is written (host/results/commit.hpp, kPlotSetName):
+# a new plot run removes the set the list names first, and a new `hydrosweep
+# run` into DIR removes DIR/plots' set in its final write, so pictures of two
+# runs never sit side by side (issue 36). A user's own files there stay.
+PLOT_SET = ".hydrosweep-plots"
+
+
+def retire_plot_set(out):
+    """Removes the PNGs an earlier plot run listed in out/PLOT_SET, then the list."""
+    listing = Path(out) / PLOT_SET
+    if not listing.is_file():
+        return
+    for name in listing.read_text().splitlines():
+        if name and "/" not in name and name not in (".", "..", PLOT_SET) and (Path(out) / name).is_file():
+            (Path(out) / name).unlink()
+    listing.unlink()
+
+
 def save(fig, path, written):
+    path = Path(path)
+    with open(path.parent / PLOT_SET, "a") as listing:
+        listing.write(path.name + "\n")
     for ax in fig.axes:
         for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
             if scale == "log":
@@ -816,6 +838,7 @@ def run(args):
         if out.exists() and not out.is_dir():
             raise UsageError(f"--out {out} exists and is not a directory")
         out.mkdir(parents=True, exist_ok=True)
+        retire_plot_set(out)
         written = []
         if not quantities:
             note("no quantity to plot (no /analysis quantities and no p2_max output)")

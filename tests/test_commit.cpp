@@ -231,3 +231,56 @@ TEST(Commit, AJournalThatIsNotOneIsNotFollowed) {
     EXPECT_EQ(read(scratch.path / "results.h5"), "old");
   }
 }
+
+// The earlier set's pictures go in the same transaction: a plain name is
+// that file, "plots/" the files the plot set's list names (and the list); a
+// user's own file in plots/ stays. A kill before the retiring step leaves
+// the journal, whose roll-forward retires them too.
+TEST(Commit, TheEarlierSetsPicturesAreRetiredWithIt) {
+  Scratch scratch;
+  const fs::path plots = scratch.path / "plots";
+  auto earlier_set = [&](const fs::path& dir) {
+    fs::create_directories(dir / "plots");
+    for (const auto& name : kNames) write(dir / name, content("old " + name));
+    write(dir / "stability_map.png", "old map");
+    write(dir / "plots" / "hist_q.png", "old");
+    write(dir / "plots" / "cdf_q.png", "old");
+    write(dir / "plots" / "mine.png", "the user's");
+    write(dir / "plots" / hs::kPlotSetName, "hist_q.png\ncdf_q.png\n../escape\n");
+  };
+  earlier_set(scratch.path);
+  write(scratch.path / "escape", "outside the set");
+  hs::commit_outputs(scratch.path.string(), new_set(), {"stability_map.png", "plots/"});
+  EXPECT_EQ(set_state(scratch.path, true), "new");
+  EXPECT_FALSE(fs::exists(scratch.path / "stability_map.png"));
+  EXPECT_EQ(names_in(plots), std::set<std::string>{"mine.png"});
+  EXPECT_EQ(read(scratch.path / "escape"), "outside the set");
+
+  // Without the user's file the emptied plots/ goes too.
+  const fs::path again = scratch.path / "again";
+  earlier_set(again);
+  fs::remove(again / "plots" / "mine.png");
+  hs::commit_outputs(again.string(), new_set(), {"plots/"});
+  EXPECT_FALSE(fs::exists(again / "plots"));
+
+  // Killed before the retiring step (2 keeps, the journal, 2 renames: step 6).
+  const fs::path killed = scratch.path / "killed";
+  earlier_set(killed);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setenv("HYDROSWEEP_TEST_KILL_AT_COMMIT_STEP", "6", 1);
+    try {
+      hs::commit_outputs(killed.string(), new_set(), {"plots/"});
+    } catch (...) {
+    }
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  EXPECT_EQ(set_state(killed, true), "new");
+  EXPECT_TRUE(fs::exists(killed / "plots" / "hist_q.png")) << "step 6 is the retiring step";
+  hs::finish_interrupted_commit(killed.string());
+  EXPECT_EQ(names_in(killed / "plots"), std::set<std::string>{"mine.png"});
+  EXPECT_FALSE(fs::exists(killed / hs::kCommitJournalName));
+}

@@ -856,9 +856,10 @@ TEST(RunnerEdges, AKillAtEveryStepOfTheFinalWriteLeavesAWholeSet) {
     EXPECT_EQ(read_file(out / "summary.csv"), csv_b) << "step " << k;
     EXPECT_EQ(directory_names(out), (std::vector<std::string>{"results.h5", "summary.csv"})) << "step " << k;
   }
-  // 2 keeps of the earlier files, the journal, 2 renames, 2 removals, the
-  // journal's removal; the mixture: between the two renames.
-  EXPECT_EQ(killed, 8);
+  // 2 keeps of the earlier files, the journal, 2 renames, retiring the
+  // earlier run's plot set, 2 removals, the journal's removal; the mixture:
+  // between the two renames.
+  EXPECT_EQ(killed, 9);
   EXPECT_EQ(mixed, 1);
 }
 
@@ -908,4 +909,30 @@ TEST(RunnerEdges, FlagRangesAreWordsAndLongEchoesAreCut) {
   EXPECT_LT(listed.out.size(), 20000u);
   EXPECT_NE(listed.out.find("characters left out"), npos) << listed.out.substr(0, 2000);
   EXPECT_NE(listed.out.find("0+0+150"), npos) << listed.out.substr(0, 2000);
+}
+
+// A new run into DIR takes `hydrosweep plot`'s pictures of the earlier run
+// away in its final write (they would sit beside data they do not show); a
+// plot run replaces its own earlier set; a user's file in plots/ stays.
+TEST(RunnerEdges, ARunRetiresTheEarlierRunsPlotsAndKeepsTheUsersFiles) {
+  TempDir tmp;
+  const fs::path earlier = write_study(tmp.path, "earlier.toml", std::string(kSmallStudy) + "[analysis]\nquantities = [\"p2_max\"]\n");
+  const fs::path out = tmp.path / "o";
+  ASSERT_EQ(run(earlier, out, "-q", tmp.path).code, 0);
+  Result r = hydrosweep("plot " + q(out), tmp.path);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const fs::path plots = out / "plots";
+  const auto first = directory_names(plots);
+  ASSERT_GT(first.size(), 2u);
+  EXPECT_TRUE(std::find(first.begin(), first.end(), ".hydrosweep-plots") != first.end());
+  write_file(plots / "mine.png", "the user's picture");
+  write_file(plots / "hist_stale.png", "a picture no plot run listed");
+
+  r = hydrosweep("plot " + q(out), tmp.path);  // the same set again: replaced, not added to
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(directory_names(plots).size(), first.size() + 2);
+
+  ASSERT_EQ(run(earlier, out, "-q", tmp.path).code, 0);
+  EXPECT_EQ(directory_names(plots), (std::vector<std::string>{"hist_stale.png", "mine.png"}));
+  EXPECT_EQ(read_file(plots / "mine.png"), "the user's picture");
 }

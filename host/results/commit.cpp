@@ -62,28 +62,61 @@ struct JournalEntry {
   std::string name, temp, previous;  // file names in DIR; previous "" when there was none
 };
 
-std::string journal_text(const std::vector<JournalEntry>& entries) {
+bool plain_name(const std::string& n) { return !n.empty() && n.find('/') == std::string::npos && n != "." && n != ".."; }
+
+// A retire entry: a plain name, or a plain name and '/' (a plot set).
+bool retire_name(const std::string& n) {
+  return plain_name(n) || (n.size() > 1 && n.back() == '/' && plain_name(n.substr(0, n.size() - 1)));
+}
+
+std::string journal_text(const std::vector<JournalEntry>& entries, const std::vector<std::string>& retire) {
   std::ostringstream s;
   s << "hydrosweep-commit 1\npid " << ::getpid() << "\n";
   for (const auto& e : entries) s << e.name << '\t' << e.temp << '\t' << (e.previous.empty() ? "-" : e.previous) << '\n';
+  for (const auto& r : retire) s << "retire\t" << r << '\n';
   return s.str();
 }
 
+// Removes what a retire entry names (commit_outputs' `retire`). Idempotent: a
+// roll-forward after a kill may do it twice.
+void retire_one(const fs::path& out, const std::string& name) {
+  std::error_code ec;
+  if (name.back() != '/') {
+    if (fs::is_regular_file(out / name, ec)) fs::remove(out / name, ec);
+    return;
+  }
+  const fs::path set_dir = out / name.substr(0, name.size() - 1);
+  const fs::path list = set_dir / kPlotSetName;
+  std::ifstream in(list);
+  if (!in) return;
+  for (std::string file; std::getline(in, file);)
+    if (plain_name(file) && file != kPlotSetName && fs::is_regular_file(set_dir / file, ec)) fs::remove(set_dir / file, ec);
+  in.close();
+  fs::remove(list, ec);
+  fs::remove(set_dir, ec);  // only if nothing else is in it
+}
+
 // Reads a journal; false if it is not one (then it is left alone).
-bool read_journal(const fs::path& path, long& pid, std::vector<JournalEntry>& entries) {
+bool read_journal(const fs::path& path, long& pid, std::vector<JournalEntry>& entries, std::vector<std::string>& retire) {
   std::ifstream in(path);
   std::string line;
   if (!std::getline(in, line) || line != "hydrosweep-commit 1") return false;
   if (!std::getline(in, line) || line.rfind("pid ", 0) != 0) return false;
   pid = std::atol(line.c_str() + 4);
   while (std::getline(in, line)) {
+    if (line.rfind("retire\t", 0) == 0) {
+      const std::string name = line.substr(7);
+      if (!retire_name(name)) return false;
+      retire.push_back(name);
+      continue;
+    }
     std::istringstream fields(line);
     JournalEntry e;
     if (!std::getline(fields, e.name, '\t') || !std::getline(fields, e.temp, '\t') || !std::getline(fields, e.previous))
       return false;
     // Only plain names in DIR: a journal never sends a rename elsewhere.
     for (const std::string* n : {&e.name, &e.temp, &e.previous})
-      if (n->empty() || n->find('/') != std::string::npos || *n == "." || *n == "..") return false;
+      if (!plain_name(*n)) return false;
     if (e.previous == "-") e.previous.clear();
     entries.push_back(e);
   }
@@ -136,7 +169,10 @@ void roll_back(const fs::path& out, const std::vector<JournalEntry>& entries, si
 
 }  // namespace
 
-std::vector<std::string> commit_outputs(const std::string& dir, const std::vector<OutputFile>& files) {
+std::vector<std::string> commit_outputs(const std::string& dir, const std::vector<OutputFile>& files,
+                                        const std::vector<std::string>& retire) {
+  for (const auto& r : retire)
+    if (!retire_name(r)) throw OutputError("internal: retire entry \"" + r + "\" is not a name in the output directory");
   KillHook hook;
   const fs::path out = fs::absolute(dir);
   std::vector<fs::path> created_dirs;  // outermost first
@@ -188,7 +224,7 @@ std::vector<std::string> commit_outputs(const std::string& dir, const std::vecto
   // the next command if this process is killed.
   const fs::path journal = out / kCommitJournalName;
   const fs::path journal_tmp = out / (std::string(kCommitJournalName) + kTempTag + pid);
-  write_small_file(journal_tmp, journal_text(entries));
+  write_small_file(journal_tmp, journal_text(entries, retire));
   hook.step();
   fs::rename(journal_tmp, journal, ec);
   if (ec) {
@@ -208,6 +244,10 @@ std::vector<std::string> commit_outputs(const std::string& dir, const std::vecto
       throw OutputError("cannot rename " + (out / entries[k].temp).string() + " to " + (out / entries[k].name).string() +
                         ": " + why + "; the earlier files are back in place");
     }
+  }
+  for (const auto& r : retire) {
+    hook.step();
+    retire_one(out, r);
   }
   for (const auto& e : entries) {
     if (e.previous.empty()) continue;
@@ -230,8 +270,9 @@ std::vector<std::string> finish_interrupted_commit(const std::string& dir) {
   const fs::path journal = out / kCommitJournalName;
   long pid = 0;
   std::vector<JournalEntry> entries;
+  std::vector<std::string> retire;
   // A journal whose writer still runs is that writer's to finish.
-  if (fs::exists(journal, ec) && read_journal(journal, pid, entries) && !(process_alive(pid) && pid != ::getpid())) {
+  if (fs::exists(journal, ec) && read_journal(journal, pid, entries, retire) && !(process_alive(pid) && pid != ::getpid())) {
     // Roll forward: every temporary still there goes to its name (the
     // journal exists only once all of them were complete).
     for (const auto& e : entries) {
@@ -241,6 +282,7 @@ std::vector<std::string> finish_interrupted_commit(const std::string& dir) {
                                 e.temp + " to " + e.name + ": " + ec.message());
       finished.push_back(e.name);
     }
+    for (const auto& r : retire) retire_one(out, r);
     for (const auto& e : entries)
       if (!e.previous.empty()) fs::remove(out / e.previous, ec);
     fs::remove(journal, ec);

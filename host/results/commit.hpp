@@ -30,7 +30,15 @@ struct OutputFile {
 // Writes the files into DIR (created if missing) as one transaction; returns
 // their final paths. Throws OutputError, leaving the previous files (or
 // none) in place, the temporaries removed and directories it created gone.
-std::vector<std::string> commit_outputs(const std::string& dir, const std::vector<OutputFile>& files);
+//
+// `retire`: what the previous set's pictures are, removed in the same
+// transaction once the new files are in place (a picture of the earlier run
+// beside the new data would be a mixture of two runs): a plain name in DIR
+// ("stability_map.png") is that file; a name ending in '/' ("plots/") is the
+// plot set that directory's kPlotSetName lists (studies/plot_study.py writes
+// it), those files and the list only: a user's own files there stay.
+std::vector<std::string> commit_outputs(const std::string& dir, const std::vector<OutputFile>& files,
+                                        const std::vector<std::string>& retire = {});
 
 // Completes the final write that a killed process committed in DIR (its
 // journal) and removes the temporaries of killed processes. Returns the names
@@ -40,5 +48,8 @@ std::vector<std::string> finish_interrupted_commit(const std::string& dir);
 
 // The journal's name in DIR.
 inline constexpr const char* kCommitJournalName = ".hydrosweep-commit";
+// The list of the PNGs a `hydrosweep plot` wrote into its directory, one name
+// a line, each added before its file is written.
+inline constexpr const char* kPlotSetName = ".hydrosweep-plots";
 
 }  // namespace hs

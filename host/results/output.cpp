@@ -591,7 +591,8 @@ OutputPaths write_outputs(const std::string& dir, const StudyRecord& record,
 
   const VariedInputs varied = varied_inputs(design, static_cast<long>(result.status.size()));
   const auto paths = commit_outputs(dir, {{"results.h5", [&](const std::string& tmp) { write_h5(tmp, record, design, result, varied); }},
-                                            {"summary.csv", [&](const std::string& tmp) { write_csv(tmp, design, result, varied); }}});
+                                            {"summary.csv", [&](const std::string& tmp) { write_csv(tmp, design, result, varied); }}},
+                                    {"plots/"});  // `hydrosweep plot`'s pictures of the earlier run
   return {paths[0], paths[1]};
 }
 
@@ -780,7 +781,8 @@ StabilityOutputPaths write_stability_outputs(const std::string& dir, const Study
   const VariedInputs varied = varied_inputs(design, static_cast<long>(points.size()));
   const auto paths =
       commit_outputs(dir, {{"stability.h5", [&](const std::string& tmp) { write_stability_h5(tmp, record, design, points, run, varied); }},
-                             {"stability.csv", [&](const std::string& tmp) { write_stability_csv(tmp, record, design, points, varied); }}});
+                             {"stability.csv", [&](const std::string& tmp) { write_stability_csv(tmp, record, design, points, varied); }}},
+                     {"stability_map.png"});  // the earlier map
   return {paths[0], paths[1]};
 }
 
