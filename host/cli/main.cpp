@@ -39,7 +39,6 @@
 #include "host/build_paths.hpp"
 #include "host/run/batch.hpp"
 #include "host/results/output.hpp"
-#include "host/results/commit.hpp"
 #include "host/models/registry.hpp"
 #include "host/run/rank_collectives.hpp"
 #include "host/run/ranks.hpp"
@@ -283,11 +282,8 @@ std::string plot_stability_map(const std::string& dir, const std::string& plot_d
 int plot(const std::string& dir, const std::string& plot_dir) {
   namespace fs = std::filesystem;
   // A final write that a killed run committed is finished first, so that the
-  // plots read one run's files (host/results/commit.hpp).
-  const std::vector<std::string> finished = hs::finish_interrupted_commit(dir);
-  if (!finished.empty())
-    std::fprintf(stderr, "hydrosweep: note: finished the final write a killed run had begun in %s (%zu files)\n", dir.c_str(),
-                 finished.size());
+  // plots read one run's files.
+  hs::finish_interrupted_write(dir);
   // A `hydrosweep stability` directory: its map (and then a study's plots too
   // when DIR also holds results.h5).
   if (fs::exists(fs::path(dir) / "stability.h5")) {

@@ -567,15 +567,16 @@ void check_output_dir(const std::string& dir) {
   if (::access(p.c_str(), W_OK | X_OK) != 0)
     throw OutputError("cannot write to output directory " + dir + ": " + p.string() + ": " + std::strerror(errno));
   check_output_names(dir, {"results.h5", "summary.csv", "stability.h5", "stability.csv"});
-  // A final write that a killed run committed is finished before anything
-  // else looks at the directory (host/results/commit.hpp).
+  finish_interrupted_write(dir);
+}
+
+void finish_interrupted_write(const std::string& dir) {
   const std::vector<std::string> finished = finish_interrupted_commit(dir);
-  if (!finished.empty()) {
-    std::string names;
-    for (const auto& n : finished) names += (names.empty() ? "" : ", ") + n;
-    std::fprintf(stderr, "hydrosweep: note: finished the final write a killed run had begun in %s (%s)\n", dir.c_str(),
-                 names.c_str());
-  }
+  if (finished.empty()) return;
+  std::string names;
+  for (const auto& n : finished) names += (names.empty() ? "" : ", ") + n;
+  std::fprintf(stderr, "hydrosweep: note: finished the final write a killed run had begun in %s (%s)\n", dir.c_str(),
+               names.c_str());
 }
 
 OutputPaths write_outputs(const std::string& dir, const StudyRecord& record,

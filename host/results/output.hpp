@@ -90,8 +90,14 @@ struct OutputPaths {
 
 // Fails early (before a long run) if DIR cannot become a writable output
 // directory: an existing non-directory, or no writable existing ancestor.
-// Creates nothing.
+// Creates nothing; it does finish a final write a killed run committed there
+// (finish_interrupted_write), before anything else looks at DIR.
 void check_output_dir(const std::string& dir);
+
+// Finishes the final write a killed run committed in DIR
+// (host/results/commit.hpp), with a note on stderr naming the files; for the
+// commands that read DIR (`plot`) as check_output_dir does for the writers.
+void finish_interrupted_write(const std::string& dir);
 
 // What a study's analysis found (host/run/runner.cpp computes it).
 struct StudyAnalysis {
