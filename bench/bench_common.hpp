@@ -4,7 +4,7 @@
 #pragma once
 #include "host/build_paths.hpp"
 #include "host/run/batch.hpp"
-#include "host/models/registry.hpp"
+#include "host/registry/models.hpp"
 #include "host/results/output.hpp"
 #include "host/design/sampling.hpp"
 #include <unistd.h>

@@ -7,7 +7,7 @@
       (scripts/compile_timer.sh, -DHYDROSWEEP_BUILD_TIME_LOG), builds it with
       -j$(nproc), prints every compile and link command's seconds, the
       slowest units and the per-target sums, and writes
-      bench/results/build-time-LABEL.json.
+      bench/results/build-time-<label>.json.
         --cache cold   an empty, private ccache directory (a first build on a new machine)
         --cache warm   the developer's ccache (scripts/setup.sh's), as a second clone would find it
         --cache off    no ccache at all

@@ -18,7 +18,8 @@
 #include <vector>
 
 #include "bench/bench_common.hpp"
-#include "host/linearize/constrained_models.hpp"
+#include "host/registry/models.hpp"
+#include "host/constrained/points.hpp"
 #include "kernels/models/flexible_pendulum.hpp"
 #include "kernels/models/nloop_linkage.hpp"
 
@@ -111,15 +112,16 @@ int main(int argc, char** argv) {
   j.end_array();
 
   // --- Batched host path: 10 000 linkages ---
-  const ConstrainedModel& model = *find_constrained_model("nloop-linkage");
+  const ModelDescriptor& linkage = *find_model("nloop-linkage");
+  const ConstrainedModel& model = *linkage.constrained;
   const long points = quick ? 1000 : 10000;
-  const long P = model.descriptor.parameter_count();
+  const long P = linkage.parameter_count();
   std::vector<double> rows;
-  const int loops_col = model.descriptor.find_parameter("linkage.loops")->index;
-  const int k_col = model.descriptor.find_parameter("linkage.spring_stiffness")->index;
-  const int c_col = model.descriptor.find_parameter("linkage.damping")->index;
+  const int loops_col = linkage.find_parameter("linkage.loops")->index;
+  const int k_col = linkage.find_parameter("linkage.spring_stiffness")->index;
+  const int c_col = linkage.find_parameter("linkage.damping")->index;
   for (long i = 0; i < points; ++i) {
-    std::vector<double> r = model.descriptor.defaults;
+    std::vector<double> r = linkage.defaults;
     r[loops_col] = 5;
     r[k_col] = 15.0 + 20.0 * static_cast<double>(i % 100) / 99.0;
     r[c_col] = 2.0 * static_cast<double>(i / 100) / 99.0 * (100.0 / static_cast<double>(points / 100));

@@ -48,7 +48,7 @@ import kernel_resources  # noqa: E402  (find_cuobjdump, resource_usage)
 KERNEL = ("_ZN2hs14for_each_indexINS_14InstanceKernelINS_21DoubleStepTrapezoidalINS_13ActuatedModelINS_15PlanarLoopChain"
           "ILi3EEENS_17HydraulicCylinderINS_18ThreeVolumeCircuitENS_11BrownMcPheeEEELi1ENS_16OpenLoopScheduleEEEdEEEEEEvT_l")
 STEPS = 10000  # the seed 002 cycle: 10 s at 1 ms
-THREADS_PER_BLOCK = 128  # host/run/backends/cuda_support.hpp kThreadsPerBlock
+THREADS_PER_BLOCK = 128  # host/cuda_support.hpp kThreadsPerBlock
 
 # Public data-sheet figures (NVIDIA H100 / H200 SXM): 132 SMs, 1.98 GHz boost,
 # 64 FP64 lanes per SM (33.5 TFLOPS FP64 vector with FMA = 2), 4 schedulers

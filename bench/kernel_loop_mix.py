@@ -34,7 +34,7 @@ import kernel_resources  # noqa: E402  (find_cuobjdump)
 
 SOURCE = r'''
 #include <cuda_runtime.h>
-#include "host/run/backends/cuda_support.hpp"
+#include "host/cuda_support.hpp"
 #include "host/run/backends/instance_kernel.hpp"
 #include "kernels/integrators/double_step_trapezoidal.hpp"
 #include "kernels/models/four_bar.hpp"

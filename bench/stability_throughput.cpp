@@ -7,7 +7,7 @@
 // McPhee friction), as many points as asked, for both formulations of the
 // mechanism: planar (3 relative joint coordinates, 2 constraints) and the
 // 3D model of seed 000 (10 coordinates, 9 constraints). Backends: CPU on 1
-// thread and on all cores (host/run/stability.cpp, OpenMP), CUDA (one thread
+// thread and on all cores (host/run/stability_map.cpp, OpenMP), CUDA (one thread
 // per point, host/run/backends/cuda_stability.cu) when a device is present,
 // timed with the host↔device copies.
 //
@@ -23,8 +23,8 @@
 
 #include "bench/bench_common.hpp"
 #include "host/run/batch.hpp"
-#include "host/models/registry.hpp"
-#include "host/run/stability.hpp"
+#include "host/registry/models.hpp"
+#include "host/run/stability_map.hpp"
 
 namespace {
 

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "host/run/batch.hpp"
-#include "host/models/registry.hpp"
+#include "host/registry/models.hpp"
 
 namespace hs::backend_test {
 

@@ -19,11 +19,11 @@
 #include <string>
 #include <vector>
 
-#include "host/run/backends/cuda_support.hpp"
+#include "host/cuda_support.hpp"
 #include "host/run/backends/instance_kernel.hpp"
 #include "kernels/integrators/formulations.hpp"
 #include "kernels/linearize/sampled_loop.hpp"
-#include "kernels/models/catalog.hpp"
+#include "kernels/catalog/catalog.hpp"
 
 namespace hs {
 namespace {

@@ -18,7 +18,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 cmake --install "$build" --prefix "$work/prefix" >"$work/install.log" || { cat "$work/install.log"; fail "cmake --install"; }
 for f in bin/hydrosweep include/hydrosweep/kernels/integrators/double_step_trapezoidal.hpp \
-         include/hydrosweep/host/run/runner.hpp lib/libhydrosweep_host.a \
+         include/hydrosweep/host/cli/run_study.hpp lib/libhydrosweep_host.a \
          lib/cmake/hydrosweep/hydrosweepConfig.cmake lib/cmake/hydrosweep/hydrosweepConfigVersion.cmake \
          lib/cmake/hydrosweep/hydrosweepTargets.cmake share/hydrosweep/studies/plot_study.py \
          share/hydrosweep/studies/seed002_work_cycle.toml; do

@@ -33,7 +33,7 @@ struct StudyRun {
 
 inline StudyRun run_study_text(const std::string& text) {
   StudyRun r{parse_study(text, "inline.toml"), {}};
-  r.result = run_batch_cpu(r.study.batch_spec(1));
+  r.result = run_batch_cpu(hs::batch_spec(r.study.record(), r.study.design(), 1));
   return r;
 }
 

@@ -69,7 +69,7 @@ TEST(Backends, KokkosAgreesWithCpuOnEveryModelFormulationAndFrictionLaw) {
 // Stability maps on Kokkos: the same stability_point kernel function over
 // the same parameter rows as the CPU path, both formulations, so every
 // figure is bit-identical (measured: identical with Debian's Kokkos Serial).
-#include "host/run/stability.hpp"
+#include "host/run/stability_map.hpp"
 TEST(Backends, KokkosStabilityMapAgreesWithCpu) {
   std::string why;
   if (!backend_available(Backend::kokkos, &why)) GTEST_SKIP() << why;

@@ -1,18 +1,18 @@
-// The catalog (kernels/models/catalog.hpp) against the models' descriptions
+// The catalog (kernels/catalog/catalog.hpp) against the models' descriptions
 // (kernels/models/*_descriptor.hpp): every (model, friction law,
 // formulation) a description says it supports is compiled, and what the
 // description says of the kernel is true of the kernel: its output columns,
 // its driving coordinate, its parameters' offsets and default instance.
-#include "host/linearize/constrained_models.hpp"
+#include "host/constrained/points.hpp"
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <set>
 #include <string>
 
-#include "host/models/registry.hpp"
+#include "host/registry/models.hpp"
 #include "host/run/backends/instance_kernel.hpp"
-#include "kernels/models/catalog.hpp"
+#include "kernels/catalog/catalog.hpp"
 
 using namespace hs;
 
@@ -70,7 +70,7 @@ TEST(Catalog, EverySupportedCombinationIsCompiledAndMatchesItsDescription) {
         EXPECT_FALSE(m.supports_run("modified-lugre", "index1-baumgarte"));
       }
     }
-    if (m.supports_command("stability") && find_constrained_model(m.name)) {
+    if (m.supports_command("stability") && m.constrained) {
       // Seed 003's systems of run-time size: the host path, not the compiled catalog.
       EXPECT_EQ(m.stability_methods, (std::vector<std::string>{"mcs", "rcs", "ucs"}));
       EXPECT_FALSE(with_stability_combination([](auto) {}, m.physics, m.friction_laws.front()));
@@ -117,4 +117,43 @@ TEST(Catalog, DeviceFormulationsLeaveOutTheReferenceIntegratorAndThe3dFourBarsPe
             std::string::npos);
   EXPECT_EQ(find_model("four-bar")->off_device_reason("index1-baumgarte"), "the CPU reference integrator");
   EXPECT_EQ(find_model("four-bar-3d")->off_device_reason("index1-baumgarte"), "the CPU reference integrator");
+}
+
+// One catalog for both families (docs/code-layout.md §2): every model of a
+// constrained entry carries the host's function table (the capability the
+// stages dispatch on) and offers seed 003's methods; no other model carries
+// one. The tables are built from the catalog's entries, one each, in order,
+// and describe the model they are attached to.
+TEST(Catalog, ConstrainedSystemsAreCatalogEntriesWithTheirHostTableAttached) {
+  long constrained_entries = 0;
+  std::vector<std::string> keys;
+  each_constrained_entry([&](auto entry) {
+    ++constrained_entries;
+    keys.push_back(decltype(entry)::key);
+  });
+  EXPECT_EQ(constrained_entries, 2);  // seed 003's N-loop linkage and flexible pendulum
+  ASSERT_EQ(static_cast<long>(constrained_models().size()), constrained_entries);
+  for (size_t k = 0; k < keys.size(); ++k) EXPECT_EQ(constrained_models()[k].key, keys[k]);
+  long attached = 0;
+  for (const auto& m : models()) {
+    SCOPED_TRACE(m.name);
+    const bool seed003_methods = m.stability_methods == std::vector<std::string>{"mcs", "rcs", "ucs"};
+    EXPECT_EQ(m.constrained != nullptr, seed003_methods);
+    if (!m.constrained) continue;
+    ++attached;
+    EXPECT_EQ(m.constrained->name, m.name);
+    EXPECT_EQ(m.constrained->key, m.physics);
+    EXPECT_NE(m.find_parameter(m.constrained->size_key), nullptr) << m.constrained->size_key;
+    // Its size from its default row, through the table.
+    long n = 0, c = 0;
+    m.constrained->size(m.defaults.data(), n, c);
+    EXPECT_GT(n, c);
+    EXPECT_GT(c, 0);
+  }
+  EXPECT_EQ(attached, constrained_entries);
+  // The per-thread systems the CUDA stability kernels are built for: the
+  // linkage (n <= 9), not the pendulum.
+  EXPECT_TRUE(with_per_thread_constrained_system("nloop-linkage", [](auto) {}));
+  EXPECT_FALSE(with_per_thread_constrained_system("flexible-pendulum", [](auto) {}));
+  EXPECT_FALSE(with_per_thread_constrained_system("four-bar", [](auto) {}));
 }

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "host/models/registry.hpp"
+#include "host/registry/models.hpp"
 #include "host/run/batch.hpp"
 #include "tests/cli_support.hpp"
 

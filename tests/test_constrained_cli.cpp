@@ -1,5 +1,5 @@
 // Seed 003's constrained systems through the ordinary `hydrosweep stability`
-// and `check` commands (host/linearize/constrained_models.hpp): maps with each
+// and `check` commands (host/constrained/points.hpp): maps with each
 // [stability] method, per-point status at a singular configuration, the
 // memory refusal at check time, the backends they run on.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Seed 003's linearizations (host/linearize/constrained_linearization.hpp) on
+// Seed 003's linearizations (host/constrained/linearization.hpp) on
 // the N-loop four-bar linkage and the flexible double pendulum
 // (docs/models/nloop-and-flexible.md). References: the closed forms of §3
 // item 7 (computed here, independently of the code), seed 003's Tables 1–2
@@ -8,8 +8,9 @@
 #include <cmath>
 #include <complex>
 
-#include "host/linearize/constrained_linearization.hpp"
-#include "host/linearize/constrained_models.hpp"
+#include "host/constrained/linearization.hpp"
+#include "host/registry/models.hpp"
+#include "host/constrained/points.hpp"
 #include "kernels/linearize/constrained_per_thread.hpp"
 #include "kernels/models/flexible_pendulum.hpp"
 #include "kernels/models/nloop_linkage.hpp"
@@ -273,9 +274,10 @@ namespace {
 // (LU Newton vs minimum-norm steps, Gaussian elimination vs full-pivoting
 // LU, Hessenberg QR of a 2 x 2 vs dsygvd / QZ): they agree to rounding.
 TEST(PerThreadMcs, AgreesWithTheHostPathAndTheClosedForm) {
-  const ConstrainedModel& model = *find_constrained_model("nloop-linkage");
-  const auto& table = model.descriptor.parameters;
-  auto at = [&](const char* name) { return model.descriptor.find_parameter(name)->index; };
+  const ModelDescriptor& linkage = *find_model("nloop-linkage");
+  const ConstrainedModel& model = *linkage.constrained;
+  const auto& table = linkage.parameters;
+  auto at = [&](const char* name) { return linkage.find_parameter(name)->index; };
   double worst_phi = 0.0, worst_s = 0.0, worst_exact = 0.0;
   for (int N = 1; N <= 3; ++N)
     for (double k : {0.0, 25.0, 400.0})
@@ -283,7 +285,7 @@ TEST(PerThreadMcs, AgreesWithTheHostPathAndTheClosedForm) {
         for (double mass : {0.3, 1.0}) {
           SCOPED_TRACE("N = " + std::to_string(N) + " k = " + std::to_string(k) + " c = " + std::to_string(c) +
                        " m = " + std::to_string(mass));
-          std::vector<double> row = model.descriptor.defaults;
+          std::vector<double> row = linkage.defaults;
           row[at("linkage.loops")] = N;
           row[at("linkage.spring_stiffness")] = k;
           row[at("linkage.damping")] = c;
@@ -350,12 +352,13 @@ TEST(PerThreadMcs, Table1Row1AndTheSingularCase) {
 // Where the switch is: n ≤ 9 (N ≤ 3) per thread, above it the host path,
 // through the one entry point a map calls; RCS and UCS always on the host.
 TEST(PerThreadMcs, TheSizeSwitch) {
-  const ConstrainedModel& model = *find_constrained_model("nloop-linkage");
+  const ModelDescriptor& linkage = *find_model("nloop-linkage");
+  const ConstrainedModel& model = *linkage.constrained;
   EXPECT_EQ(model.per_thread_coordinates, 9);
-  EXPECT_FALSE(find_constrained_model("flexible-pendulum")->per_thread_mcs);
-  auto at = [&](const char* name) { return model.descriptor.find_parameter(name)->index; };
+  EXPECT_FALSE(find_model("flexible-pendulum")->constrained->per_thread_mcs);
+  auto at = [&](const char* name) { return linkage.find_parameter(name)->index; };
   for (int N : {3, 4}) {
-    std::vector<double> row = model.descriptor.defaults;
+    std::vector<double> row = linkage.defaults;
     row[at("linkage.loops")] = N;
     StabilityRecord r;
     EXPECT_EQ(model.per_thread_mcs(row.data(), ConstrainedSettings{}, {}, r), N <= 3) << N;

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "host/run/device_verification.hpp"
-#include "host/run/stability.hpp"
+#include "host/run/stability_map.hpp"
 
 using namespace hs;
 

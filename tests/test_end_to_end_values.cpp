@@ -14,7 +14,7 @@
 //     settings; a Saltelli design's statistics from its A and B rows only;
 //   - stability.h5 and stability.csv: stability_point
 //     (kernels/linearize/stability.hpp) of each instance, dispatched on the
-//     study's model and friction law as host/run/stability.cpp does.
+//     study's model and friction law as host/run/stability_map.cpp does.
 // Same code, same build, same machine: every comparison is bit for bit
 // (NaN equals NaN). The executable runs with --backend cpu, so a GPU machine
 // (where auto picks CUDA) compares the same thing.
@@ -32,9 +32,10 @@
 #include <vector>
 
 #include "host/results/analysis.hpp"
-#include "host/models/registry.hpp"
-#include "host/run/runner.hpp"
-#include "host/run/stability.hpp"
+#include "host/registry/models.hpp"
+#include "host/cli/run_study.hpp"
+#include "host/run/reference_run.hpp"
+#include "host/run/stability_map.hpp"
 #include "host/study/study.hpp"
 #include "kernels/linearize/actuated_system.hpp"
 #include "kernels/models/planar_chain_dae.hpp"
@@ -297,7 +298,7 @@ inline const std::vector<SampleField>& sample_fields() {
 
 
 // Every instance of the study run alone through run_batch_cpu, as the runner
-// does it (host/run/runner.cpp): the nominal instance's crank angle as tracking_rms
+// does it (host/run/reference_run.cpp): the nominal instance's crank angle as tracking_rms
 // reference when [analysis] reference_run, inadmissible instances flagged.
 struct KernelResults {
   std::vector<FourBarSummary> summaries;
@@ -828,8 +829,8 @@ StabilityPoint stability_point_of(const std::string& friction, const hs::FourBar
 
 // Instance i's point: the kernel function for the study's formulation and
 // friction law, or the invalid_parameters blank for an inadmissible instance.
-// Called here rather than through host/run/stability.cpp so that its dispatch on
-// model and friction law (the catalog, kernels/models/catalog.hpp) is checked too; the template is compiled with the
+// Called here rather than through host/run/stability_map.cpp so that its dispatch on
+// model and friction law (the catalog, kernels/catalog/catalog.hpp) is checked too; the template is compiled with the
 // same flags in both places, and agrees bit for bit.
 StabilityPoint expected_point(const hs::Study& study, long i) {
   if (!study.instance_problem(i).empty()) return hs::blank_stability_point(hs::Status::invalid_parameters);

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "host/study/expression.hpp"
+#include "host/design/expression.hpp"
 
 using namespace hs;
 

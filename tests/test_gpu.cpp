@@ -5,8 +5,8 @@
 //   ctest -L gpu --output-on-failure
 //   compute-sanitizer --tool memcheck ./build/tests/test_gpu --gtest_filter='*Small*'
 #include "tests/backend_agreement.hpp"
-#include "host/linearize/constrained_models.hpp"
-#include "host/run/stability.hpp"
+#include "host/constrained/points.hpp"
+#include "host/run/stability_map.hpp"
 #include "kernels/models/four_bar.hpp"
 #include "kernels/models/nloop_linkage.hpp"
 #include "host/run/device_verification.hpp"
@@ -334,7 +334,7 @@ TEST(Gpu, EmptyBatch) {
 // about 10x that (without contraction the per-thread eigenvalue routine
 // became bit-identical to the CPU's on the same device).
 #ifdef HYDROSWEEP_HAVE_CUDA_STABILITY
-#include "host/run/stability.hpp"
+#include "host/run/stability_map.hpp"
 constexpr double kMapTolerance = 2e-14;
 // CPU and GPU maps point by point: the same status, structural zeros,
 // overdamped flag and crank angle (to kMapTolerance of 1 rad), the first
@@ -401,7 +401,7 @@ TEST(Gpu, EveryModelsStabilityMapAgreesWithCpu) {
   REQUIRE_CUDA();
   for (const auto& m : models()) {
     if (!m.supports_command("stability")) continue;
-    if (find_constrained_model(m.name)) continue;  // seed 003's systems: Gpu.ConstrainedLinkageMapAgreesWithCpu
+    if (m.constrained) continue;  // seed 003's systems: Gpu.ConstrainedLinkageMapAgreesWithCpu
     SCOPED_TRACE(m.name);
     const DeviceFinding found = device_finding("stability", m.name, "", m.friction_laws.front());
     if (found.verdict == DeviceVerdict::disagrees) {

@@ -15,9 +15,9 @@
 #include "eigen_test_support.hpp"
 #include "host/run/batch.hpp"
 #include "host/run/eigen_batch.hpp"
-#include "host/linearize/constrained_linearization.hpp"
-#include "host/linearize/cusolver_symmetric_definite.hpp"
-#include "host/linearize/lapack.hpp"
+#include "host/constrained/linearization.hpp"
+#include "host/constrained/cusolver_symmetric_definite.hpp"
+#include "host/constrained/lapack.hpp"
 #include "kernels/models/flexible_pendulum.hpp"
 
 using namespace hs;

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "host/models/registry.hpp"
+#include "host/registry/models.hpp"
 #include "host/run/backends/instance_kernel.hpp"
 #include "kernels/integrators/formulations.hpp"
-#include "kernels/models/catalog.hpp"
+#include "kernels/catalog/catalog.hpp"
 #include "run_support.hpp"
 
 using namespace hs;

@@ -47,9 +47,10 @@
 
 #include "host/build_paths.hpp"
 #include "host/results/output.hpp"
-#include "host/run/runner.hpp"
-#include "host/linearize/constrained_models.hpp"
-#include "host/run/stability.hpp"
+#include "host/cli/run_study.hpp"
+#include "host/run/reference_run.hpp"
+#include "host/constrained/points.hpp"
+#include "host/run/stability_map.hpp"
 #include "host/study/study.hpp"
 
 namespace {
@@ -109,7 +110,7 @@ bool same(double recorded, double now, double scale, double relative = kRelative
   if (std::isnan(recorded) || std::isnan(now)) return std::isnan(recorded) && std::isnan(now);
   return recorded == now || std::fabs(recorded - now) <= relative * scale;
 }
-// Seed 003's constrained systems (host/linearize/): their matrices come from
+// Seed 003's constrained systems (host/constrained/): their matrices come from
 // Eigen's blocked products and LAPACK's blocked QZ / dsygvd, whose summation
 // order follows the SIMD width Eigen is compiled for (-march=native or not),
 // not only the IEEE operations of our own code: 1e-10 of the spectral radius
@@ -175,7 +176,7 @@ TEST(RegressionShippedStudies, RunStudiesGiveTheirRecordedSummaries) {
   ASSERT_GE(studies.size(), 4u);
   for (const auto& path : studies) {
     const hs::Study study = hs::load_study(path.string());
-    hs::BatchSpec spec = study.batch_spec(0, 0, 0);
+    hs::BatchSpec spec = hs::batch_spec(study.record(), study.design(), 0, 0, 0);
     spec.trajectory_stride = 0;
     if (study.analysis.reference_run) spec.reference = hs::reference_trajectory(study.record(), study.design());
     const std::vector<long> picked = spread(study.instance_count());
@@ -240,7 +241,7 @@ TEST(RegressionShippedStudies, StabilityStudiesGiveTheirRecordedPoints) {
       return rho;
     };
     compare_or_record(path.stem().string(), t, {"instance", "status", "structural_zeros", "overdamped"}, scale,
-                      hs::find_constrained_model(study.model) ? kRelativeConstrained : kRelative);
+                      study.descriptor->constrained ? kRelativeConstrained : kRelative);
   }
 }
 

@@ -603,7 +603,7 @@ relative = 0.1
 // or without --resume, naming the holder's PID, and takes nothing of the
 // first run's directory; once the lock is free the same command runs. The
 // "other run" is this test process holding the lock a run holds (fcntl,
-// host/run/runner.cpp RunLock).
+// host/run/chunk_store.cpp RunLock).
 TEST(RunnerEdges, ASecondRunIntoAnOutputDirectoryInUseIsRefused) {
   TempDir tmp;
   const fs::path study = write_study(tmp.path, "study.toml", kSmallStudy);
@@ -778,7 +778,7 @@ values = [300.0, 200.0]
 // --resume trusted what it found: a chunk file copied in from another study of
 // the same shape was accepted (its rows paired with this study's inputs), and
 // an edited manifest blamed good chunks as damaged. A chunk now carries its
-// run's study hash and chunk size (host/run/runner.cpp ChunkHeader).
+// run's study hash and chunk size (host/run/chunk_store.hpp ChunkHeader).
 TEST(RunnerEdges, ResumeRefusesAChunkOfAnotherStudyAndAnEditedManifest) {
   TempDir tmp;
   const fs::path study = write_study(tmp.path, "study.toml", kStudy);

@@ -1,6 +1,6 @@
 // `hydrosweep stability` end to end (run the built executable, read
 // stability.h5 and stability.csv back), the [stability] table of study files,
-// and the CPU dispatch of host/run/stability.cpp.
+// and the CPU dispatch of host/run/stability_map.cpp.
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <sys/wait.h>
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "host/run/stability.hpp"
+#include "host/run/stability_map.hpp"
 #include "host/study/study.hpp"
 #include "kernels/models/four_bar.hpp"
 

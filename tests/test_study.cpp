@@ -196,7 +196,7 @@ values = [1e9, 2e9]
     EXPECT_EQ(p.actuator[0].circuit.oil_bulk_modulus, expect[i][1]);
     EXPECT_EQ(p.actuator[0].friction.static_force, 900.0);  // base override kept
   }
-  const BatchSpec spec = s.batch_spec(3);
+  const BatchSpec spec = batch_spec(s.record(), s.design(), 3);
   EXPECT_EQ(spec.instance_count(), 6);
   EXPECT_EQ(spec.parameters, all);
   EXPECT_EQ(spec.threads, 3);

@@ -39,12 +39,12 @@
 #include "host/build_paths.hpp"
 #include "host/run/batch.hpp"
 #include "host/results/output.hpp"
-#include "host/models/registry.hpp"
+#include "host/registry/models.hpp"
 #include "host/run/rank_collectives.hpp"
 #include "host/run/ranks.hpp"
-#include "host/run/runner.hpp"
+#include "host/cli/run_study.hpp"
 #include "host/run/memory_budget.hpp"
-#include "host/run/stability.hpp"
+#include "host/run/stability_map.hpp"
 #include "host/study/study.hpp"
 
 namespace {
@@ -315,7 +315,7 @@ struct StabilityFlags {
 };
 
 // Under mpirun/srun every rank runs this; each computes a share of the points,
-// rank 0 writes the outputs and prints (host/run/stability.hpp).
+// rank 0 writes the outputs and prints (host/run/stability_map.hpp).
 int stability(const std::string& study_path, const std::string& out_dir, StabilityFlags flags, const hs::Ranks& ranks) {
   if (!ranks.root()) flags.quiet = true;
   const hs::Study study = hs::load_study(study_path);  // StudyError: exit 2, nothing written
@@ -454,7 +454,7 @@ int main(int argc, char** argv) {
   // fails with EFBIG instead and is reported like a full disk (exit 1, the
   // path named, temporaries removed).
   std::signal(SIGXFSZ, SIG_IGN);
-  CLI::App app{"hydrosweep: batch simulation of hydraulically actuated four-bar mechanisms"};
+  CLI::App app{"hydrosweep: parameter studies of hydraulically actuated multibody systems (runs and stability maps)"};
   app.set_version_flag("--version", hs::hydrosweep_version());
   app.require_subcommand(1);
 

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "host/design/sampling.hpp"
-#include "host/models/registry.hpp"
-#include "host/study/expression.hpp"
+#include "host/registry/models.hpp"
+#include "host/design/expression.hpp"
 
 namespace hs {
 
@@ -47,7 +47,7 @@ struct DerivedParameter {
 };
 
 struct Design {
-  const ModelDescriptor* descriptor = nullptr;  // the model's description (host/models/registry.hpp)
+  const ModelDescriptor* descriptor = nullptr;  // the model's description (host/registry/models.hpp)
   std::vector<double> base;  // parameter row: model defaults + [input] + [parameters]
   double dt = 0.0;           // the integrator's step and duration (the model's instance_check reads them)
   double duration = 0.0;

@@ -138,7 +138,7 @@ std::vector<double> saltelli_independent_rows(const std::vector<double>& outputs
 
 // The bootstrap seed of a study's analysis: the study's [sample] seed mixed
 // with a constant so the resamples do not reuse the design's random streams
-// (host/run/runner.cpp analyse; a results file's intervals are reproduced from it).
+// (host/results/study_analysis.cpp analyse; a results file's intervals are reproduced from it).
 constexpr std::uint64_t kStudyBootstrapSalt = 0x5EEDB007ULL;
 constexpr std::uint64_t study_bootstrap_seed(std::uint64_t study_seed) { return study_seed ^ kStudyBootstrapSalt; }
 

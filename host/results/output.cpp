@@ -24,8 +24,6 @@
 
 namespace hs {
 
-const char* hydrosweep_version() { return HYDROSWEEP_VERSION; }
-
 namespace {
 // Text for a "# ..." header line of a CSV file: control characters (a study
 // name's line break) as spaces, so that the header stays one line. The study
@@ -629,7 +627,7 @@ std::string equilibrium_text(const Design& design) {
   return std::string("reduced Jacobian of seed 000 at the ") + kEquilibriumText;
 }
 // Seed 003's constrained systems (their methods are mcs, rcs, ucs) order and
-// select their eigenvalues differently (host/linearize/constrained_models.hpp).
+// select their eigenvalues differently (host/constrained/points.hpp).
 bool constrained_map(const Design& design) {
   return design.descriptor && !design.descriptor->stability_methods.empty() &&
          design.descriptor->stability_methods.front() != "reduced";

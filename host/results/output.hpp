@@ -73,16 +73,12 @@
 
 #include "host/results/analysis.hpp"
 #include "host/run/batch.hpp"
+#include "host/run/errors.hpp"
+#include "host/version.hpp"
 #include "host/study/study.hpp"
 #include "kernels/linearize/stability.hpp"
 
 namespace hs {
-
-// File-system or HDF5 failure while writing outputs.
-class OutputError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 struct OutputPaths {
   std::string results_h5, summary_csv;
@@ -99,7 +95,7 @@ void check_output_dir(const std::string& dir);
 // commands that read DIR (`plot`) as check_output_dir does for the writers.
 void finish_interrupted_write(const std::string& dir);
 
-// What a study's analysis found (host/run/runner.cpp computes it).
+// What a study's analysis found (host/results/study_analysis.cpp computes it).
 struct StudyAnalysis {
   double confidence = 0.95;
   std::vector<double> quantile_levels;
@@ -150,7 +146,7 @@ struct StudyResults {
 OutputPaths write_outputs(const std::string& dir, const StudyRecord& record,
                           const Design& design, const StudyResults& results);
 
-// ---- stability maps (`hydrosweep stability`, host/run/stability.hpp) ----------------
+// ---- stability maps (`hydrosweep stability`, host/run/stability_map.hpp) ----------------
 //
 // DIR/stability.h5 (N points):
 //   /inputs/<name>, /inputs/all   as in results.h5
@@ -190,8 +186,6 @@ struct StabilityOutputPaths {
 StabilityOutputPaths write_stability_outputs(const std::string& dir, const StudyRecord& record, const Design& design,
                                              const std::vector<StabilityRecord>& points, const RunRecord& run);
 
-// PROJECT_VERSION of the build.
-const char* hydrosweep_version();
 
 // Current UTC time as "YYYY-MM-DDTHH:MM:SSZ" (run metadata, benchmark records).
 std::string utc_now_iso8601();

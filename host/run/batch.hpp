@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "host/registry/backends.hpp"
+#include "host/study/study.hpp"
 #include "kernels/integrators/run.hpp"
 #include "kernels/models/descriptor.hpp"
 
@@ -74,11 +76,9 @@ struct BatchResult {
   const double* sample(long i, long k) const { return trajectories.data() + (i * samples_per_instance + k) * sample_width; }
 };
 
-// Where the loop over instances runs. Every backend runs the same kernel
-// code (host/run/backends/instance_kernel.hpp → kernels/ run_instance).
-enum class Backend { automatic, cpu, cuda, kokkos };
-bool parse_backend(const std::string& name, Backend& out);  // "auto", "cpu", "cuda", "kokkos"
-std::string backend_name(Backend b);
+// Where the loop over instances runs (Backend: host/registry/backends.hpp).
+// Every backend runs the same kernel code (host/run/backends/instance_kernel.hpp
+// → kernels/ run_instance).
 // Whether this build has the backend and, for CUDA, a device; else why not.
 bool backend_available(Backend b, std::string* why = nullptr);
 // auto → cuda when a CUDA device is present, else cpu.
@@ -131,5 +131,10 @@ inline std::string built_lane_widths() {
 
 // Dispatch (b must be available; throws std::runtime_error otherwise).
 BatchResult run_batch(const BatchSpec& spec, Backend b);
+
+// The batch of instances [first, first + count) of a study's design (count <
+// 0: all), run as its record says. threads: 0 = all cores.
+BatchSpec batch_spec(const StudyRecord& record, const Design& design, int threads = 0, long first = 0,
+                     long count = -1);
 
 }  // namespace hs

@@ -1,7 +1,7 @@
 // Memory budget and the study-sized allocation checks (memory_budget.hpp).
 #include "host/run/memory_budget.hpp"
 
-#include "host/linearize/constrained_models.hpp"
+#include "host/constrained/points.hpp"
 
 #include <unistd.h>
 
@@ -12,7 +12,7 @@
 #include <fstream>
 #include <string>
 
-#include "host/run/stability.hpp"
+#include "host/run/stability_map.hpp"
 
 namespace hs {
 namespace {
@@ -146,7 +146,7 @@ long plan_run_memory(const StudyRecord& record, const Design& design, long reque
 }
 
 void plan_constrained_memory(const StudyRecord& record, const Design& design, int threads) {
-  const ConstrainedModel* c = find_constrained_model(design.descriptor->name);
+  const ConstrainedModel* c = design.descriptor->constrained;
   if (!c) return;
   // The largest point of the design, times the points linearized at once.
   double worst = 0.0;

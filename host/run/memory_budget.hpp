@@ -58,7 +58,7 @@ long plan_run_memory(const StudyRecord& record, const Design& design, long reque
 
 // Checks everything `hydrosweep stability` allocates that the study sizes.
 void plan_stability_memory(const StudyRecord& record, const Design& design);
-// Seed 003's constrained systems (host/linearize/constrained_models.hpp): the
+// Seed 003's constrained systems (host/constrained/points.hpp): the
 // dense matrices of the design's largest point, `threads` at once; refused
 // (StudyError naming the size key and the bytes) when over the budget. `check`
 // and `stability` both make it. No-op for the other models.

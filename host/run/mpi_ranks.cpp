@@ -1,6 +1,6 @@
 // Ranks over MPI_COMM_WORLD (host/run/ranks.hpp), built when Open MPI is found
 // (CMakeLists.txt, HYDROSWEEP_HAVE_MPI). Only collectives on small values:
-// the instances' results travel as chunk files (host/run/runner.cpp).
+// the instances' results travel as chunk files (host/run/chunk_store.hpp).
 #include <mpi.h>
 
 #include <chrono>

@@ -12,7 +12,7 @@
 namespace hs {
 
 // An exception as text ("kind" letter + message) and back, for ResumeError,
-// OutputError, StudyError and any other std::exception (host/run/runner.cpp).
+// OutputError, StudyError and any other std::exception (host/run/rank_collectives.cpp).
 std::string verdict_of(const std::exception& e);
 [[noreturn]] void throw_verdict(const std::string& verdict);
 

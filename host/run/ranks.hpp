@@ -1,7 +1,7 @@
 // The processes that share one study (issue 17, "studies across nodes"):
 // under mpirun or srun every rank runs the same `hydrosweep run`, takes its
 // share of the chunks and writes them into the shared output directory's
-// partial-results directory (host/run/runner.hpp); rank 0 prepares that
+// partial-results directory (host/cli/run_study.hpp); rank 0 prepares that
 // directory, then reads every chunk back and writes results.h5 and
 // summary.csv exactly as one process would. Nothing else crosses ranks: the
 // chunk files are the exchange format, so a killed rank loses only its

@@ -7,7 +7,6 @@
 // toml++ stays an implementation detail of this file.
 #include "host/study/study.hpp"
 
-#include "host/results/output.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -994,25 +993,6 @@ std::vector<std::string> Parser::summary_columns_names() const {
 }
 
 }  // namespace
-
-BatchSpec batch_spec(const StudyRecord& record, const Design& design, int threads, long first, long count) {
-  BatchSpec spec;
-  const long n = design.instance_count();
-  if (count < 0 || first + count > n) count = n - first;
-  spec.model = design.descriptor;
-  spec.parameters = design.rows(first, count);
-  spec.settings = record.settings;
-  spec.friction = record.friction;
-  spec.formulation = record.formulation;
-  spec.trajectory_stride = record.trajectory_stride;
-  spec.threads = threads;
-  spec.settling_rate = record.analysis.settling_rate;
-  return spec;
-}
-
-BatchSpec Study::batch_spec(int threads, long first, long count) const {
-  return hs::batch_spec(*this, *this, threads, first, count);
-}
 
 Study parse_study(const std::string& text, const std::string& path) { return parse_study(text, path, models()); }
 

@@ -6,7 +6,7 @@
 //   [study]                         all keys optional
 //   name        = "bulk_sweep"      default: the file name without .toml
 //   description = "..."             free text, stored in the outputs
-//   model       = "four-bar"        a registered model (host/models/registry.cpp;
+//   model       = "four-bar"        a registered model (host/registry/models.cpp;
 //                                   `hydrosweep parameters` lists them and what each supports)
 //   formulation = "double-step"     one the model supports (default: its first):
 //                                   "double-step", "penalty", "index1-baumgarte"
@@ -83,10 +83,12 @@
 #include <string>
 #include <vector>
 
-#include "host/run/batch.hpp"
-#include "host/study/expression.hpp"
-#include "host/models/registry.hpp"
+#include "host/registry/backends.hpp"
+#include "host/registry/models.hpp"
 #include "host/design/design.hpp"
+#include "host/design/expression.hpp"
+#include "kernels/integrators/run.hpp"
+#include "kernels/models/input_schedule.hpp"
 
 namespace hs {
 
@@ -119,7 +121,7 @@ struct AnalysisSpec {
 };
 
 // [stability]: the settings of `hydrosweep stability` (hs::StabilitySettings of
-// kernels/linearize/stability.hpp; same defaults, host/run/stability.cpp converts).
+// kernels/linearize/stability.hpp; same defaults, host/run/stability_map.cpp converts).
 struct StabilitySpec {
   double zero_tolerance = 1e-9;         // structural zero: |λ| <= zero_tolerance · max_k |λ_k|
   double oscillatory_tolerance = 1e-6;  // oscillatory: |Im λ| > oscillatory_tolerance · |λ|
@@ -154,15 +156,7 @@ struct StudyRecord {
 struct Study : StudyRecord, Design {
   const StudyRecord& record() const { return *this; }
   const Design& design() const { return *this; }
-  // Everything run_batch_cpu needs for instances [first, first + count)
-  // (count < 0: all). threads: 0 = all cores. Same as hs::batch_spec(record, design, ...).
-  BatchSpec batch_spec(int threads = 0, long first = 0, long count = -1) const;
 };
-
-// The batch of instances [first, first + count) of a design (count < 0: all),
-// run as the record says. threads: 0 = all cores.
-BatchSpec batch_spec(const StudyRecord& record, const Design& design, int threads = 0, long first = 0,
-                     long count = -1);
 
 // Throws StudyError ("FILE: model M does not support `hydrosweep C`; model M
 // supports commands ...") unless the study's model supports the command

@@ -1,5 +1,5 @@
 // A compile-time list of tags (friction laws, formulations, physics) that
-// the catalog (kernels/models/catalog.hpp) iterates with fold expressions.
+// the catalog (kernels/catalog/catalog.hpp) iterates with fold expressions.
 #pragma once
 #include <type_traits>
 

@@ -5,7 +5,7 @@
 // same state count (zero) and the same stack, so compiling every model and
 // formulation once per static law bought nothing at run time and cost a
 // kernel, a CPU instantiation and a lane unit each (issue 35). The catalog
-// (kernels/models/catalog.hpp) gathers a physics' static laws into one
+// (kernels/catalog/catalog.hpp) gathers a physics' static laws into one
 // StaticFrictionChoice; the host writes the study's law into every
 // actuator's FrictionParamsT::law_code (its position in FrictionLawRegistry)
 // and the choice evaluates exactly that law's force: the same operations in
@@ -19,7 +19,7 @@
 #include <type_traits>
 
 #include "../core/type_list.hpp"
-#include "registry.hpp"
+#include "friction_laws.hpp"
 
 namespace hs {
 

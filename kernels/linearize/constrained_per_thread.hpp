@@ -4,7 +4,7 @@
 // size is a study parameter (the N-loop linkage) is evaluated in arrays of a
 // compile-time capacity NMAX ≥ n; larger systems, and RCS and UCS at every
 // size (their QZ and eigenvector tests have no per-thread code here), take
-// the host path (host/linearize/constrained_linearization.hpp).
+// the host path (host/constrained/linearization.hpp).
 //
 // The same elements and the same exact local derivatives as the host path
 // (kernels/linearize/element_derivatives.hpp): the model's build(p, a) is
@@ -44,6 +44,7 @@
 #include "../core/small_matrix.hpp"
 #include "../eigen/small_eigen.hpp"
 #include "element_derivatives.hpp"
+#include "per_thread_capacity.hpp"
 #include "stability.hpp"
 
 namespace hs {
@@ -55,24 +56,6 @@ struct PerThreadConstrainedSettings {
   double step_tolerance = 1e-13;  // converged when |δq|∞ ≤ this · max(1, |q|∞)
   double rank_tolerance = 1e-9;   // a partition pivot below this · the first: rank-deficient Φ_q
 };
-
-// Whether a model declares a per-thread capacity: static constexpr
-// per_thread_coordinates (NMAX) and degrees_of_freedom (NI = n − m at every size).
-template <class Model, class = void>
-struct HasPerThreadMcs {
-  static constexpr bool value = false;
-};
-template <class Model>
-struct HasPerThreadMcs<Model, decltype(void(Model::per_thread_coordinates + Model::degrees_of_freedom))> {
-  static constexpr bool value = true;
-};
-
-// Whether a system of these parameters fits the model's per-thread capacity.
-template <class Model>
-HS_HD bool fits_per_thread(const typename Model::Params& p) {
-  return Model::coordinates(p) <= Model::per_thread_coordinates &&
-         Model::coordinates(p) - Model::constraint_count(p) == Model::degrees_of_freedom;
-}
 
 // The model's global quantities at (q, q̇ = 0, λ), NMAX coordinates, MMAX
 // constraint rows, padded as the header says. It is the Assembly the

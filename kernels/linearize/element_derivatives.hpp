@@ -4,7 +4,7 @@
 // coordinates, so its Jacobians and Hessians are K × K and come from
 // fixed-size dual numbers whatever the size n of the system (N = 20 loops,
 // n_p = 100 beam elements). The host assembles them into the global matrices
-// (host/linearize/constrained_system.hpp).
+// (host/constrained/system.hpp).
 //
 // An element type E declares
 //   static constexpr int K;      its local coordinates

@@ -92,7 +92,7 @@ HS_HD StabilityResult<W> widen_stability(const StabilityResult<N>& in) {
 // loop, sampled_loop.hpp) counts as a finite, very fast mode; the
 // structural-zero radius is over the finite magnitudes only. Shared by the
 // fixed-size systems below and seed 003's constrained systems of any size
-// (kernels/linearize/constrained_per_thread.hpp, host/linearize/constrained_models.cpp).
+// (kernels/linearize/constrained_per_thread.hpp, host/constrained/points.cpp).
 template <int N>
 HS_HD void stability_figures(const double* re, const double* im, int count, const StabilitySettings& S,
                              StabilityResult<N>& out) {

@@ -71,6 +71,10 @@ struct OrderRule {
   std::string a, b, why;
 };
 
+// The host's function table for a constrained system of run-time size
+// (host/constrained/points.hpp); defined on the host.
+struct ConstrainedModel;
+
 struct ModelDescriptor {
   std::string name;          // as written in study files: [study] model
   std::string title;         // one line: what it is
@@ -114,8 +118,15 @@ struct ModelDescriptor {
   // The linearizations `hydrosweep stability` offers ([stability] method;
   // first = default): "reduced" (seed 000's reduced Jacobian, the
   // hydraulically actuated models) or seed 003's "mcs", "rcs", "ucs" (the
-  // constrained systems of host/linearize/constrained_models.hpp).
+  // constrained systems of host/constrained/points.hpp).
   std::vector<std::string> stability_methods = {"reduced"};
+  // The capability of seed 003's constrained systems (a catalog entry with
+  // `Constrained`, kernels/catalog/catalog.hpp): the host's function table
+  // for their stability points (size, assembly, the host and per-thread
+  // paths), attached by host/registry/models.cpp. Null for the hydraulically
+  // actuated models, whose maps are compiled kernels. The host branches on
+  // this capability, never on a model's name.
+  const ConstrainedModel* constrained = nullptr;
   // What a model checks of an instance beyond parameter ranges and order
   // rules (e.g. that a controller's path stays inside the workspace, that its
   // period is a whole number of integrator steps dt and shorter than the run):

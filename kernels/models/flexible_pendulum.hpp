@@ -169,6 +169,7 @@ struct FlexiblePendulumParams {
 
 struct FlexiblePendulum {
   using Params = FlexiblePendulumParams;
+  static constexpr const char* name = "flexible-pendulum";  // the catalog's model (constrained_descriptor.hpp)
   static int per_link(const Params& p) { return 3 + 3 * (p.elements + 1); }
   static int coordinates(const Params& p) { return 2 * per_link(p); }
   static int constraint_count(const Params&) { return 10; }

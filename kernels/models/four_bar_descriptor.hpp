@@ -11,7 +11,7 @@
 #include <limits>
 #include <string>
 
-#include "../friction/registry.hpp"
+#include "../friction/friction_laws.hpp"
 #include "../integrators/formulations.hpp"
 #include "../integrators/run_columns.hpp"
 #include "../linearize/actuated_system.hpp"
@@ -118,7 +118,7 @@ inline ModelDescriptor describe_four_bar_3d() {
   return d;
 }
 
-// ---- physics entries of the catalog (kernels/models/catalog.hpp) ---------------
+// ---- physics entries of the catalog (kernels/catalog/catalog.hpp) ---------------
 
 // Relative joint coordinates, semirecursive (PlanarLoopChain<3>), integrated
 // by the double step; linearized in the DAE form PlanarChainDae<3>.

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "../control/vdc.hpp"
-#include "../friction/registry.hpp"
+#include "../friction/friction_laws.hpp"
 #include "../hydraulics/servo_valve_circuit.hpp"
 #include "../integrators/formulations.hpp"
 #include "../integrators/run_columns.hpp"

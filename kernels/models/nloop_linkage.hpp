@@ -7,7 +7,7 @@
 // rod A_NB_N from the x axis; constraints: 2N + 1 rod lengths and the
 // φ-equation, m = 2N + 2; one degree of freedom.
 //
-// The topology is built through an Assembly (host/linearize/constrained_system.hpp):
+// The topology is built through an Assembly (host/constrained/system.hpp):
 //   a.mass(element, indices)  a.force(element, indices)  a.constraint(element, indices)
 // with indices the element's K global coordinates.
 #pragma once
@@ -31,7 +31,7 @@ struct NLoopLinkageParams {
 
 struct NLoopLinkage {
   using Params = NLoopLinkageParams;
-  static constexpr const char* name = "nloop-linkage";  // the registered model (host/linearize/constrained_models.cpp)
+  static constexpr const char* name = "nloop-linkage";  // the catalog's model (constrained_descriptor.hpp)
   HS_HD static int coordinates(const Params& p) { return 2 * p.loops + 3; }
   HS_HD static int constraint_count(const Params& p) { return 2 * p.loops + 2; }
   HS_HD static int x(int i) { return 2 * i; }  // x_Bi; y_Bi is x(i) + 1

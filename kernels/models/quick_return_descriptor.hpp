@@ -1,13 +1,13 @@
 // What the quick-return mechanism of seed 001 says about itself (kernels/
 // models/descriptor.hpp): its name, parameter table, outputs and what it
-// supports, and its entry in the physics catalog (kernels/models/catalog.hpp).
+// supports, and its entry in the physics catalog (kernels/catalog/catalog.hpp).
 // Host-only; the physics is kernels/models/quick_return.hpp
 // (docs/models/quick-return.md).
 #pragma once
 #include <limits>
 #include <string>
 
-#include "../friction/registry.hpp"
+#include "../friction/friction_laws.hpp"
 #include "../integrators/formulations.hpp"
 #include "../integrators/run_columns.hpp"
 #include "../linearize/actuated_system.hpp"

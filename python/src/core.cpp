@@ -32,13 +32,13 @@
 #include <string>
 #include <vector>
 
-#include "host/models/registry.hpp"
+#include "host/registry/models.hpp"
 #include "host/results/commit.hpp"
 #include "host/results/output.hpp"
 #include "host/run/batch.hpp"
 #include "host/run/ranks.hpp"
-#include "host/run/runner.hpp"
-#include "host/run/stability.hpp"
+#include "host/cli/run_study.hpp"
+#include "host/run/stability_map.hpp"
 #include "host/study/study.hpp"
 
 namespace py = pybind11;
@@ -284,7 +284,7 @@ py::list outputs_of(const std::vector<hs::OutputInfo>& list) {
   return out;
 }
 
-// Every registered model (host/models/registry.hpp), in the CLI's order.
+// Every registered model (host/registry/models.hpp), in the CLI's order.
 py::list models() {
   return guarded([] {
     py::list out;

@@ -18,7 +18,7 @@ try:
 except ImportError:  # pragma: no cover
     tomllib = None
 
-# studies/four_bar_small.toml as a dict (tables as dicts, [[grid]] as a list).
+# python/tests/data/four_bar_small.toml as a dict (tables as dicts, [[grid]] as a list).
 SMALL_DICT = {
     "study": {
         "name": "four_bar_small",

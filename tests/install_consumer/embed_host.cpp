@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <exception>
 
-#include "host/run/runner.hpp"
+#include "host/cli/run_study.hpp"
 #include "host/study/study.hpp"
 
 int main(int argc, char** argv) {

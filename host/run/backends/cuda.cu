@@ -13,7 +13,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "host/run/backends/cuda_support.hpp"
+#include "host/cuda_support.hpp"
 #include "host/run/backends/device_batch.hpp"
 #include "kernels/integrators/formulations.hpp"
 

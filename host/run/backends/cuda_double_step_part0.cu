@@ -5,7 +5,7 @@
 // the CUDA build's longest unit (docs/build.md §10).
 #include <cuda_runtime.h>
 
-#include "host/run/backends/cuda_support.hpp"
+#include "host/cuda_support.hpp"
 #include "host/run/backends/device_batch.hpp"
 #include "kernels/integrators/formulations.hpp"
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "host/run/backends/cuda_support.hpp"
+#include "host/cuda_support.hpp"
 #include "host/run/batch.hpp"
 #include "host/run/eigen_batch.hpp"
 

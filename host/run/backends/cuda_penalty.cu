@@ -3,7 +3,7 @@
 // unit per formulation so that nvcc compiles them in parallel.
 #include <cuda_runtime.h>
 
-#include "host/run/backends/cuda_support.hpp"
+#include "host/cuda_support.hpp"
 #include "host/run/backends/device_batch.hpp"
 #include "kernels/integrators/formulations.hpp"
 

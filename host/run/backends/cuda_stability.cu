@@ -1,7 +1,7 @@
 // Stability maps on the GPU: one thread per parameter point runs
 // stability_point (equilibrium, reduced Jacobian, per-thread eigenvalues),
 // the same kernel function as the CPU and Kokkos paths of
-// host/run/stability.cpp and host/run/backends/kokkos.cpp. The host logic
+// host/run/stability_map.cpp and host/run/backends/kokkos.cpp. The host logic
 // (slices sized from the free device memory, device buffers, the copy back)
 // is device_batch::run_stability (host/run/backends/device_batch.hpp, on
 // Thrust's device system), which CI also runs through Thrust's OpenMP device
@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "host/run/backends/cuda_support.hpp"
+#include "host/cuda_support.hpp"
 #include "host/run/backends/device_batch.hpp"
 
 namespace hs {

@@ -34,9 +34,8 @@
 #include <vector>
 
 #include "host/run/backends/instance_kernel.hpp"
-#include "host/run/stability.hpp"
+#include "host/run/stability_map.hpp"
 #include "kernels/linearize/constrained_per_thread.hpp"
-#include "kernels/models/per_thread_constrained_models.hpp"
 
 namespace hs {
 namespace device_batch {
@@ -163,7 +162,7 @@ BatchResult run(const BatchSpec& spec, double device_bytes, Launch&& launch) {
 }
 
 // ---- stability maps on the same contract ---------------------------------------
-// One point per index: StabilityKernel<System> (host/run/stability.hpp), the
+// One point per index: StabilityKernel<System> (host/run/stability_map.hpp), the
 // same kernel function as the CPU and Kokkos paths.
 
 // Points per slice: parameters and a result each, within `device_bytes`.
@@ -173,7 +172,7 @@ inline long stability_slice_size(long n, double device_bytes, double params_byte
 
 // Seed 003's small constrained systems, one point per thread by MCS
 // (kernels/linearize/constrained_per_thread.hpp). The caller has checked that
-// the method is mcs and that every point fits (host/run/stability.cpp);
+// the method is mcs and that every point fits (host/run/stability_map.cpp);
 // a point that does not is flagged invalid_parameters by the kernel.
 template <class Model>
 struct ConstrainedMcsKernel {
@@ -208,7 +207,7 @@ std::vector<StabilityPoint> run_stability(const StabilityBatch& batch, double de
   const long n = batch.point_count();
   std::vector<StabilityPoint> out(static_cast<size_t>(n), blank_stability_point(Status::not_run));
   if (n == 0) return out;
-  const bool constrained = with_per_thread_constrained_model(batch.model->name.c_str(), [&](auto model) {
+  const bool constrained = with_per_thread_constrained_system(batch.model->name, [&](auto model) {
     using Model = decltype(model);
     run_point_slices<typename Model::Params>(
         batch, device_bytes,

@@ -42,24 +42,6 @@ std::string cpu_model() {
   return "unknown CPU";
 }
 
-bool parse_backend(const std::string& name, Backend& out) {
-  if (name == "auto") { out = Backend::automatic; return true; }
-  if (name == "cpu") { out = Backend::cpu; return true; }
-  if (name == "cuda") { out = Backend::cuda; return true; }
-  if (name == "kokkos") { out = Backend::kokkos; return true; }
-  return false;
-}
-
-std::string backend_name(Backend b) {
-  switch (b) {
-    case Backend::automatic: return "auto";
-    case Backend::cpu: return "cpu";
-    case Backend::cuda: return "cuda";
-    case Backend::kokkos: return "kokkos";
-  }
-  return "?";
-}
-
 bool backend_available(Backend b, std::string* why) {
   auto no = [&](const std::string& reason) {
     if (why) *why = reason;

@@ -7,7 +7,7 @@ namespace hs {
 // ---- one compilation of each kernel for every backend on host threads --------
 // A kernel (InstanceKernel<Integrator>, StabilityKernel<System>) is compiled
 // once on the host, in the CPU backend's unit of its formulation
-// (cpu_<formulation>.cpp) or in host/run/stability.cpp; the other backends
+// (cpu_<formulation>.cpp) or in host/run/stability_map.cpp; the other backends
 // that run on host threads -- Kokkos' host execution spaces and Thrust's
 // OpenMP device system -- call that compilation through a HostKernelEntry
 // instead of compiling the integrator again (each had been the build's

@@ -3,8 +3,8 @@
 // The CPU (OpenMP), Kokkos and CUDA backends differ only in who calls
 // operator()(i); nothing here depends on the backend.
 //
-// Backends are generic over the integrator (a RunCombination of
-// host/run/backends/instantiations.hpp): TypedBatch turns the batch's parameter
+// Backends are generic over the integrator (a RunCombination of the catalog,
+// kernels/catalog/catalog.hpp): TypedBatch turns the batch's parameter
 // rows into the model's Params and its typed results into the flat rows of
 // BatchResult (kernels/integrators/run_columns.hpp).
 #pragma once
@@ -14,8 +14,8 @@
 #include <new>
 #include <stdexcept>
 
-#include "kernels/models/catalog.hpp"
-#include "host/run/backends/device_block.hpp"
+#include "kernels/catalog/catalog.hpp"
+#include "host/device_block.hpp"
 #include "host/run/backends/host_kernel_entry.hpp"
 #include "host/run/batch.hpp"
 #include "kernels/integrators/run_columns.hpp"

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "host/run/backends/instance_kernel.hpp"
-#include "host/run/stability.hpp"
+#include "host/run/stability_map.hpp"
 
 namespace hs {
 namespace {

@@ -82,7 +82,7 @@ def stability(study, out, *, threads=0, backend="auto"):
 
 
 def models():
-    """The registered models (host/models/registry.hpp), in the order of
+    """The registered models (host/registry/models.hpp), in the order of
     ``hydrosweep parameters``: a list of dicts with keys name, title, source,
     doc, physics, supports (the CLI's "Supports:" text), commands,
     friction_laws, formulations, stability_friction_laws, stability_methods,

@@ -1,6 +1,6 @@
 // Recursive-descent parser that compiles an expression to a postfix program,
-// and the stack machine that runs it. See host/study/expression.hpp for the grammar.
-#include "host/study/expression.hpp"
+// and the stack machine that runs it. See host/design/expression.hpp for the grammar.
+#include "host/design/expression.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -1,5 +1,5 @@
 // The models hydrosweep knows, by name: every model of every physics in the
-// catalog (kernels/models/catalog.hpp, one line per physics). Each model
+// catalog (kernels/catalog/catalog.hpp, one line per physics). Each model
 // describes itself beside its physics (kernels/models/*_descriptor.hpp,
 // kernels/models/descriptor.hpp).
 #pragma once

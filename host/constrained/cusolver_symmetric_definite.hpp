@@ -2,7 +2,7 @@
 // cusolverDnDsygvd (Cholesky of M_r, tridiagonalization, divide and conquer),
 // for `count` problems of one order n in a row on one handle and one
 // workspace: a sweep over material or spring parameters gives problems of a
-// single size. The host path (LAPACK dsygvd, host/linearize/lapack.hpp) is what
+// single size. The host path (LAPACK dsygvd, host/constrained/lapack.hpp) is what
 // runs without a device; tests/test_gpu_eigen.cpp compares the two on a device.
 // Built with the CUDA backend (HYDROSWEEP_HAVE_CUDA).
 #pragma once

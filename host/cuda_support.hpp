@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "host/run/backends/device_block.hpp"
+#include "host/device_block.hpp"
 
 #define HS_CUDA_CHECK(call)                                                                                   \
   do {                                                                                                        \

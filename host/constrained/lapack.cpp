@@ -1,4 +1,4 @@
-#include "host/linearize/lapack.hpp"
+#include "host/constrained/lapack.hpp"
 
 #include <stdexcept>
 #include <string>

@@ -1,16 +1,18 @@
-#include "host/models/registry.hpp"
+#include "host/registry/models.hpp"
 
-#include "host/linearize/constrained_models.hpp"
-#include "kernels/models/catalog.hpp"
+#include "host/constrained/points.hpp"
+#include "kernels/catalog/catalog.hpp"
 
 namespace hs {
 
 const std::vector<ModelDescriptor>& models() {
-  // The compiled physics (kernels/models/catalog.hpp), then the constrained
-  // systems of run-time size (host/linearize/constrained_models.hpp).
+  // Every model of the catalog (kernels/catalog/catalog.hpp), with the
+  // host's function table attached to those of a constrained system of
+  // run-time size (host/constrained/points.hpp): the capability the stages
+  // dispatch on.
   static const std::vector<ModelDescriptor> list = [] {
     std::vector<ModelDescriptor> all = describe_catalog();
-    for (const auto& c : constrained_models()) all.push_back(c.descriptor);
+    for (auto& d : all) d.constrained = constrained_model_of(d.physics);
     return all;
   }();
   return list;

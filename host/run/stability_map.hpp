@@ -4,8 +4,8 @@
 // Jacobian of seed 000 there, its eigenvalues, and the figures a map shows
 // (kernels/linearize/stability.hpp: stability_point).
 //
-// Every model whose physics has a Linearized form in the combination list
-// (host/run/backends/instantiations.hpp) with the study's friction law: the
+// Every model whose physics has a Linearized form in the catalog
+// (kernels/catalog/catalog.hpp) with the study's friction law: the
 // open-loop four-bar family's equilibrium and reduced Jacobian (6
 // eigenvalues), the lift-tilt's sampled closed loop about a held pose (10,
 // kernels/linearize/sampled_loop.hpp). Every point is stored in one record
@@ -17,7 +17,7 @@
 #include <stdexcept>
 
 #include "host/run/batch.hpp"
-#include "kernels/models/catalog.hpp"
+#include "kernels/catalog/catalog.hpp"
 #include "host/run/ranks.hpp"
 #include "host/study/study.hpp"
 #include "kernels/linearize/stability.hpp"
@@ -49,7 +49,7 @@ struct StabilityBatch {
   long point_count() const { return model ? static_cast<long>(parameters.size()) / model->parameter_count() : 0; }
 };
 // Calls f(StabilityCombination{}) for the batch's (physics, friction law)
-// (kernels/models/catalog.hpp); throws std::invalid_argument naming the
+// (kernels/catalog/catalog.hpp); throws std::invalid_argument naming the
 // model if this build has no such combination. Every backend's entry.
 template <class F>
 void with_batch_combination(const StabilityBatch& batch, F&& f) {
@@ -69,7 +69,7 @@ struct StabilityKernel {
   HS_HD void operator()(long i) const { out[i] = stability_record<System>(params[i], settings); }
 };
 // StabilityKernel<System>'s entry for the batch's (physics, friction law),
-// compiled in host/run/stability.cpp (host_kernel_entry.hpp); throws as
+// compiled in host/run/stability_map.cpp (host_kernel_entry.hpp); throws as
 // with_batch_combination does.
 HostKernelEntry stability_kernel_entry(const StabilityBatch& batch);
 

@@ -1,11 +1,11 @@
-#include "host/linearize/constrained_linearization.hpp"
+#include "host/constrained/linearization.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <numeric>
 
-#include "host/linearize/lapack.hpp"
+#include "host/constrained/lapack.hpp"
 
 namespace hs {
 

@@ -1,5 +1,5 @@
 // The friction laws hydrosweep is built with (docs/models/friction.md): every
-// physics of the catalog (kernels/models/catalog.hpp) is compiled with each,
+// physics of the catalog (kernels/catalog/catalog.hpp) is compiled with each,
 // for the formulations that can integrate it (a formulation's `integrates`).
 // Adding a friction law is its own file and one entry here; the first entry
 // is a model's default law.

@@ -1,37 +1,67 @@
-// The one compile-time list of the physics hydrosweep is built with. Each
-// entry declares beside its physics (kernels/models/*_descriptor.hpp):
+// The one list of the models hydrosweep knows: every entry of either family
+// declares beside its physics (kernels/models/*_descriptor.hpp) what it is and
+// what it supports, and the host dispatches on those declarations, never on a
+// model's name or family (docs/code-layout.md §2).
+//
+// A hydraulically actuated physics declares:
 //   key                         its name in ModelDescriptor::physics
 //   FrictionLaws, Formulations  TypeLists of what it is compiled with (a
 //                               formulation runs the laws it `integrates`; the
 //                               stability map the linearizable_friction ones)
-//   Model<Friction>             the hydraulically actuated model the integrators run
+//   Model<Friction>             the model the integrators run
 //                               (only when it runs: static constexpr bool runs)
 //   Linearized<Friction>        the DAE form the stability map linearizes
 //                               (only when static constexpr bool linearizes)
+//   OffDevice, off_device_reason  formulations its kernels leave off the GPU
 //   describe()                  the models (names, defaults, parameter tables)
 //                               built on it
-// Backends, stability maps and the registry iterate this list: adding a
-// model's physics is one line here, a friction law or formulation one entry
-// of its physics' lists. Host-only (the descriptors hold strings).
+// A constrained system of run-time size (seed 003) declares instead:
+//   Constrained                 the system the stability map assembles
+//                               (host/constrained/; per thread where it
+//                               declares per_thread_coordinates)
+//   size_key, penalty_*         the parameter that sets its size; UCS's defaults
+//   describe()                  its model
+// Backends, stability maps, the per-thread constrained kernels and the host's
+// model list iterate this list: adding a model of either family is its own
+// files and one line here, a friction law or formulation one entry of its
+// physics' lists. Host-only (the descriptors hold strings).
 #pragma once
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
-#include "four_bar_descriptor.hpp"
-#include "lift_tilt_descriptor.hpp"
-#include "quick_return_descriptor.hpp"
 #include "../friction/static_choice.hpp"
+#include "../linearize/per_thread_capacity.hpp"
 #include "../linearize/stability.hpp"
+#include "../models/constrained_descriptor.hpp"
+#include "../models/four_bar_descriptor.hpp"
+#include "../models/lift_tilt_descriptor.hpp"
+#include "../models/quick_return_descriptor.hpp"
 
 namespace hs {
 
-using PhysicsCatalog = TypeList<  //
+using ModelCatalog = TypeList<  //
     PlanarFourBarPhysics,
     SpatialFourBarPhysics,
     QuickReturnPhysics,
-    LiftTiltPhysics>;
+    LiftTiltPhysics,
+    NLoopLinkagePhysics,
+    FlexiblePendulumPhysics>;
+
+// Whether an entry is a constrained system of run-time size (it declares
+// `Constrained`), and whether that system also runs per thread.
+template <class Entry, class = void>
+struct IsConstrainedEntry : std::false_type {};
+template <class Entry>
+struct IsConstrainedEntry<Entry, std::void_t<typename Entry::Constrained>> : std::true_type {};
+template <class Entry>
+constexpr bool constrained_per_thread() {
+  if constexpr (IsConstrainedEntry<Entry>::value)
+    return HasPerThreadMcs<typename Entry::Constrained>::value;
+  else
+    return false;
+}
 
 // ---- combinations --------------------------------------------------------------
 
@@ -68,9 +98,9 @@ struct RunCombination {
   using Formulation = FormulationT;
   using Integrator = typename Formulation::template Integrator<Physics, Friction>;
   static constexpr bool on_device = on_device_for<Physics, Formulation>;  // built for the CUDA backend
-  // The physics' place in PhysicsCatalog (the CUDA build splits a
+  // The physics' place in ModelCatalog (the CUDA build splits a
   // formulation's kernels over translation units by it: catalog_position).
-  static constexpr int position = IndexIn<Physics, PhysicsCatalog>::value;
+  static constexpr int position = IndexIn<Physics, ModelCatalog>::value;
 };
 template <class Physics, class Friction>
 struct StabilityCombination {
@@ -199,7 +229,8 @@ std::vector<ModelDescriptor> describe(TypeList<P...>) {
   auto add = [&](auto physics_tag) {
     using Ph = decltype(physics_tag);
     for (auto& d : Ph::describe()) {
-      fill_support<Ph>(d, typename Ph::FrictionLaws{}, typename Ph::Formulations{});
+      if constexpr (!IsConstrainedEntry<Ph>::value)
+        fill_support<Ph>(d, typename Ph::FrictionLaws{}, typename Ph::Formulations{});
       if constexpr (Ph::linearizes) {
         using System = typename StabilityCombination<Ph, typename FirstOf<FrictionPoliciesOf<Ph>>::type>::System;
         d.stability_eigenvalues = StabilityOf<System>::capacity;
@@ -232,12 +263,12 @@ int position(TypeList<P...>, const std::string& key) {
 template <class F>
 bool with_run_combination(F&& f, const std::string& physics, const std::string& friction,
                           const std::string& formulation) {
-  return catalog_detail::run(PhysicsCatalog{}, f, physics, friction, formulation);
+  return catalog_detail::run(ModelCatalog{}, f, physics, friction, formulation);
 }
 // Calls f(StabilityCombination{}) for the (physics, friction law) named.
 template <class F>
 bool with_stability_combination(F&& f, const std::string& physics, const std::string& friction) {
-  return catalog_detail::stability(PhysicsCatalog{}, f, physics, friction);
+  return catalog_detail::stability(ModelCatalog{}, f, physics, friction);
 }
 // The study's friction law in every actuator's parameters (law_code, read by
 // StaticFrictionChoice; the laws with states ignore it). Params without
@@ -251,13 +282,50 @@ void select_friction_law(Params& p, const std::string& law) {
   }
 }
 
-// The place of the physics named `key` in PhysicsCatalog (-1: none of this
+// The place of the physics named `key` in ModelCatalog (-1: none of this
 // build), RunCombination::position at run time: the CUDA build compiles a
 // formulation's kernels in several translation units, each taking the physics
 // whose position is its own modulo their number (host/run/backends/cuda.cu).
-inline int catalog_position(const std::string& key) { return catalog_detail::position(PhysicsCatalog{}, key); }
+inline int catalog_position(const std::string& key) { return catalog_detail::position(ModelCatalog{}, key); }
 
-// Every model of every physics, in catalog order.
-inline std::vector<ModelDescriptor> describe_catalog() { return catalog_detail::describe(PhysicsCatalog{}); }
+// Every model of every entry, in catalog order.
+inline std::vector<ModelDescriptor> describe_catalog() { return catalog_detail::describe(ModelCatalog{}); }
+
+// f(Entry{}) for every constrained entry (the host builds its function
+// tables from them: host/constrained/points.cpp).
+template <class F, class... E>
+void each_constrained_entry(F&& f, TypeList<E...>) {
+  auto one = [&](auto entry) {
+    if constexpr (IsConstrainedEntry<decltype(entry)>::value) f(entry);
+  };
+  (one(E{}), ...);
+}
+template <class F>
+void each_constrained_entry(F&& f) {
+  each_constrained_entry(f, ModelCatalog{});
+}
+
+// f(System{}) for the constrained system with a per-thread capacity whose
+// model is named `name` (the CUDA backend's stability kernels are built for
+// each); false when none is.
+template <class F, class... E>
+bool with_per_thread_constrained_system(const std::string& name, F&& f, TypeList<E...>) {
+  bool found = false;
+  auto one = [&](auto entry) {
+    using Entry = decltype(entry);
+    if constexpr (constrained_per_thread<Entry>()) {
+      if (!found && name == Entry::Constrained::name) {
+        found = true;
+        f(typename Entry::Constrained{});
+      }
+    }
+  };
+  (one(E{}), ...);
+  return found;
+}
+template <class F>
+bool with_per_thread_constrained_system(const std::string& name, F&& f) {
+  return with_per_thread_constrained_system(name, f, ModelCatalog{});
+}
 
 }  // namespace hs

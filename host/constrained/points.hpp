@@ -1,21 +1,23 @@
-// The constrained mechanical systems of seed 003 as registered models of the
-// engine (docs/models/nloop-and-flexible.md): each has a ModelDescriptor (its
-// parameter table for study files, `hydrosweep parameters`, the registry) and
-// the stability map's point, linearized by the study's [stability] method
-// (mcs, rcs or ucs; host/linearize/constrained_linearization.hpp). Their size
-// (N loops, n_p elements) is a parameter of the study, not of the build, so
-// they run on the host path (dense LAPACK), one point per CPU thread, except
-// where the size switch sends a small system to the per-thread MCS code
-// (kernels/linearize/constrained_per_thread.hpp; docs/models/nloop-and-flexible.md §6 item 10).
+// The host's side of seed 003's constrained mechanical systems
+// (docs/models/nloop-and-flexible.md): for every catalog entry that declares
+// `Constrained` (kernels/catalog/catalog.hpp), a function table that sizes,
+// assembles and linearizes one point of its stability map by the study's
+// [stability] method (mcs, rcs or ucs; host/constrained/linearization.hpp).
+// Their size (N loops, n_p elements) is a parameter of the study, not of the
+// build, so they run on the host path (dense LAPACK), one point per CPU
+// thread, except where the size switch sends a small system to the
+// per-thread MCS code (kernels/linearize/constrained_per_thread.hpp;
+// docs/models/nloop-and-flexible.md §6 item 10). The host's catalog
+// (host/registry/models.cpp) attaches each table to its model's descriptor
+// (ModelDescriptor::constrained), which is what the stages dispatch on.
 //
-// Adding one: its kernels/models/ element model and one line in
-// constrained_models.cpp's list.
+// Adding one: its kernels/models/ system and descriptor, and one catalog line.
 #pragma once
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "host/linearize/constrained_linearization.hpp"
+#include "host/constrained/linearization.hpp"
 #include "kernels/linearize/constrained_per_thread.hpp"
 #include "kernels/linearize/stability.hpp"
 #include "kernels/models/descriptor.hpp"
@@ -23,7 +25,8 @@
 namespace hs {
 
 struct ConstrainedModel {
-  ModelDescriptor descriptor;
+  std::string name;                 // the model's name (messages)
+  std::string key;                  // its catalog entry's key (ModelDescriptor::physics)
   PenaltySettings default_penalty;  // seed 003 §3.3: α = 1e6 (linkage), 1e7 (pendulum)
   std::string size_key;             // the parameter that sets n (messages)
   // n and m of the system a parameter row describes (before building it).
@@ -38,8 +41,11 @@ struct ConstrainedModel {
       per_thread_mcs;
 };
 
+// One table per constrained catalog entry, in catalog order.
 const std::vector<ConstrainedModel>& constrained_models();
-const ConstrainedModel* find_constrained_model(const std::string& name);
+// The table of the entry whose key is `physics` (ModelDescriptor::physics);
+// nullptr for the other entries. Read by the host's catalog only.
+const ConstrainedModel* constrained_model_of(const std::string& physics);
 
 // Peak bytes of one point's dense matrices (n coordinates, m constraints):
 // the largest pencil (RCS: 2n + m, UCS: 2n with eigenvectors) and the

@@ -1,8 +1,9 @@
-// Stability maps: the batch's (physics, friction law) found in the
-// combination list (host/run/backends/instantiations.hpp) and the templated
-// kernel stability_point run over the points; OpenMP on the CPU here,
+// Stability maps: the batch's (physics, friction law) found in the catalog
+// (kernels/catalog/catalog.hpp) and the templated kernel stability_point run
+// over the points, or, for a model with the constrained capability
+// (ModelDescriptor::constrained), its host function table per point; OpenMP on the CPU here,
 // Kokkos in host/run/backends/kokkos.cpp, CUDA in host/run/backends/cuda_stability.cu.
-#include "host/run/stability.hpp"
+#include "host/run/stability_map.hpp"
 #include "host/run/device_verification.hpp"
 
 #include "host/run/memory_budget.hpp"
@@ -17,7 +18,8 @@
 #include <string>
 #include <type_traits>
 
-#include "host/linearize/constrained_models.hpp"
+#include "host/registry/models.hpp"
+#include "host/constrained/points.hpp"
 #include "host/run/backends/instance_kernel.hpp"
 
 namespace hs {
@@ -62,13 +64,13 @@ void flag_invalid(const std::vector<char>& skip, std::vector<StabilityPoint>& ou
     if (skip[i]) out[i] = blank_stability_point(Status::invalid_parameters);
 }
 
-// Seed 003's constrained systems (host/linearize/constrained_models.hpp):
+// Seed 003's constrained systems (host/constrained/points.hpp):
 // the study's [stability] method, one point per thread on the host path.
 void run_constrained(const ConstrainedModel& model, const StabilityBatch& batch, const std::vector<char>& skip,
                      std::vector<StabilityPoint>& out) {
   ConstrainedMethod method = ConstrainedMethod::mcs;
   if (!batch.method.empty() && !parse_constrained_method(batch.method, method))
-    throw std::invalid_argument("model " + model.descriptor.name + " has no stability method '" + batch.method + "'");
+    throw std::invalid_argument("model " + model.name + " has no stability method '" + batch.method + "'");
   ConstrainedSettings settings;
   settings.penalty = model.default_penalty;
   if (batch.penalty.alpha > 0) settings.penalty.alpha = batch.penalty.alpha;
@@ -86,7 +88,7 @@ void run_constrained(const ConstrainedModel& model, const StabilityBatch& batch,
 }  // namespace
 
 void check_device_constrained(const StabilityBatch& batch) {
-  const ConstrainedModel* c = batch.model ? find_constrained_model(batch.model->name) : nullptr;
+  const ConstrainedModel* c = batch.model ? batch.model->constrained : nullptr;
   if (!c) return;
   const std::string& name = batch.model->name;
   if (!c->per_thread_mcs)
@@ -109,7 +111,7 @@ namespace {
 
 std::vector<StabilityPoint> run_cpu(const StabilityBatch& batch, const std::vector<char>& skip) {
   std::vector<StabilityPoint> out(static_cast<size_t>(batch.point_count()), blank_stability_point(Status::not_run));
-  if (const ConstrainedModel* c = batch.model ? find_constrained_model(batch.model->name) : nullptr) {
+  if (const ConstrainedModel* c = batch.model ? batch.model->constrained : nullptr) {
     run_constrained(*c, batch, skip, out);
     return out;
   }
@@ -156,7 +158,8 @@ Backend stability_backend(Backend requested, std::string* note, const std::strin
   // per-thread MCS capacity, which --backend cuda runs one point per GPU
   // thread (run_stability checks the method and the sizes). auto stays on
   // the CPU, where the same per-thread code runs for the small ones.
-  if (const ConstrainedModel* c = model.empty() ? nullptr : find_constrained_model(model)) {
+  const ModelDescriptor* described = model.empty() ? nullptr : find_model(model);
+  if (const ConstrainedModel* c = described ? described->constrained : nullptr) {
     if (requested == Backend::kokkos || (requested == Backend::cuda && !c->per_thread_mcs))
       throw std::invalid_argument("backend " + backend_name(requested) + ": model " + model +
                                   " is linearized on the host (dense LAPACK, its size is a study parameter); use "

@@ -12,7 +12,7 @@
 //        penalty system's own equilibrium; 2n eigenvalues, 2m spurious ones
 //        removed by the velocity constraint test |Φ_q v| / |v| > 1e-3
 // Derivatives are exact (dual numbers in the elements); eigenproblems are
-// dense LAPACK (host/linearize/lapack.hpp).
+// dense LAPACK (host/constrained/lapack.hpp).
 #pragma once
 #include <Eigen/Dense>
 
@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "host/linearize/constrained_system.hpp"
+#include "host/constrained/system.hpp"
 #include "kernels/actuators/hydraulic_cylinder.hpp"  // Status
 
 namespace hs {

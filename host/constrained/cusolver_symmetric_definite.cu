@@ -1,4 +1,4 @@
-#include "host/linearize/cusolver_symmetric_definite.hpp"
+#include "host/constrained/cusolver_symmetric_definite.hpp"
 
 #include <cuda_runtime.h>
 #include <cublas_v2.h>
@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "host/run/backends/cuda_support.hpp"
+#include "host/cuda_support.hpp"
 
 namespace hs {
 namespace {

@@ -1,0 +1,312 @@
+// `hydrosweep run` as one call (host/cli/run_study.hpp).
+#include "host/cli/run_study.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "host/registry/models.hpp"
+#include "host/results/study_analysis.hpp"
+#include "host/run/device_verification.hpp"
+#include "host/run/memory_budget.hpp"
+#include "host/run/rank_collectives.hpp"
+#include "host/run/reference_run.hpp"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace hs {
+namespace fs = std::filesystem;
+
+
+StudyRunReport run_study(const StudyRecord& record, const Design& design, const std::string& out_dir,
+                         const StudyRunOptions& opt) {
+  // The CLI refuses first (exit 2); this guards library callers.
+  if (!design.descriptor->supports_command("run"))
+    throw std::invalid_argument(record.path + ": model " + record.model + " cannot be run (" +
+                                model_support_text(*design.descriptor) + ")");
+  StudyRunReport rep;
+  const Backend requested = opt.backend != Backend::automatic ? opt.backend : record.backend;
+  Backend backend = resolve_backend(requested);
+  std::string why;
+  if (!backend_available(backend, &why)) throw ResumeError("backend " + backend_name(backend) + ": " + why);
+  // A formulation the CUDA backend is not built for (the CPU reference
+  // integrator, or a kernel too large for a GPU thread): `auto` runs it on
+  // the CPU, an explicit `cuda` is refused with the reason.
+  if (backend == Backend::cuda &&
+      !ModelDescriptor::contains(design.descriptor->device_formulations, record.formulation)) {
+    if (requested != Backend::automatic)
+      throw ResumeError("backend cuda: formulation " + record.formulation + " of model " + record.model +
+                        " is not built for the CUDA backend (" +
+                        design.descriptor->off_device_reason(record.formulation) + "); use --backend cpu or kokkos");
+    backend = Backend::cpu;
+  }
+  // What a device measured of this combination (host/run/device_verification.hpp).
+  if (backend == Backend::cuda) {
+    const DeviceDecision d =
+        decide_device("run", record.model, record.formulation, record.friction, requested != Backend::automatic);
+    if (!d.refusal.empty()) throw ResumeError(d.refusal);
+    if (!d.use_device) backend = Backend::cpu;
+    rep.note = d.note;
+  }
+  rep.backend = backend_name(backend);
+  const Ranks& ranks = opt.ranks ? *opt.ranks : single_process();
+  if (ranks.size() > 1) use_device_of_local_rank(backend, ranks.local_rank());
+  const long n = design.instance_count();
+  const long samples = sample_count(record.settings, record.trajectory_stride);
+  rep.instances = n;
+  rep.ranks = ranks.size();
+  const int threads = ranks.threads_per_rank(opt.threads);  // the ranks on a node share its cores
+#ifdef _OPENMP
+  rep.threads = threads > 0 ? threads : omp_get_max_threads();
+#endif
+  check_output_dir(out_dir);
+  const fs::path out = fs::absolute(out_dir);
+  const fs::path partial = out / kPartialDirName;
+  const fs::path manifest_path = partial / "manifest";
+
+  // Every study-sized buffer is checked against the memory budget before
+  // anything is allocated; the automatic chunk size fits it (host/run/memory_budget.hpp).
+  long chunk = plan_run_memory(record, design, opt.chunk_size > 0 ? opt.chunk_size : record.chunk_size, rep.threads,
+                               backend == Backend::cuda);
+
+  std::error_code ec;
+  const std::vector<ManifestLine> manifest = manifest_lines(record, design, n, samples);
+  PartialDirGuard partial_guard(partial);  // armed on rank 0 only: the directory is its to remove
+  std::unique_ptr<RunLock> lock;           // rank 0's, for the whole run (declared after the guard: released first)
+  // Rank 0 creates the partial directory and its manifest, or checks the
+  // interrupted run's; the others take its chunk size.
+  on_root(ranks, [&] {
+    // Another run writing here is refused before anything is looked at.
+    if (fs::is_directory(partial, ec)) lock = std::make_unique<RunLock>(partial, out_dir);
+    const bool have_partial = fs::exists(manifest_path, ec);
+    if (have_partial) {
+      if (!opt.resume)
+        throw ResumeError(out_dir + " holds an interrupted run (" + (partial).string() +
+                          "); continue it with --resume, "
+                          "or delete that directory to start over");
+      chunk = check_manifest(manifest_path, out_dir, manifest, n);  // the chunking of the run being continued
+      require_memory(
+          record, run_chunk_bytes(record, design, chunk), "the interrupted run's chunk size " + std::to_string(chunk),
+          "one chunk's parameters, summaries and trajectories", "run it on a machine with more memory, or start over");
+    } else {
+      if (opt.resume) throw nothing_to_resume(out_dir, out);
+      // A manifest is written before any chunk, so chunks without one are not
+      // this program's leftovers: whose study they hold cannot be told.
+      if (has_chunk_files(partial))
+        throw ResumeError(partial.string() +
+                          " holds chunk files but no manifest, so which study and build they belong to "
+                          "cannot be told; delete that directory to start over");
+      fs::create_directories(partial, ec);
+      if (ec) throw OutputError("cannot create " + partial.string() + ": " + ec.message());
+      // Locked before the guard is armed: a run that loses the race to a
+      // second one starting at the same moment must not remove its directory.
+      if (!lock) lock = std::make_unique<RunLock>(partial, out_dir);
+      partial_guard.arm(true);
+      write_file_atomic(manifest_path, manifest_text(manifest, chunk));
+    }
+    partial_guard.arm(true);
+  });
+  if (ranks.size() > 1) chunk = ranks.broadcast(chunk);
+  rep.chunk_size = chunk;
+  const long chunks = (n + chunk - 1) / chunk;
+  const ChunkIdentity identity{study_hash(record), chunk};
+  rep.chunks = chunks;
+  auto chunk_instances = [&](long c) { return std::min(chunk, n - c * chunk); };
+
+  // Which chunks are done? A damaged one stops the resume before anything
+  // runs; leftover *.tmp files of a killed run are not chunks and are ignored
+  // (rewritten when their chunk runs, removed with the directory at the end).
+  const long C = static_cast<long>(design.descriptor->summary_columns.size());
+  const long W = static_cast<long>(design.descriptor->trajectory_channels.size());
+  auto layout = [&](long count) { return ChunkLayout{count, samples, C, W}; };
+  std::vector<Status> status(static_cast<size_t>(n), Status::not_run);
+  // Of the summary rows only the analysed columns are held (N values each);
+  // the rows stay in the chunk files until the writers stream them.
+  const std::vector<std::string> analysed_names = record.analysis.columns();
+  std::vector<long> analysed_index;
+  for (const auto& name : analysed_names) analysed_index.push_back(design.descriptor->summary_column(name));
+  std::vector<std::vector<double>> analysed(analysed_names.size(), std::vector<double>(static_cast<size_t>(n)));
+  auto keep_analysed = [&](long first, long count, const double* rows) {
+    for (size_t k = 0; k < analysed.size(); ++k)
+      for (long i = 0; i < count; ++i) analysed[k][first + i] = rows[i * C + analysed_index[k]];
+  };
+  std::vector<double> chunk_rows;  // one chunk's summary rows, read back on resume
+  // A chunk file's statuses and analysed columns into the run's; "" or what is wrong with it.
+  auto load_chunk = [&](long c) {
+    const long first = c * chunk, count = chunk_instances(c);
+    chunk_rows.resize(static_cast<size_t>(count * C));
+    const std::string problem = read_chunk_summaries(chunk_path(partial, c), first, layout(count), identity,
+                                                     status.data() + first, chunk_rows.data());
+    if (problem.empty()) keep_analysed(first, count, chunk_rows.data());
+    return problem;
+  };
+  std::vector<char> done(static_cast<size_t>(chunks), 0);
+  on_root(ranks, [&] {
+    std::vector<std::pair<fs::path, std::string>> damaged;
+    for (long c = 0; c < chunks; ++c) {
+      const fs::path p = chunk_path(partial, c);
+      if (!fs::exists(p, ec)) continue;
+      const std::string problem = load_chunk(c);
+      if (!problem.empty()) {
+        damaged.emplace_back(p, problem);
+        continue;
+      }
+      done[c] = 1;
+      rep.resumed += chunk_instances(c);
+    }
+    if (!damaged.empty()) refuse_damaged_chunks(out_dir, damaged);
+  });
+  // This rank's chunks: every size-th of those left to run.
+  std::vector<char> mine(static_cast<size_t>(chunks), 0);
+  long own_instances = 0;
+  if (ranks.size() > 1) {
+    ranks.broadcast(done);
+    rep.resumed = ranks.broadcast(rep.resumed);
+  }
+  for (long c = 0, k = 0; c < chunks; ++c) {
+    if (done[c]) continue;
+    mine[c] = k++ % ranks.size() == ranks.rank();
+    if (mine[c]) own_instances += chunk_instances(c);
+  }
+
+  BatchSpec base = batch_spec(record, design, threads, 0, 0);
+  if (record.analysis.reference_run) base.reference = reference_trajectory(record, design, opt.cancel);
+  base.cancel = opt.cancel;
+
+  // An output failure (disk full, file-size limit) keeps the finished chunks
+  // for --resume, and says so.
+  auto keeping_finished_chunks = [&](const OutputError& e) {
+    const long saved = rep.resumed + rep.ran;
+    if (saved == 0) return e;
+    return OutputError(std::string(e.what()) + "\n" + std::to_string(saved) + " finished instances are kept in " +
+                       partial.string() +
+                       ": once the problem is fixed, run again with --resume to go on without "
+                       "running them again");
+  };
+  // Several ranks: rank 0 shows the progress of its own share.
+  Progress progress(ranks.root() ? opt.progress : ProgressStyle::none, ranks.size() > 1 ? own_instances : n,
+                    ranks.size() > 1 ? 0 : rep.resumed);
+  base.progress = &progress.counter();
+  on_every_rank(ranks, [&] {
+    for (long c = 0; c < chunks; ++c) {
+      if (!mine[c]) continue;
+      if (opt.cancel && opt.cancel->load()) {
+        rep.interrupted = true;
+        break;
+      }
+      const long first = c * chunk, count = chunk_instances(c);
+      BatchSpec spec = batch_spec(record, design, threads, first, count);
+      spec.lanes = opt.lanes;
+      spec.reference = base.reference;
+      spec.cancel = base.cancel;
+      spec.progress = base.progress;
+      std::vector<long> inadmissible;
+      for (long k = 0; k < count; ++k) {
+        const std::string why = design.instance_problem(spec.row(k));
+        if (why.empty()) continue;
+        inadmissible.push_back(k);
+        if (rep.invalid_reasons.size() < kInvalidReasonsKept)
+          rep.invalid_reasons.push_back("instance " + std::to_string(first + k) + ": " + why);
+        ++rep.invalid_count;
+      }
+      BatchResult r = run_batch(spec, backend);
+      if (r.cancelled) {
+        rep.interrupted = true;
+        break;
+      }  // discard the unfinished chunk
+      // Parameters the model may not see (derived out of range, rod thicker
+      // than the piston): flagged, whatever the kernel made of them; they have
+      // no state to report (unstarted_summary: NaN values, blank samples).
+      for (long k : inadmissible) r.mark_unstarted(k, Status::invalid_parameters);
+      try {
+        write_chunk(chunk_path(partial, c), first, r, identity);
+      } catch (const OutputError& e) { throw keeping_finished_chunks(e); }
+      std::copy(r.status.begin(), r.status.end(), status.begin() + first);
+      keep_analysed(first, count, r.summaries.data());
+      rep.ran += count;
+      rep.wall_seconds += r.wall_seconds;
+      rep.lanes = std::max(rep.lanes, r.lanes_used);
+      rep.active_lane_iterations += r.active_lane_iterations;
+      rep.lane_iterations += r.lane_iterations;
+      const long steps_column = design.descriptor->summary_column("steps");
+      for (long k = 0; k < count; ++k) rep.steps += static_cast<long>(r.summary(k, steps_column));
+    }
+  });
+  progress.stop();
+  if (ranks.size() > 1) {
+    rep.interrupted = ranks.sum(rep.interrupted ? 1L : 0L) > 0;
+    rep.ran = ranks.sum(rep.ran);
+    rep.steps = ranks.sum(rep.steps);
+    rep.active_lane_iterations = ranks.sum(rep.active_lane_iterations);
+    rep.lane_iterations = ranks.sum(rep.lane_iterations);
+    rep.lanes = static_cast<int>(ranks.max(static_cast<double>(rep.lanes)));
+    rep.wall_seconds = ranks.max(rep.wall_seconds);  // the slowest rank's integration time
+    // Rank 0 reads the other ranks' chunks back (they wrote them before the sums above).
+    if (!rep.interrupted)
+      on_root(ranks, [&] {
+        for (long c = 0; c < chunks; ++c) {
+          if (done[c] || mine[c]) continue;
+          const std::string problem = load_chunk(c);
+          if (!problem.empty())
+            throw OutputError("chunk file " + chunk_path(partial, c).string() + " of another rank " + problem);
+        }
+      });
+  }
+  for (Status s : status)
+    if (s != Status::ok) {
+      ++rep.failed;
+      ++rep.failures[status_name(s)];
+    }
+  if (rep.interrupted) return rep;
+
+  on_root(ranks, [&] {
+    const StudyAnalysis analysis = analyse(record, design, status, analysed);
+    analysed = {};  // released before the writers run
+    // Rows [first, first + count) from the chunk files they are in (rows may span chunks).
+    auto from_chunks = [&](long first, long count, long row_doubles, double* dst,
+                           void (*read)(const fs::path&, const ChunkLayout&, long, long, double*)) {
+      while (count > 0) {
+        const long c = first / chunk, in_chunk = first - c * chunk;
+        const long chunk_count = chunk_instances(c);
+        const long take = std::min(count, chunk_count - in_chunk);
+        read(chunk_path(partial, c), layout(chunk_count), in_chunk, take, dst);
+        dst += take * row_doubles;
+        first += take;
+        count -= take;
+      }
+    };
+    StudyResults res;
+    res.status = std::move(status);
+    res.summary_width = C;
+    res.summaries = [&](long first, long count, double* dst) {
+      from_chunks(first, count, C, dst, read_chunk_summary_rows);
+    };
+    res.samples_per_instance = samples;
+    res.sample_width = W;
+    res.trajectories = [&](long first, long count, double* dst) {
+      from_chunks(first, count, samples * W, dst, read_chunk_trajectories);
+    };
+    res.run.backend = rep.backend;
+    res.run.device = backend_device(backend);
+    res.run.threads = backend == Backend::cpu ? rep.threads : 0;
+    res.run.ranks = ranks.size();
+    res.run.wall_seconds = rep.wall_seconds;
+    res.run.chunk_size = chunk;
+    res.run.chunks = chunks;
+    res.run.resumed_instances = rep.resumed;
+    res.analysis = &analysis;
+    try {
+      rep.paths = write_outputs(out_dir, record, design, res);
+    } catch (const OutputError& e) {
+      throw keeping_finished_chunks(e);  // write_outputs leaves nothing behind; the chunks stay
+    }
+    fs::remove_all(partial, ec);  // the outputs are complete; the chunks are no longer needed
+  });
+  return rep;
+}
+
+}  // namespace hs
