@@ -156,4 +156,10 @@ TEST(Catalog, ConstrainedSystemsAreCatalogEntriesWithTheirHostTableAttached) {
   EXPECT_TRUE(with_per_thread_constrained_system("nloop-linkage", [](auto) {}));
   EXPECT_FALSE(with_per_thread_constrained_system("flexible-pendulum", [](auto) {}));
   EXPECT_FALSE(with_per_thread_constrained_system("four-bar", [](auto) {}));
+  // What `hydrosweep parameters --model M` says of the sizes each backend takes.
+  EXPECT_NE(model_support_text(*find_model("nloop-linkage"))
+                .find("on the GPU by mcs, one point per thread, up to 9 coordinates (linkage.loops)"),
+            std::string::npos);
+  EXPECT_NE(model_support_text(*find_model("flexible-pendulum")).find("at any size (dense LAPACK), not on the GPU"),
+            std::string::npos);
 }

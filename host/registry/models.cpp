@@ -47,6 +47,14 @@ std::string model_support_text(const ModelDescriptor& m) {
     if (e.friction_laws != m.friction_laws) text += "; " + e.formulation + " integrates " + join(e.friction_laws);
   if (m.supports_command("stability") && m.stability_friction_laws != m.friction_laws)
     text += "; stability linearizes " + join(m.stability_friction_laws);
+  if (m.supports_command("stability")) text += "; stability methods " + join(m.stability_methods);
+  // A constrained system's sizes per backend (its catalog entry's capability).
+  if (const ConstrainedModel* c = m.constrained) {
+    text += "; its stability points run on the CPU at any size (dense LAPACK)";
+    text += c->per_thread_mcs ? ", and on the GPU by mcs, one point per thread, up to " +
+                                    std::to_string(c->per_thread_coordinates) + " coordinates (" + c->size_key + ")"
+                              : ", not on the GPU";
+  }
   return text;
 }
 
