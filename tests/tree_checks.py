@@ -2,7 +2,7 @@
 """Checks of the source tree's shape that the compiler does not make (docs/code-layout.md).
 
     tree_checks.py ROOT names        no two source files share a file name; no two code folders a folder name
-    tree_checks.py ROOT references   every `docs/...md §N` (and `NAME.md §N`) a comment cites has that heading,
+    tree_checks.py ROOT references   every `docs/<name>.md §N` (and `<name>.md §N`) a comment cites has that heading,
                                      and every repository path a source file cites exists
     tree_checks.py ROOT includes     host/'s stages include only the stages below them; kernels/ includes
                                      nothing of host/
@@ -21,7 +21,8 @@ import tempfile
 # caches are not the tree).
 SOURCE_FOLDERS = ("kernels", "host", "tests", "bench", "studies", "python", "scripts", ".ci", "docs")
 CODE_SUFFIXES = (".hpp", ".cpp", ".cu", ".h", ".cuh", ".py", ".sh", ".cmake")
-SKIP_FOLDERS = {"__pycache__", ".pytest_cache", "build", "dist", "results", ".venv"}
+SKIP_FOLDERS = {"__pycache__", ".pytest_cache", "build", "dist", ".venv"}
+SKIP_PATHS = {"bench/results"}  # measurement records (JSON, logs), not source
 # Names many folders hold by convention: not a collision.
 CONVENTIONAL_NAMES = {"CMakeLists.txt", "README.md", "__init__.py", "conftest.py", ".gitignore", "pyproject.toml"}
 
@@ -37,7 +38,8 @@ def walk(root, folders=SOURCE_FOLDERS):
         if not os.path.isdir(base):
             continue
         for here, dirs, files in os.walk(base):
-            dirs[:] = sorted(d for d in dirs if d not in SKIP_FOLDERS and not d.startswith("build"))
+            dirs[:] = sorted(d for d in dirs if d not in SKIP_FOLDERS and not d.startswith("build")
+                             and rel(root, os.path.join(here, d)) not in SKIP_PATHS)
             for f in sorted(files):
                 yield os.path.join(here, f)
 
@@ -215,6 +217,7 @@ def run(root, which):
 
 def self_test():
     """Each check on a small clean tree (passes) and with one planted defect (fails, naming it)."""
+    DOC = "docs/models/" + "friction.md"
     def write(root, path, text):
         full = os.path.join(root, path)
         os.makedirs(os.path.dirname(full), exist_ok=True)
@@ -222,8 +225,10 @@ def self_test():
             f.write(text)
 
     def clean_tree(root):
-        write(root, "docs/models/friction.md", "# Friction\n\n## 3. Stribeck\n\n1. one\n2. two\n")
-        write(root, "kernels/friction/lugre.hpp", '// docs/models/friction.md §3.2, kernels/core/dual.hpp\n'
+        # The citations are assembled (DOC + ...) so that no checker of this
+        # repository reads the fixture's fictional sections as its own.
+        write(root, DOC, "# Friction\n\n## 3. Stribeck\n\n1. one\n2. two\n")
+        write(root, "kernels/friction/lugre.hpp", "// " + DOC + " §3.2, kernels/core/dual.hpp\n"
                                                   '#include "../core/dual.hpp"\n')
         write(root, "kernels/core/dual.hpp", "// friction.md §3\n")
         write(root, "host/study/study.hpp", '#include "kernels/core/dual.hpp"\n#include "host/registry/models.hpp"\n')
@@ -232,8 +237,9 @@ def self_test():
         write(root, "host/build_paths.hpp", "\n")
 
     plants = {
-        "names": ("host/run/dual.hpp", "// a second dual.hpp\n", "file name dual.hpp"),
-        "references": ("host/run/stale.cpp", "// docs/models/friction.md §4 and host/run/gone.hpp\n",
+        "names": ("host/results/dual.hpp", "// a second dual.hpp (in a folder named like bench/results)\n",
+                  "file name dual.hpp"),
+        "references": ("host/run/stale.cpp", "// " + DOC + " §4 and host/run/gone.hpp\n",
                        "friction.md §4"),
         "includes": ("host/study/reaches_up.cpp", '#include "host/run/runner.cpp"\n', "reaches up to run/"),
     }
