@@ -131,7 +131,7 @@ TEST(Catalog, ConstrainedSystemsAreCatalogEntriesWithTheirHostTableAttached) {
     ++constrained_entries;
     keys.push_back(decltype(entry)::key);
   });
-  EXPECT_EQ(constrained_entries, 2);  // seed 003's N-loop linkage and flexible pendulum
+  EXPECT_EQ(constrained_entries, 3);  // seed 003's N-loop linkage and flexible pendulum, the rigid double pendulum
   ASSERT_EQ(static_cast<long>(constrained_models().size()), constrained_entries);
   for (size_t k = 0; k < keys.size(); ++k) EXPECT_EQ(constrained_models()[k].key, keys[k]);
   long attached = 0;
@@ -155,6 +155,7 @@ TEST(Catalog, ConstrainedSystemsAreCatalogEntriesWithTheirHostTableAttached) {
   // linkage (n <= 9), not the pendulum.
   EXPECT_TRUE(with_per_thread_constrained_system("nloop-linkage", [](auto) {}));
   EXPECT_FALSE(with_per_thread_constrained_system("flexible-pendulum", [](auto) {}));
+  EXPECT_FALSE(with_per_thread_constrained_system("rigid-double-pendulum", [](auto) {}));
   EXPECT_FALSE(with_per_thread_constrained_system("four-bar", [](auto) {}));
   // What `hydrosweep parameters --model M` says of the sizes each backend takes.
   EXPECT_NE(model_support_text(*find_model("nloop-linkage"))

@@ -5,6 +5,7 @@
 // and singular case to their printed digits, the rigid double pendulum.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 
@@ -235,6 +236,46 @@ TEST(FlexiblePendulum, ConvergesFromAboveAndApproachesTheRigidPendulum) {
   for (int k = 0; k < 2; ++k) {
     EXPECT_GT(gap[1][k], 0.0) << "mode " << k + 1;
     EXPECT_NEAR(gap[0][k] / gap[1][k], 10.0, 0.2) << "mode " << k + 1;  // measured 10.04, 10.02
+  }
+}
+
+// The rigid double pendulum (kernels/models/rigid_double_pendulum.hpp), a
+// model that entered the catalog as its own two files and one catalog line:
+// through its registered host table (the stability map's path) every method
+// finds the hanging equilibrium θ1 = −π/2 and the closed-form frequencies
+// ω² = (g/l)(3 ∓ √(36/7)) of two uniform rods (docs/models/nloop-and-flexible.md §7).
+TEST(RigidDoublePendulum, ClosedFormFrequenciesByEveryMethodThroughTheCatalog) {
+  const ModelDescriptor* d = find_model("rigid-double-pendulum");
+  ASSERT_NE(d, nullptr);
+  ASSERT_NE(d->constrained, nullptr);
+  const double a = 9.81 / 4.0;
+  const double exact[2] = {std::sqrt(a * (3 - std::sqrt(36.0 / 7.0))), std::sqrt(a * (3 + std::sqrt(36.0 / 7.0)))};
+  ConstrainedSettings S;
+  S.penalty = d->constrained->default_penalty;
+  for (ConstrainedMethod m : kMethods) {
+    SCOPED_TRACE(static_cast<int>(m));
+    const StabilityRecord r = constrained_stability_point(*d->constrained, d->defaults.data(), m, S, {});
+    ASSERT_EQ(r.status, 0);
+    EXPECT_NEAR(r.crank_angle, -M_PI / 2, 1e-12);
+    // Tolerances (relative): MCS and RCS are exact to rounding (measured
+    // below 1e-15 in both frequency and real part); UCS carries its penalty's
+    // O(1/alpha) error and the penalty dashpot's damping (measured 4.2e-8 in
+    // frequency, 1.1e-7 in real part at alpha = 1e7).
+    const bool ucs = m == ConstrainedMethod::ucs;
+    const double tol_w = ucs ? 5e-7 : 1e-13, tol_re = ucs ? 1e-6 : 1e-13;
+    std::vector<double> w;
+    double worst_re = 0.0;
+    for (int k = 0; k < r.eigenvalue_count; ++k) {
+      worst_re = std::max(worst_re, std::fabs(r.re[k]) / std::hypot(r.re[k], r.im[k]));
+      if (r.im[k] > 0) w.push_back(r.im[k]);
+    }
+    EXPECT_LE(worst_re, tol_re) << "undamped: no real part";
+    std::sort(w.begin(), w.end());
+    ASSERT_EQ(w.size(), 2u);
+    for (int k = 0; k < 2; ++k) EXPECT_NEAR(w[k], exact[k], tol_w * exact[k]) << "mode " << k + 1;
+    std::printf("rigid double pendulum, method %d: %.12f %.12f rad/s (exact %.12f %.12f), errors %.1e %.1e, "
+                "real part %.1e\n", static_cast<int>(m), w[0], w[1], exact[0], exact[1],
+                std::fabs(w[0] / exact[0] - 1), std::fabs(w[1] / exact[1] - 1), worst_re);
   }
 }
 

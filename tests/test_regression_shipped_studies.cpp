@@ -28,6 +28,9 @@
 //     and pressures bit for bit (kRelative = 0: a later change that regroups
 //     arithmetic on purpose may loosen it to 1e-12 of the spectral radius /
 //     value, and must say why).
+// A study shipped later is recorded when it is added, at the commit that
+// adds it: manipulator_payload_mismatch.csv (2026-11-28, issue 41's quoted
+// figures; a regression value of this build, not a reference).
 // Files: tests/data/regression/<study>.csv (%.17g). To record
 // again (only when a change of the numbers is intended and explained):
 //   HYDROSWEEP_RECORD_REGRESSION=1 ./test_regression_shipped_studies

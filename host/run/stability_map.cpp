@@ -162,8 +162,10 @@ Backend stability_backend(Backend requested, std::string* note, const std::strin
   if (const ConstrainedModel* c = described ? described->constrained : nullptr) {
     if (requested == Backend::kokkos || (requested == Backend::cuda && !c->per_thread_mcs))
       throw std::invalid_argument("backend " + backend_name(requested) + ": model " + model +
-                                  " is linearized on the host (dense LAPACK, its size is a study parameter); use "
-                                  "--backend cpu or auto");
+                                  " is linearized on the host (dense LAPACK)" +
+                                  (c->per_thread_mcs ? std::string(" or, by mcs at small sizes, per thread on cuda")
+                                                     : std::string("; it has no per-thread GPU path")) +
+                                  "; use --backend cpu or auto");
     if (requested != Backend::cuda) return Backend::cpu;
   }
   // What a device measured of this map (host/run/device_verification.hpp); a

@@ -38,6 +38,7 @@
 #include "../models/four_bar_descriptor.hpp"
 #include "../models/lift_tilt_descriptor.hpp"
 #include "../models/quick_return_descriptor.hpp"
+#include "../models/rigid_double_pendulum_descriptor.hpp"
 
 namespace hs {
 
@@ -47,7 +48,8 @@ using ModelCatalog = TypeList<  //
     QuickReturnPhysics,
     LiftTiltPhysics,
     NLoopLinkagePhysics,
-    FlexiblePendulumPhysics>;
+    FlexiblePendulumPhysics,
+    RigidDoublePendulumPhysics>;
 
 // Whether an entry is a constrained system of run-time size (it declares
 // `Constrained`), and whether that system also runs per thread.
