@@ -107,3 +107,31 @@ TEST(Backends, KokkosStabilityMapAgreesWithCpu) {
     EXPECT_NE(cpu[7].status, 0);
   }
 }
+
+// The one host path (host/run/backends/space_batch.hpp) on the CPU's space in
+// slices: a batch of 37 cut into slices of a few instances -- on the lockstep
+// lanes without trajectories (slices a multiple of the lane width, the last
+// group ragged), one instance at a time with them -- gives the bits of one
+// slice, failed instances and lane counters included. Slicing moves
+// instances between launches, never what an instance computes.
+TEST(Backends, CpuSlicesGiveTheBitsOfOneSlice) {
+  for (const int stride : {0, 50}) {
+    SCOPED_TRACE("trajectory stride " + std::to_string(stride));
+    BatchSpec spec = backend_test::random_batch(37, 13, stride, 3.0);
+    const BatchResult whole = run_batch_cpu(spec);
+    ASSERT_GT(backend_test::failed_count(whole), 0) << "the batch should contain failing instances";
+    // Bytes for a few instances' buffers (their flat rows are a lower bound
+    // of the typed records space_batch::slice_size counts).
+    const double per_instance = static_cast<double>(whole.summary_width + whole.samples_per_instance * whole.sample_width) *
+                                sizeof(double);
+    spec.cpu_slice_bytes = 8.5 * per_instance;
+    const BatchResult sliced = run_batch_cpu(spec);
+    EXPECT_EQ(sliced.lanes_used, whole.lanes_used);
+    if (stride == 0) {
+      EXPECT_GT(whole.lanes_used, 1) << "no trajectories: the batch runs on lanes";
+      EXPECT_EQ(sliced.lane_iterations, whole.lane_iterations);
+      EXPECT_EQ(sliced.active_lane_iterations, whole.active_lane_iterations);
+    }
+    backend_test::expect_agreement(whole, sliced, 0.0);
+  }
+}

@@ -60,8 +60,8 @@ TEST(Gpu, SmallBatchWithTrajectoriesAndReference) {
 
 // ---- The CUDA backend's code path on Thrust's OpenMP device system ----------
 // These run in CI on machines without a GPU: host/run/backends/device_batch.hpp
-// (slicing, device buffers, blank samples, sample-major trajectories and their
-// transposition, failed-instance compaction) built by g++ against Thrust's
+// through the one host path (space_batch.hpp: slicing, device buffers, blank
+// samples, sample-major trajectories and their transposition) built by g++ against Thrust's
 // OpenMP device system. They exercise the backend's code, not a GPU. The
 // kernel is the same g++-compiled InstanceKernel as the CPU backend's, so the
 // results must be identical to the bit (tolerance 0).
@@ -70,7 +70,7 @@ TEST(Gpu, SmallBatchWithTrajectoriesAndReference) {
 double bytes_for(const BatchSpec& spec, long instances) {
   const long m = sample_count(spec.settings, spec.trajectory_stride);
   // The typed records the device holds per instance (kernels/integrators/run.hpp).
-  return instances * (sizeof(ActuatedParams<PlanarLoopChainParams<3>>) + sizeof(RunSummary<3, 3>) + m * sizeof(Sample<3, 3>) + sizeof(long)) + 1.0;
+  return instances * (sizeof(ActuatedParams<PlanarLoopChainParams<3>>) + sizeof(RunSummary<3, 3>) + m * sizeof(Sample<3, 3>)) + 1.0;
 }
 
 TEST(GpuBackendCodePath, ThrustOmpAgreesWithCpuBitForBitAcrossSlices) {

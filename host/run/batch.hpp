@@ -31,6 +31,10 @@ struct BatchSpec {
   // in lockstep (a width this build has: built_lane_widths()).
   // The results are the same bits whatever the choice.
   int lanes = 0;
+  // CPU backend: the bytes one slice's buffers may take (0: CpuSpace's
+  // default, 64 MiB; host/run/backends/cpu_space.hpp). The results are the
+  // same bits whatever the slices.
+  double cpu_slice_bytes = 0.0;
   double settling_rate = 1e-3;      // [unit of the driving coordinate / s] for settling_time
   std::vector<double> reference;    // driving coordinate at every step (tracking_rms); empty: none
   // Optional: instances not yet started are skipped once *cancel is true
@@ -101,7 +105,7 @@ BatchResult run_batch_cuda(const BatchSpec& spec);
 // The CUDA backend's host logic (host/run/backends/device_batch.hpp) on Thrust's
 // OpenMP device system, for tests on machines without a GPU: it runs the
 // backend's code path (slices of at most `device_bytes`, device buffers,
-// sample-major layout and transposition, failed-instance compaction) on CPU
+// sample-major layout and transposition) on CPU
 // threads. Not a GPU run and not a user backend. Built when the CUDA
 // toolkit's Thrust headers are found (HYDROSWEEP_HAVE_DEVICE_CODE_PATH).
 BatchResult run_batch_device_code_path_on_omp(const BatchSpec& spec, double device_bytes);

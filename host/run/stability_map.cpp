@@ -20,7 +20,9 @@
 
 #include "host/registry/models.hpp"
 #include "host/constrained/points.hpp"
+#include "host/run/backends/cpu_space.hpp"
 #include "host/run/backends/instance_kernel.hpp"
+#include "host/run/backends/space_batch.hpp"
 
 namespace hs {
 
@@ -40,18 +42,6 @@ StabilityPoint blank_stability_point(Status s) {
 
 namespace {
 
-template <class System>
-void run_points(const StabilityBatch& batch, const std::vector<char>& skip, std::vector<StabilityPoint>& out) {
-  const long n = batch.point_count();
-  const auto params = params_of_rows<typename System::Params>(*batch.model, batch.friction, batch.parameters.data(), n);
-  const int nt = batch.threads > 0 ? batch.threads : omp_get_max_threads();
-  // The equilibrium Newton count varies a little from point to point: dynamic.
-  const StabilityKernel<System> kernel{params.data(), batch.settings, out.data()};
-#pragma omp parallel for schedule(dynamic, 4) num_threads(nt)
-  for (long i = 0; i < n; ++i)
-    if (skip.empty() || !skip[i]) kernel(i);
-}
-
 // The design's inadmissible instances.
 std::vector<char> inadmissible(const Design& design, const StabilityBatch& batch) {
   const long n = batch.point_count();
@@ -66,8 +56,7 @@ void flag_invalid(const std::vector<char>& skip, std::vector<StabilityPoint>& ou
 
 // Seed 003's constrained systems (host/constrained/points.hpp):
 // the study's [stability] method, one point per thread on the host path.
-void run_constrained(const ConstrainedModel& model, const StabilityBatch& batch, const std::vector<char>& skip,
-                     std::vector<StabilityPoint>& out) {
+void run_constrained(const ConstrainedModel& model, const StabilityBatch& batch, std::vector<StabilityPoint>& out) {
   ConstrainedMethod method = ConstrainedMethod::mcs;
   if (!batch.method.empty() && !parse_constrained_method(batch.method, method))
     throw std::invalid_argument("model " + model.name + " has no stability method '" + batch.method + "'");
@@ -76,13 +65,17 @@ void run_constrained(const ConstrainedModel& model, const StabilityBatch& batch,
   if (batch.penalty.alpha > 0) settings.penalty.alpha = batch.penalty.alpha;
   if (batch.penalty.xi > 0) settings.penalty.xi = batch.penalty.xi;
   if (batch.penalty.omega > 0) settings.penalty.omega = batch.penalty.omega;
-  const long n = batch.point_count(), P = batch.model->parameter_count();
-  const int nt = batch.threads > 0 ? batch.threads : omp_get_max_threads();
-  // Point sizes may differ along the design (a sweep over N): dynamic.
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
-  for (long i = 0; i < n; ++i)
-    if (skip.empty() || !skip[i])
-      out[i] = constrained_stability_point(model, batch.parameters.data() + i * P, method, settings, batch.settings);
+  const long P = batch.model->parameter_count();
+  const std::vector<char>& skip = batch.inadmissible;
+  // The host function table per point, not a kernel: launched on the CPU's
+  // space directly (point sizes may differ along the design: one per task).
+  const CpuSpace space(batch.threads);
+  space.launch(
+      [&](long i) {
+        if (skip.empty() || !skip[i])
+          out[i] = constrained_stability_point(model, batch.parameters.data() + i * P, method, settings, batch.settings);
+      },
+      batch.point_count(), [](long) { return 1L; });
 }
 
 }  // namespace
@@ -109,14 +102,22 @@ void check_device_constrained(const StabilityBatch& batch) {
 
 namespace {
 
-std::vector<StabilityPoint> run_cpu(const StabilityBatch& batch, const std::vector<char>& skip) {
+// On the CPU's space: StabilityKernel through the one host path
+// (host/run/backends/space_batch.hpp), its one host compilation
+// (stability_kernel_entry's), or a constrained model's host function table.
+std::vector<StabilityPoint> run_cpu(const StabilityBatch& batch) {
   std::vector<StabilityPoint> out(static_cast<size_t>(batch.point_count()), blank_stability_point(Status::not_run));
   if (const ConstrainedModel* c = batch.model ? batch.model->constrained : nullptr) {
-    run_constrained(*c, batch, skip, out);
+    run_constrained(*c, batch, out);
     return out;
   }
   with_batch_combination(batch, [&](auto combination) {
-    run_points<typename decltype(combination)::System>(batch, skip, out);
+    using System = typename decltype(combination)::System;
+    CpuSpace space(batch.threads);
+    out = space_batch::run_points<typename System::Params>(
+        batch, batch.inadmissible, space, [&](const typename System::Params* params, StabilityRecord* points) {
+          return StabilityKernel<System>{params, batch.settings, points};
+        });
   });
   return out;
 }
@@ -145,7 +146,7 @@ StabilityBatch stability_batch(const StudyRecord& record, const Design& design, 
   return b;
 }
 
-std::vector<StabilityPoint> run_stability_cpu(const StabilityBatch& batch) { return run_cpu(batch, {}); }
+std::vector<StabilityPoint> run_stability_cpu(const StabilityBatch& batch) { return run_cpu(batch); }
 
 std::vector<StabilityPoint> run_stability_cpu(const StudyRecord& record, const Design& design, int threads) {
   return run_stability(record, design, Backend::cpu, threads);
@@ -218,10 +219,10 @@ std::vector<StabilityPoint> run_stability_range(const StudyRecord& record, const
     const long P = design.parameter_count();
     batch.parameters = std::vector<double>(batch.parameters.begin() + first * P, batch.parameters.begin() + (first + count) * P);
   }
-  const std::vector<char> skip = inadmissible(design, batch);
+  batch.inadmissible = inadmissible(design, batch);
   std::vector<StabilityPoint> out;
   if (backend == Backend::cpu) {
-    out = run_cpu(batch, skip);
+    out = run_cpu(batch);
   } else {
     check_device_constrained(batch);
     if (backend == Backend::kokkos) {
@@ -237,7 +238,7 @@ std::vector<StabilityPoint> run_stability_range(const StudyRecord& record, const
   if (static_cast<long>(out.size()) != batch.point_count())
     throw std::runtime_error("stability backend " + backend_name(backend) + " returned " + std::to_string(out.size()) +
                              " points for " + std::to_string(batch.point_count()));
-  flag_invalid(skip, out);
+  flag_invalid(batch.inadmissible, out);
   return out;
 }
 

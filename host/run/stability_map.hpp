@@ -46,6 +46,9 @@ struct StabilityBatch {
     double alpha = 0.0, xi = 0.0, omega = 0.0;
   } penalty;
   int threads = 0;          // CPU threads (0: all cores)
+  // Points whose design is inadmissible (empty: none): no backend computes
+  // them; run_stability flags them invalid_parameters.
+  std::vector<char> inadmissible;
   long point_count() const { return model ? static_cast<long>(parameters.size()) / model->parameter_count() : 0; }
 };
 // Calls f(StabilityCombination{}) for the batch's (physics, friction law)

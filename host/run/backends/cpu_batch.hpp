@@ -1,5 +1,6 @@
-// The CPU backend (OpenMP): the kernel's run_instance over instances, or
-// lockstep groups of W instances in SIMD lanes. Included by one translation
+// The CPU backend (OpenMP): the one host path (space_batch.hpp) on the CPU's
+// space (cpu_space.hpp), over instances or lockstep groups of W instances in
+// SIMD lanes (LockstepLanes, its lanes policy). Included by one translation
 // unit per formulation (cpu_double_step.cpp, cpu_penalty.cpp,
 // cpu_index1_baumgarte.cpp) and, for the double step's lockstep lanes, one
 // per lane width (cpu_double_step_lanes4.cpp, cpu_double_step_lanes8.cpp),
@@ -10,19 +11,16 @@
 // formulation name and lane width.
 #pragma once
 #include <algorithm>
-#include <chrono>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "host/run/backends/cpu_space.hpp"
 #include "host/run/backends/instance_kernel.hpp"
+#include "host/run/backends/space_batch.hpp"
 #include "host/run/batch.hpp"
 #include "kernels/integrators/lockstep.hpp"
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 namespace hs {
 namespace cpu_batch {
@@ -42,38 +40,34 @@ int lanes_for(const BatchSpec& spec, const RunOptions& options) {
   return 1;
 }
 
-// Groups of W instances in lockstep, one group per OpenMP task (a group of
-// the ~10 ms instances keeps both the cores and the lanes busy on small
-// batches). Same summaries as the scalar loop, bit for bit.
+// Lockstep groups of W instances, one launch item each (space_batch.hpp's
+// lanes policy): a group of the ~10 ms instances per task keeps both the
+// cores and the lanes busy on small batches. Same summaries as one instance
+// at a time, bit for bit.
 template <class Integrator, int W>
-void run_lockstep(const BatchSpec& spec, const RunOptions& options, BatchResult& out, bool& cancelled) {
-  using Typed = TypedBatch<Integrator>;
-  using Model = typename Integrator::Model;
-  const long n = spec.instance_count();
-  const long groups = (n + W - 1) / W;
-  long active = 0, total = 0;
-  bool stopped = false;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(out.threads_used) reduction(|| : stopped) \
-    reduction(+ : active, total)
-  for (long g = 0; g < groups; ++g) {
-    if (spec.cancel && spec.cancel->load(std::memory_order_relaxed)) {
-      stopped = true;  // the group's instances keep blank_result's not_run
-      continue;
+struct LockstepLanes {
+  static constexpr int width = W;
+  using Counters = LockstepCounters;
+  using Params = typename Integrator::Params;
+  using Summary = SummaryOf<Integrator>;
+  struct Kernel {
+    const Params* params;
+    Summary* summaries;
+    Counters* counters;
+    long count;
+    IntegratorSettings settings;
+    RunOptions options;
+    void operator()(long g) const {
+      const long first = g * W;
+      Lockstep<typename Integrator::Model, W>::run(params + first, std::min<long>(W, count - first), settings, options,
+                                                   summaries + first, counters + g);
     }
-    const long first = g * W, count = std::min<long>(W, n - first);
-    const auto params = Typed::params(spec, first, count);
-    typename Typed::Summary summaries[W];
-    LockstepCounters counters;
-    Lockstep<Model, W>::run(params.data(), count, spec.settings, options, summaries, &counters);
-    for (long k = 0; k < count; ++k) Typed::store(summaries[k], first + k, out);
-    active += counters.active_lane_iterations;
-    total += counters.lane_iterations;
-    if (spec.progress) spec.progress->fetch_add(count, std::memory_order_relaxed);
+  };
+  static Kernel kernel(const Params* params, Summary* summaries, Counters* counters, long count,
+                       const IntegratorSettings& settings, const RunOptions& options) {
+    return Kernel{params, summaries, counters, count, settings, options};
   }
-  cancelled = stopped;
-  out.active_lane_iterations = active;
-  out.lane_iterations = total;
-}
+};
 
 // The lanes the batch runs with, 1 being the scalar path (the dispatcher's
 // choice of translation unit).
@@ -86,58 +80,21 @@ inline int batch_lanes(const BatchSpec& spec) {
   return lanes;
 }
 
-// The batch with one integrator, on W lanes (W = 1: one instance per task).
+// The batch with one integrator, on W lanes (W = 1: one instance per task),
+// through the one host path (space_batch.hpp) on the CPU's space. Each
+// instance runs through the same InstanceKernel as every other backend (one
+// compilation of the run loop: instance_kernel_entry).
 template <class Integrator, int W>
 BatchResult run_typed(const BatchSpec& spec) {
-  using Typed = TypedBatch<Integrator>;
-  BatchResult out = Typed::blank_result(spec);
-  const long n = spec.instance_count();
-#ifdef _OPENMP
-  out.threads_used = spec.threads > 0 ? spec.threads : omp_get_max_threads();
-#endif
-  const auto t0 = std::chrono::steady_clock::now();
-  RunOptions options = run_options(spec);
-  // Ctrl-C reaches inside the instances on this backend (RunOptions::cancel;
-  // out.cancelled below discards the batch).
-  options.cancel = spec.cancel;
-  bool cancelled = false;
-  out.lanes_used = W;
+  CpuSpace space(spec.threads, spec.cancel, spec.progress, spec.cpu_slice_bytes);
   if constexpr (W > 1) {
-    if constexpr (LockstepFor<Integrator>::value) run_lockstep<Integrator, W>(spec, options, out, cancelled);
-    else throw std::logic_error("formulation " + spec.formulation + " has no lockstep lanes");
+    if constexpr (LockstepFor<Integrator>::value)
+      return space_batch::run_instances<Integrator, LockstepLanes<Integrator, W>>(spec, space);
+    else
+      throw std::logic_error("formulation " + spec.formulation + " has no lockstep lanes");
   } else {
-    // One instance per task: each takes ~10 ms, so scheduling costs nothing
-    // and small batches still use every core. The instance runs through the
-    // same InstanceKernel as every other backend (one compilation of the run
-    // loop: instance_kernel_entry), its samples in a buffer of its own
-    // pre-filled with blank samples, as on the GPU.
-    using Kernel = InstanceKernel<Integrator>;
-    const auto base = Typed::base(spec);
-    const long m = out.samples_per_instance;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(out.threads_used) reduction(|| : cancelled)
-    for (long i = 0; i < n; ++i) {
-      if (spec.cancel && spec.cancel->load(std::memory_order_relaxed)) {
-        cancelled = true;  // the instance keeps blank_result's not_run
-        continue;
-      }
-      const auto params = unpack_row(spec.model->parameters, spec.row(i), base);
-      typename Typed::Summary summary;
-      std::vector<typename Typed::SampleT> samples;
-      if (m > 0) samples.assign(static_cast<size_t>(m), Typed::blank_sample());
-      const Kernel kernel{&params, &summary, samples.data(), m, spec.settings, options, /*instance_stride=*/0,
-                          /*sample_stride=*/1};
-      kernel(0);
-      Typed::store(summary, i, out);
-      for (long k = 0; k < m; ++k) Typed::store(samples[k], i, k, out);
-      if (spec.progress) spec.progress->fetch_add(1, std::memory_order_relaxed);
-    }
+    return space_batch::run_instances<Integrator>(spec, space);
   }
-  // An instance stopped inside its step loop (RunOptions::cancel) leaves
-  // the batch incomplete too.
-  out.cancelled = cancelled || (spec.cancel && spec.cancel->load(std::memory_order_relaxed));
-  collect_failed_indices(out);
-  out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return out;
 }
 
 // The batch of formulation Formulation on W lanes, for its (physics,

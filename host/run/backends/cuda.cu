@@ -3,9 +3,9 @@
 // memory for all its steps), the same InstanceKernel as the CPU backend.
 //
 // The host logic (slices, device buffers, sample-major trajectories and their
-// transposition, failed-instance compaction) is host/run/backends/device_batch.hpp,
-// written on Thrust's device system; this file adds the device query and the
-// kernel launch. Every CUDA call is checked; a failure throws with the call,
+// transposition) is the one host path (host/run/backends/space_batch.hpp) on
+// Thrust's device system (host/run/backends/device_batch.hpp); this file adds
+// the device query and the kernel launch. Every CUDA call is checked; a failure throws with the call,
 // the place and CUDA's reason.
 #include <cuda_runtime.h>
 

@@ -1,6 +1,6 @@
 // The CUDA backend's host logic (host/run/backends/device_batch.hpp) built by the
 // host compiler against Thrust's OpenMP device system: the same slicing,
-// buffers, sample-major layout, transposition and failed-instance compaction
+// buffers, sample-major layout and transposition (host/run/backends/space_batch.hpp)
 // as on a GPU, with "device" memory in host memory and the launch a
 // thrust::for_each over OpenMP threads. It exists so that CI, which has no
 // GPU, runs that code for real (the gpu-labelled tests in tests/test_gpu.cpp);
@@ -10,6 +10,7 @@
 #if !defined(THRUST_DEVICE_SYSTEM) || THRUST_DEVICE_SYSTEM != THRUST_DEVICE_SYSTEM_OMP
 #error "device_batch_omp.cpp must be built with THRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_OMP"
 #endif
+#include <thrust/execution_policy.h>
 #include <thrust/for_each.h>
 
 #include <type_traits>
@@ -56,7 +57,7 @@ long device_batch_slice_size(const BatchSpec& spec, double device_bytes) {
   with_batch_combination(spec, [&](auto combination) {
     using Combination = decltype(combination);
     if constexpr (Combination::on_device)
-      slice = device_batch::slice_size<typename Combination::Integrator>(
+      slice = space_batch::slice_size<typename Combination::Integrator>(
           spec.instance_count(), sample_count(spec.settings, spec.trajectory_stride), device_bytes);
   });
   return slice;

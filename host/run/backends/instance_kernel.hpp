@@ -184,8 +184,8 @@ void with_batch_combination(const BatchSpec& spec, F&& f) {
                                 "' and formulation '" + spec.formulation + "' in this build");
 }
 
-// out.failed_indices from the statuses, on the host (the CUDA backend
-// compacts them on the device instead).
+// out.failed_indices from the statuses, on the host (every backend:
+// host/run/backends/space_batch.hpp).
 void collect_failed_indices(BatchResult& out);
 
 }  // namespace hs
