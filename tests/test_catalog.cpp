@@ -143,12 +143,24 @@ TEST(Catalog, ConstrainedSystemsAreCatalogEntriesWithTheirHostTableAttached) {
     ++attached;
     EXPECT_EQ(m.constrained->name, m.name);
     EXPECT_EQ(m.constrained->key, m.physics);
-    EXPECT_NE(m.find_parameter(m.constrained->size_key), nullptr) << m.constrained->size_key;
+    // The parameter that sets its size, or none for a system of fixed size.
+    if (!m.constrained->size_key.empty()) {
+      EXPECT_NE(m.find_parameter(m.constrained->size_key), nullptr) << m.constrained->size_key;
+    }
     // Its size from its default row, through the table.
     long n = 0, c = 0;
     m.constrained->size(m.defaults.data(), n, c);
     EXPECT_GT(n, c);
     EXPECT_GT(c, 0);
+    if (m.constrained->size_key.empty()) {
+      // Fixed: no parameter moves it (every one doubled, as integers stay integers).
+      std::vector<double> doubled = m.defaults;
+      for (double& v : doubled) v *= 2.0;
+      long n2 = 0, c2 = 0;
+      m.constrained->size(doubled.data(), n2, c2);
+      EXPECT_EQ(n2, n);
+      EXPECT_EQ(c2, c);
+    }
   }
   EXPECT_EQ(attached, constrained_entries);
   // The per-thread systems the CUDA stability kernels are built for: the

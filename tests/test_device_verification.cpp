@@ -4,6 +4,7 @@
 // with a verdict needs a device (a machine without one never selects CUDA).
 #include <gtest/gtest.h>
 
+#include "host/registry/models.hpp"
 #include "host/run/device_verification.hpp"
 #include "host/run/stability_map.hpp"
 
@@ -46,7 +47,7 @@ TEST(DeviceVerification, VerifiedAndUnverifiedCombinations) {
 TEST(DeviceVerification, AutoWithoutADeviceRunsMapsOnTheCpu) {
   if (backend_available(Backend::cuda)) GTEST_SKIP() << "a CUDA device is visible";
   std::string note;
-  EXPECT_EQ(stability_backend(Backend::automatic, &note, "lift-tilt", "brown-mcphee"), Backend::cpu);
+  EXPECT_EQ(stability_backend(Backend::automatic, &note, find_model("lift-tilt"), "brown-mcphee"), Backend::cpu);
   EXPECT_TRUE(note.empty()) << note;
 }
 

@@ -326,7 +326,7 @@ int stability(const std::string& study_path, const std::string& out_dir, Stabili
   std::string note;
   hs::Backend backend;
   try {
-    backend = hs::stability_backend(requested, &note, study.record().model, study.record().friction);
+    backend = hs::stability_backend(requested, &note, study.descriptor, study.record().friction);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }

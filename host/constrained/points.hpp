@@ -28,7 +28,7 @@ struct ConstrainedModel {
   std::string name;                 // the model's name (messages)
   std::string key;                  // its catalog entry's key (ModelDescriptor::physics)
   PenaltySettings default_penalty;  // seed 003 §3.3: α = 1e6 (linkage), 1e7 (pendulum)
-  std::string size_key;             // the parameter that sets n (messages)
+  std::string size_key;             // the parameter that sets n (messages); empty: a fixed size
   // n and m of the system a parameter row describes (before building it).
   std::function<void(const double* row, long& n, long& m)> size;
   // The system, its equilibrium guess and the coordinate a map reports.

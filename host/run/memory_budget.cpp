@@ -162,11 +162,13 @@ void plan_constrained_memory(const StudyRecord& record, const Design& design, in
       if (b > worst) { worst = b; worst_n = n; worst_m = m; }
     }
   }
-  require_memory(record, worst * threads, c->size_key,
+  const bool fixed_size = c->size_key.empty();
+  require_memory(record, worst * threads, fixed_size ? "model " + c->name : c->size_key,
                  "the dense matrices of " + std::to_string(threads) + " point(s) linearized at once (n = " +
                      std::to_string(worst_n) + " coordinates, m = " + std::to_string(worst_m) +
                      " constraints: pencils of order up to 2n + m)",
-                 "choose a smaller " + c->size_key + " or fewer threads (--threads)");
+                 fixed_size ? std::string("use fewer threads (--threads)")
+                            : "choose a smaller " + c->size_key + " or fewer threads (--threads)");
 }
 
 void plan_stability_memory(const StudyRecord& record, const Design& design) {

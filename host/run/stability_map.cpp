@@ -95,7 +95,9 @@ void check_device_constrained(const StabilityBatch& batch) {
     c->size(batch.parameters.data() + i * P, n, m);
     if (n > c->per_thread_coordinates)
       throw std::invalid_argument("point " + std::to_string(i) + " of model " + name + " has n = " + std::to_string(n) +
-                                  " coordinates (" + c->size_key + "); the GPU's per-thread code holds up to " +
+                                  " coordinates" +
+                                  (c->size_key.empty() ? std::string() : " (" + c->size_key + ")") +
+                                  "; the GPU's per-thread code holds up to " +
                                   std::to_string(c->per_thread_coordinates) + "; use --backend cpu");
   }
 }
@@ -154,15 +156,14 @@ std::vector<StabilityPoint> run_stability_cpu(const StudyRecord& record, const D
 
 int stability_threads(int threads) { return threads > 0 ? threads : omp_get_max_threads(); }
 
-Backend stability_backend(Backend requested, std::string* note, const std::string& model, const std::string& friction) {
+Backend stability_backend(Backend requested, std::string* note, const ModelDescriptor* model, const std::string& friction) {
   // Seed 003's systems of run-time size: the host path, except a model with a
   // per-thread MCS capacity, which --backend cuda runs one point per GPU
   // thread (run_stability checks the method and the sizes). auto stays on
   // the CPU, where the same per-thread code runs for the small ones.
-  const ModelDescriptor* described = model.empty() ? nullptr : find_model(model);
-  if (const ConstrainedModel* c = described ? described->constrained : nullptr) {
+  if (const ConstrainedModel* c = model ? model->constrained : nullptr) {
     if (requested == Backend::kokkos || (requested == Backend::cuda && !c->per_thread_mcs))
-      throw std::invalid_argument("backend " + backend_name(requested) + ": model " + model +
+      throw std::invalid_argument("backend " + backend_name(requested) + ": model " + model->name +
                                   " is linearized on the host (dense LAPACK)" +
                                   (c->per_thread_mcs ? std::string(" or, by mcs at small sizes, per thread on cuda")
                                                      : std::string("; it has no per-thread GPU path")) +
@@ -172,7 +173,7 @@ Backend stability_backend(Backend requested, std::string* note, const std::strin
   // What a device measured of this map (host/run/device_verification.hpp); a
   // caller without a model asks for the backend alone.
   auto decide = [&](bool requested) {
-    return model.empty() ? DeviceDecision{} : decide_device("stability", model, "", friction, requested);
+    return model ? decide_device("stability", model->name, "", friction, requested) : DeviceDecision{};
   };
   if (requested == Backend::kokkos) {
     std::string why;

@@ -95,7 +95,7 @@ std::vector<StabilityPoint> run_stability_cpu(const StudyRecord& record, const D
 // With the study's model and friction law, a combination a device measured
 // to disagree with the CPU is refused on an explicit `cuda` and kept on the
 // CPU by `auto` (host/run/device_verification.hpp).
-Backend stability_backend(Backend requested, std::string* note = nullptr, const std::string& model = "",
+Backend stability_backend(Backend requested, std::string* note = nullptr, const ModelDescriptor* model = nullptr,
                           const std::string& friction = "");
 // Every instance of the study on `backend` (from stability_backend);
 // threads: CPU threads (0: all cores). Inadmissible instances are flagged

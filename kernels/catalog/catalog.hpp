@@ -19,7 +19,8 @@
 //   Constrained                 the system the stability map assembles
 //                               (host/constrained/; per thread where it
 //                               declares per_thread_coordinates)
-//   size_key, penalty_*         the parameter that sets its size; UCS's defaults
+//   size_key, penalty_*         the parameter that sets its size ("": fixed);
+//                               UCS's defaults
 //   describe()                  its model
 // Backends, stability maps, the per-thread constrained kernels and the host's
 // model list iterate this list: adding a model of either family is its own

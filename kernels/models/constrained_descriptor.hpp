@@ -93,7 +93,8 @@ inline ModelDescriptor describe_pendulum() {
 // ---- entries of the catalog (kernels/catalog/catalog.hpp) ----------------------
 // `Constrained`: the system (coordinates, constraint_count, build,
 // initial_guess, reported_coordinate; per_thread_coordinates where a point
-// fits one thread). `size_key`: the parameter that sets its size (messages).
+// fits one thread). `size_key`: the parameter that sets its size (messages),
+// "" for a system of fixed size.
 // The penalty defaults are UCS's α, ξ, ω (seed 003 §3.3: α = 1e6 for the
 // linkage, 1e7 for the pendulum).
 

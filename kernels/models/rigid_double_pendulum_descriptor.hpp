@@ -30,7 +30,7 @@ struct RigidDoublePendulumPhysics {
   static constexpr const char* key = "constrained:rigid-double-pendulum";
   static constexpr bool runs = false, linearizes = false;
   using Constrained = RigidDoublePendulum;
-  static constexpr const char* size_key = "pendulum.rod_length";  // its size is fixed (n = 5); messages name a parameter
+  static constexpr const char* size_key = "";  // fixed size: n = 5 coordinates, m = 3 constraints
   static constexpr double penalty_alpha = 1e7, penalty_xi = 1.0, penalty_omega = 10.0;  // as the flexible pendulum's
   static std::vector<ModelDescriptor> describe() { return {describe_rigid_double_pendulum()}; }
 };

@@ -230,7 +230,7 @@ py::dict stability(const std::string& path, const std::optional<std::string>& te
       if (backend_flag != "auto") requested = flag;
       hs::Backend backend;
       try {
-        backend = hs::stability_backend(requested, &note, study.record().model, study.record().friction);
+        backend = hs::stability_backend(requested, &note, study.descriptor, study.record().friction);
       } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
       }
