@@ -10,10 +10,11 @@
 namespace hs {
 namespace {
 
+// The table of catalog entry Entry for its model `d` (the catalog's own
+// description of it: the parameter table and the default instance).
 template <class Entry>
-ConstrainedModel make() {
+ConstrainedModel make(const ModelDescriptor& d) {
   using Model = typename Entry::Constrained;
-  const ModelDescriptor d = Entry::describe().front();
   ConstrainedModel cm;
   cm.name = d.name;
   cm.key = Entry::key;
@@ -50,19 +51,13 @@ ConstrainedModel make() {
 
 }  // namespace
 
-const std::vector<ConstrainedModel>& constrained_models() {
-  static const std::vector<ConstrainedModel> list = [] {
-    std::vector<ConstrainedModel> v;
-    each_constrained_entry([&](auto entry) { v.push_back(make<decltype(entry)>()); });
-    return v;
-  }();
-  return list;
-}
-
-const ConstrainedModel* constrained_model_of(const std::string& physics) {
-  for (const auto& m : constrained_models())
-    if (m.key == physics) return &m;
-  return nullptr;
+std::unique_ptr<ConstrainedModel> constrained_table_of(const ModelDescriptor& d) {
+  std::unique_ptr<ConstrainedModel> table;
+  each_constrained_entry([&](auto entry) {
+    using Entry = decltype(entry);
+    if (!table && d.physics == Entry::key) table = std::make_unique<ConstrainedModel>(make<Entry>(d));
+  });
+  return table;
 }
 
 double constrained_point_bytes(long n, long m) {

@@ -14,6 +14,7 @@
 // Adding one: its kernels/models/ system and descriptor, and one catalog line.
 #pragma once
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,11 +42,11 @@ struct ConstrainedModel {
       per_thread_mcs;
 };
 
-// One table per constrained catalog entry, in catalog order.
-const std::vector<ConstrainedModel>& constrained_models();
-// The table of the entry whose key is `physics` (ModelDescriptor::physics);
-// nullptr for the other entries. Read by the host's catalog only.
-const ConstrainedModel* constrained_model_of(const std::string& physics);
+// The table of model `d` where its catalog entry is a constrained system
+// (d.physics is the entry's key), built from d's own parameter table and
+// default instance; nullptr for the other entries. Called by the host's
+// model list (host/registry/models.cpp), which keeps one per such model.
+std::unique_ptr<ConstrainedModel> constrained_table_of(const ModelDescriptor& d);
 
 // Peak bytes of one point's dense matrices (n coordinates, m constraints):
 // the largest pencil (RCS: 2n + m, UCS: 2n with eigenvectors) and the

@@ -1,5 +1,8 @@
 #include "host/registry/models.hpp"
 
+#include <memory>
+#include <utility>
+
 #include "host/constrained/points.hpp"
 #include "kernels/catalog/catalog.hpp"
 
@@ -10,9 +13,14 @@ const std::vector<ModelDescriptor>& models() {
   // host's function table attached to those of a constrained system of
   // run-time size (host/constrained/points.hpp): the capability the stages
   // dispatch on.
+  static std::vector<std::unique_ptr<ConstrainedModel>> tables;
   static const std::vector<ModelDescriptor> list = [] {
     std::vector<ModelDescriptor> all = describe_catalog();
-    for (auto& d : all) d.constrained = constrained_model_of(d.physics);
+    for (auto& d : all)
+      if (auto table = constrained_table_of(d)) {
+        d.constrained = table.get();
+        tables.push_back(std::move(table));
+      }
     return all;
   }();
   return list;
