@@ -30,6 +30,8 @@ struct ConstrainedModel {
   std::string key;                  // its catalog entry's key (ModelDescriptor::physics)
   PenaltySettings default_penalty;  // seed 003 §3.3: α = 1e6 (linkage), 1e7 (pendulum)
   std::string size_key;             // the parameter that sets n (messages); empty: a fixed size
+  // " (size_key)" after a size in a message, or nothing for a fixed size.
+  std::string size_note() const { return size_key.empty() ? std::string() : " (" + size_key + ")"; }
   // n and m of the system a parameter row describes (before building it).
   std::function<void(const double* row, long& n, long& m)> size;
   // The system, its equilibrium guess and the coordinate a map reports.

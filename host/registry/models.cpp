@@ -60,8 +60,7 @@ std::string model_support_text(const ModelDescriptor& m) {
   if (const ConstrainedModel* c = m.constrained) {
     text += "; its stability points run on the CPU at any size (dense LAPACK)";
     text += c->per_thread_mcs ? ", and on the GPU by mcs, one point per thread, up to " +
-                                    std::to_string(c->per_thread_coordinates) + " coordinates" +
-                                    (c->size_key.empty() ? std::string() : " (" + c->size_key + ")")
+                                    std::to_string(c->per_thread_coordinates) + " coordinates" + c->size_note()
                               : ", not on the GPU";
   }
   return text;

@@ -66,16 +66,15 @@ void run_constrained(const ConstrainedModel& model, const StabilityBatch& batch,
   if (batch.penalty.xi > 0) settings.penalty.xi = batch.penalty.xi;
   if (batch.penalty.omega > 0) settings.penalty.omega = batch.penalty.omega;
   const long P = batch.model->parameter_count();
-  const std::vector<char>& skip = batch.inadmissible;
   // The host function table per point, not a kernel: launched on the CPU's
   // space directly (point sizes may differ along the design: one per task).
   const CpuSpace space(batch.threads);
   space.launch(
       [&](long i) {
-        if (skip.empty() || !skip[i])
+        if (batch.admissible(i))
           out[i] = constrained_stability_point(model, batch.parameters.data() + i * P, method, settings, batch.settings);
       },
-      batch.point_count(), [](long) { return 1L; });
+      batch.point_count(), space_batch::OnePerItem{});
 }
 
 }  // namespace
@@ -95,9 +94,7 @@ void check_device_constrained(const StabilityBatch& batch) {
     c->size(batch.parameters.data() + i * P, n, m);
     if (n > c->per_thread_coordinates)
       throw std::invalid_argument("point " + std::to_string(i) + " of model " + name + " has n = " + std::to_string(n) +
-                                  " coordinates" +
-                                  (c->size_key.empty() ? std::string() : " (" + c->size_key + ")") +
-                                  "; the GPU's per-thread code holds up to " +
+                                  " coordinates" + c->size_note() + "; the GPU's per-thread code holds up to " +
                                   std::to_string(c->per_thread_coordinates) + "; use --backend cpu");
   }
 }
@@ -108,8 +105,9 @@ namespace {
 // (host/run/backends/space_batch.hpp), its one host compilation
 // (stability_kernel_entry's), or a constrained model's host function table.
 std::vector<StabilityPoint> run_cpu(const StabilityBatch& batch) {
-  std::vector<StabilityPoint> out(static_cast<size_t>(batch.point_count()), blank_stability_point(Status::not_run));
+  std::vector<StabilityPoint> out;
   if (const ConstrainedModel* c = batch.model ? batch.model->constrained : nullptr) {
+    out.assign(static_cast<size_t>(batch.point_count()), blank_stability_point(Status::not_run));
     run_constrained(*c, batch, out);
     return out;
   }
@@ -117,7 +115,7 @@ std::vector<StabilityPoint> run_cpu(const StabilityBatch& batch) {
     using System = typename decltype(combination)::System;
     CpuSpace space(batch.threads);
     out = space_batch::run_points<typename System::Params>(
-        batch, batch.inadmissible, space, [&](const typename System::Params* params, StabilityRecord* points) {
+        batch, space, [&](const typename System::Params* params, StabilityRecord* points) {
           return StabilityKernel<System>{params, batch.settings, points};
         });
   });

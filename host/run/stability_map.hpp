@@ -49,6 +49,7 @@ struct StabilityBatch {
   // Points whose design is inadmissible (empty: none): no backend computes
   // them; run_stability flags them invalid_parameters.
   std::vector<char> inadmissible;
+  bool admissible(long i) const { return inadmissible.empty() || !inadmissible[i]; }
   long point_count() const { return model ? static_cast<long>(parameters.size()) / model->parameter_count() : 0; }
 };
 // Calls f(StabilityCombination{}) for the batch's (physics, friction law)

@@ -133,7 +133,7 @@ std::vector<StabilityPoint> run_stability(const StabilityBatch& batch, double de
   const bool constrained = with_per_thread_constrained_system(batch.model->name, [&](auto model) {
     using Model = decltype(model);
     out = space_batch::run_points<typename Model::Params>(
-        batch, batch.inadmissible, space, [&](const typename Model::Params* params, StabilityRecord* points) {
+        batch, space, [&](const typename Model::Params* params, StabilityRecord* points) {
           return ConstrainedMcsKernel<Model>{params, PerThreadConstrainedSettings{}, batch.settings, points};
         });
   });
@@ -141,7 +141,7 @@ std::vector<StabilityPoint> run_stability(const StabilityBatch& batch, double de
   with_batch_combination(batch, [&](auto combination) {
     using System = typename decltype(combination)::System;
     out = space_batch::run_points<typename System::Params>(
-        batch, batch.inadmissible, space, [&](const typename System::Params* params, StabilityRecord* points) {
+        batch, space, [&](const typename System::Params* params, StabilityRecord* points) {
           return StabilityKernel<System>{params, batch.settings, points};
         });
   });

@@ -113,7 +113,7 @@ std::vector<StabilityPoint> run_stability_kokkos(const StabilityBatch& batch) {
   with_batch_combination(batch, [&](auto combination) {
     using System = typename decltype(combination)::System;
     out = space_batch::run_points<typename System::Params>(
-        batch, batch.inadmissible, space, [&](const typename System::Params* params, StabilityRecord* points) {
+        batch, space, [&](const typename System::Params* params, StabilityRecord* points) {
           return StabilityKernel<System>{params, batch.settings, points};
         });
   });

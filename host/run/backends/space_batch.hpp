@@ -51,6 +51,11 @@ long slice_size(long n, long samples, double bytes, long group = 1) {
                     sizeof(typename Typed::SampleT), group);
 }
 
+// The progress weight of a launch whose items are one instance or point each.
+struct OnePerItem {
+  long operator()(long) const { return 1; }
+};
+
 // One instance per launch item: every model, formulation and space.
 struct OneInstance {
   static constexpr int width = 1;
@@ -115,7 +120,7 @@ BatchResult run_instances(const BatchSpec& spec, Space& space) {
       const InstanceKernel<Integrator> kernel{space.data(params), space.data(summaries),
                                               m > 0 ? space.data(trajectories) : nullptr, m, spec.settings, options,
                                               instance_stride, sample_stride};
-      space.launch(kernel, count, [](long) { return 1L; });
+      space.launch(kernel, count, OnePerItem{});
       if (m > 0) {
         space.download(trajectories, samples_here);
         for (long i = 0; i < count; ++i)
@@ -138,21 +143,19 @@ BatchResult run_instances(const BatchSpec& spec, Space& space) {
 
 // A stability map's points on `space`: make_kernel(params, records) is the
 // kernel of one slice (StabilityKernel, or seed 003's per-thread MCS), Params
-// its parameter type. Points marked in `skip` (inadmissible designs) are not
-// computed; they keep blank_stability_point(not_run) for the caller to flag.
+// its parameter type. The batch's inadmissible points are not computed; they
+// keep blank_stability_point(not_run) for the caller to flag.
 template <class Params, class Space, class MakeKernel>
-std::vector<StabilityPoint> run_points(const StabilityBatch& batch, const std::vector<char>& skip, Space& space,
-                                       MakeKernel&& make_kernel) {
+std::vector<StabilityPoint> run_points(const StabilityBatch& batch, Space& space, MakeKernel&& make_kernel) {
   const long n = batch.point_count(), P = batch.model->parameter_count();
   std::vector<StabilityPoint> out(static_cast<size_t>(n), blank_stability_point(Status::not_run));
   // The admissible points, packed: the kernel's index j is point index[j].
   std::vector<long> index;
   index.reserve(static_cast<size_t>(n));
   for (long i = 0; i < n; ++i)
-    if (skip.empty() || !skip[i]) index.push_back(i);
+    if (batch.admissible(i)) index.push_back(i);
   const long admissible = static_cast<long>(index.size());
-  const double per_point = static_cast<double>(sizeof(Params) + sizeof(StabilityRecord));
-  const long slice = std::max<long>(1, std::min<long>(admissible, static_cast<long>(space.memory_bytes() / per_point)));
+  const long slice = slice_size(admissible, 0, space.memory_bytes(), sizeof(Params), sizeof(StabilityRecord), 0);
   std::vector<double> rows;
   std::vector<StabilityRecord> here;
   for (long first = 0; first < admissible; first += slice) {
@@ -162,7 +165,7 @@ std::vector<StabilityPoint> run_points(const StabilityBatch& batch, const std::v
       std::copy_n(batch.parameters.data() + index[first + j] * P, P, rows.data() + j * P);
     auto params = space.upload(params_of_rows<Params>(*batch.model, batch.friction, rows.data(), count));
     auto records = space.filled(count, blank_stability_point(Status::not_run));
-    space.launch(make_kernel(space.data(params), space.data(records)), count, [](long) { return 1L; });
+    space.launch(make_kernel(space.data(params), space.data(records)), count, OnePerItem{});
     space.download(records, here);
     for (long j = 0; j < count; ++j) out[index[first + j]] = here[j];
   }
