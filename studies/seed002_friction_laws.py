@@ -23,8 +23,10 @@ DIR/seed002_friction_laws.json.
 Why they differ from the paper's: seed 002's hydraulic parameters (Table 1)
 and all friction parameters (Table 2) are lost; the circuit is a
 reconstruction and the LuGre parameters are literature-typical choices
-(docs/models/friction.md §7-8), so the cycle's work (~59 J against ~121 J) and
-drift are of another system. What is comparable: the laws' qualitative
+(docs/models/friction.md §7-8), so the cycle's work (~62 J against ~121 J) and
+drift are of another system: the valve's lost flow rating sets the work, and
+the drift is the trapezoidal rule's -(dt^2/8) z''^T M z'', measured in
+studies/seed002_energy.py (docs/models/hydraulics.md §15). What is comparable: the laws' qualitative
 behaviour, the iteration pattern (1 per step for the static laws, 2 for the
 LuGre laws while moving) and the cost ranking.
 """

@@ -36,9 +36,11 @@ def summary_rows(out_dir):
 
 
 def matches(quoted, value):
-    """Whether the number written as `quoted` (a string) is `value` to the digits written."""
-    decimals = len(quoted.split(".")[1]) if "." in quoted else 0
-    return abs(float(quoted) - value) <= 0.5 * 10.0 ** (-decimals) + 1e-12
+    """Whether the number written as `quoted` (a string, 61.8 or 4.5e-3) is `value` to the digits written."""
+    mantissa, _, exponent = quoted.lower().partition("e")
+    decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+    unit = 10.0 ** (int(exponent) if exponent else 0)
+    return abs(float(quoted) - value) <= 0.5 * 10.0 ** (-decimals) * unit + 1e-12 * unit
 
 
 def flat(text):
@@ -74,6 +76,16 @@ def compute(exe, root, work):
     s1 = work / "seed001"
     run([sys.executable, root / "studies/seed001_compare.py", "--hydrosweep", exe, "--out", s1])
     got["seed001"] = json.loads((s1 / "seed001_compare.json").read_text())["mechanisms"]
+    # Seed 002's work cycle in the penalty formulation, the seed's (docs/models/hydraulics.md §15).
+    cycle = (root / "studies/seed002_work_cycle.toml").read_text()
+    penalty = cycle.replace('formulation = "double-step"', 'formulation = "penalty"')
+    if penalty == cycle:
+        raise SystemExit("quoted_figures: studies/seed002_work_cycle.toml no longer names its formulation")
+    (work / "seed002_penalty.toml").write_text(penalty)
+    s2 = work / "seed002_penalty"
+    run([exe, "run", work / "seed002_penalty.toml", "--out", s2, "--progress", "none"])
+    got["seed002_penalty"] = {k: float(v) for k, v in summary_rows(s2)[0].items()
+                              if k in ("max_cylinder_work", "peak_energy_drift")}
     return got
 
 
@@ -141,8 +153,23 @@ def check_seed001(root, got):
     return count, problems
 
 
-CHECKS = (check_readme_summary, check_manipulator, check_seed001)
-QUOTING_FILES = ("README.md", "docs/models/manipulator.md", "docs/seeds.md", "docs/models/integrators.md")
+def check_seed002_energy(root, got):
+    path = "docs/models/hydraulics.md"
+    text = flat((Path(root) / path).read_text())
+    m = re.search(r"the same cycle gives ([0-9.]+) J and ([0-9.]+e-[0-9]+) J, at the valve's closing", text)
+    if not m:
+        return 0, [f"{path}: the seed 002 work-and-drift sentence (§15) is not there to check"]
+    run = got["seed002_penalty"]
+    expected = [(m.group(1), run["max_cylinder_work"], "J maximum cylinder work"),
+                (m.group(2), run["peak_energy_drift"], "J peak energy drift")]
+    problems = [f"{path}: quotes {q} {what} (seed 002 work cycle, penalty); the binary gives {v:.4g}"
+                for q, v, what in expected if not matches(q, v)]
+    return len(expected), problems
+
+
+CHECKS = (check_readme_summary, check_manipulator, check_seed001, check_seed002_energy)
+QUOTING_FILES = ("README.md", "docs/models/manipulator.md", "docs/seeds.md", "docs/models/integrators.md",
+                 "docs/models/hydraulics.md")
 
 
 def check(root, got):
@@ -158,7 +185,8 @@ def self_test(root, got):
     """A stale number planted in a copy of each quoting file fails the check, naming the file."""
     plants = [("docs/models/manipulator.md", "with 0.129 mm and", "with 0.26 mm and"),
               ("docs/seeds.md", "| `four-bar-seed001` | 1.59 / 3", "| `four-bar-seed001` | 1.60 / 3"),
-              ("README.md", "8879 stable, 3119 unstable", "8875 stable, 3123 unstable")]
+              ("README.md", "8879 stable, 3119 unstable", "8875 stable, 3123 unstable"),
+              ("docs/models/hydraulics.md", "gives 61.8 J and 4.5e-3 J", "gives 59.1 J and 4.5e-3 J")]
     failures = []
     for path, old, new in plants:
         with tempfile.TemporaryDirectory() as copy:
