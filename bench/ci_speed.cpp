@@ -103,6 +103,14 @@ int main(int argc, char** argv) {
     std::printf("  %-50s %6d %9ld %18.4g %9.2fx\n", c->name.c_str(), c->lanes, c->spec.instance_count(), c->rate(),
                 base > 0.0 ? c->rate() / base : 0.0);
   const double lane_ratio = base > 0.0 ? lanes.rate() / base : 0.0;
+  // Seed 004's figure of merit: run time per simulated second of one
+  // instance (its fixed-step code 0.05, Simscape 0.14, on its own machine;
+  // manipulator.md §11.8).
+  const double manipulator_ratio =
+      controlled.best_seconds / (static_cast<double>(controlled.spec.instance_count()) * duration);
+  std::printf("  manipulator: %.3g s of run time per simulated second and instance, one thread, dt = %g s "
+              "(seed 004: 0.05 with its fixed-step code, 0.14 with Simscape)\n",
+              manipulator_ratio, controlled.spec.settings.dt);
   long failed = 0;
   for (const Case* c : cases) failed += c->failed;
 
@@ -123,7 +131,11 @@ int main(int argc, char** argv) {
         .field("ratio_to_one_at_a_time", base > 0.0 ? c->rate() / base : 0.0)
         .end_object();
   j.end_array();
-  j.field("lane_ratio", lane_ratio).field("minimum_lane_ratio", minimum_lane_ratio(lanes.lanes)).end_object();
+  j.field("lane_ratio", lane_ratio).field("minimum_lane_ratio", minimum_lane_ratio(lanes.lanes));
+  j.field("manipulator_run_time_per_simulated_time", manipulator_ratio)
+      .field("seed004_run_time_per_simulated_time_fixed_step", 0.05)
+      .field("seed004_run_time_per_simulated_time_simscape", 0.14)
+      .end_object();
   hb::save_result(out_path, j);
 
   if (failed > 0) {

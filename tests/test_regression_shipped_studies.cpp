@@ -30,7 +30,11 @@
 //     value, and must say why).
 // A study shipped later is recorded when it is added, at the commit that
 // adds it: manipulator_payload_mismatch.csv (2026-11-28, issue 41's quoted
-// figures; a regression value of this build, not a reference).
+// figures; a regression value of this build, not a reference),
+// seed002_energy_sensitivity.csv (2026-11-28, issue 41 item 1). The
+// manipulator recordings gained the column performance_index when the
+// controller began to report it (issue 41 item 3; every other column
+// unchanged, bit for bit).
 // Files: tests/data/regression/<study>.csv (%.17g). To record
 // again (only when a change of the numbers is intended and explained):
 //   HYDROSWEEP_RECORD_REGRESSION=1 ./test_regression_shipped_studies

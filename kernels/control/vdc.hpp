@@ -72,6 +72,7 @@ struct VdcController {
     int violation_samples;       // samples with a chamber pressure outside (p_r, p_s)
     double first_saturation;     // time of the first saturated sample (NaN: none)
     double error_sq_sum, error_peak, error_last;  // |X_d − X| over the samples
+    double desired_speed_peak;   // max |Ẋ_d| over the samples (ρ's denominator)
     // The last sample's figures (probe).
     double x, y, x_d, y_d, f_pr[2];
   };
@@ -79,10 +80,11 @@ struct VdcController {
   struct Report {
     double tcp_error_rms, tcp_error_peak, tcp_error_final;
     double saturation_time, first_saturation_time, pressure_violation_time;
-    static constexpr int width = 6;
+    double performance_index;
+    static constexpr int width = 7;
     HS_HD static void unstarted(Report& r) {
       const double nan = __builtin_nan("");
-      r.tcp_error_rms = r.tcp_error_peak = r.tcp_error_final = nan;
+      r.tcp_error_rms = r.tcp_error_peak = r.tcp_error_final = r.performance_index = nan;
       r.saturation_time = r.first_saturation_time = r.pressure_violation_time = nan;
     }
     template <class V>
@@ -92,6 +94,9 @@ struct VdcController {
       v("tcp_error_rms", -1, -1, O::none, "m", "RMS of |X_d - X| over the controller's samples", false, at(&Report::tcp_error_rms));
       v("tcp_error_peak", -1, -1, O::none, "m", "largest |X_d - X| at a controller sample", false, at(&Report::tcp_error_peak));
       v("tcp_error_final", -1, -1, O::none, "m", "|X_d - X| at the last controller sample", false, at(&Report::tcp_error_final));
+      v("performance_index", -1, -1, O::none, "s",
+        "rho = max |X_d - X| / max |dX_d/dt| over the controller's samples (seed 004's tracking index)", false,
+        at(&Report::performance_index));
       v("saturation_time", -1, -1, O::none, "s", "time with a valve voltage at its limit (either valve)", false,
         at(&Report::saturation_time));
       v("first_saturation_time", -1, -1, O::none, "s", "first controller sample with a voltage at its limit (NaN: never)",
@@ -142,7 +147,7 @@ struct VdcController {
     m.f_pr_prev[0] = m.f_pr_prev[1] = 0.0;
     m.samples = m.saturated_samples = m.violation_samples = 0;
     m.first_saturation = __builtin_nan("");
-    m.error_sq_sum = m.error_peak = m.error_last = 0.0;
+    m.error_sq_sum = m.error_peak = m.error_last = m.desired_speed_peak = 0.0;
     m.x = m.x_d = X.x;
     m.y = m.y_d = X.y;
     m.f_pr[0] = m.f_pr[1] = 0.0;
@@ -320,6 +325,9 @@ struct VdcController {
     m.error_sq_sum += e * e;
     if (e > m.error_peak) m.error_peak = e;
     m.error_last = e;
+    // ρ's denominator: the desired TCP speed at the same samples (manipulator.md §11.8).
+    const double desired_speed = sqrt(X.vx * X.vx + X.vy * X.vy);
+    if (desired_speed > m.desired_speed_peak) m.desired_speed_peak = desired_speed;
     if (saturated) {
       if (m.saturated_samples == 0) m.first_saturation = t;
       ++m.saturated_samples;
@@ -338,6 +346,9 @@ struct VdcController {
     r.tcp_error_rms = m.samples > 0 ? sqrt(m.error_sq_sum / m.samples) : __builtin_nan("");
     r.tcp_error_peak = m.samples > 0 ? m.error_peak : __builtin_nan("");
     r.tcp_error_final = m.samples > 0 ? m.error_last : __builtin_nan("");
+    // Seed 004's performance index ρ (manipulator.md §11.8): NaN without a sample or on a path that never moves.
+    r.performance_index =
+        m.samples > 0 && m.desired_speed_peak > 0.0 ? m.error_peak / m.desired_speed_peak : __builtin_nan("");
     r.saturation_time = m.saturated_samples * T;
     r.first_saturation_time = m.first_saturation;
     r.pressure_violation_time = m.violation_samples * T;
