@@ -104,6 +104,23 @@ TEST(Catalog, ParameterTablesNameEachFieldOnce) {
   }
 }
 
+// Every column has a unit, and tracking_rms (the driving coordinate's
+// deviation from the nominal run) is in the driving coordinate's unit: the
+// crank angle in rad, where it was labelled "-" before (issue 39).
+TEST(Catalog, EverySummaryColumnHasAUnitAndTrackingIsInTheDrivingCoordinatesUnit) {
+  for (const auto& m : models()) {
+    if (!m.supports_command("run")) continue;
+    SCOPED_TRACE(m.name);
+    for (const auto& c : m.summary_columns) EXPECT_FALSE(c.unit.empty()) << c.name;
+    const int drive = m.summary_column(m.driving_coordinate);
+    const int tracking = m.summary_column("tracking_rms");
+    ASSERT_GE(drive, 0) << m.driving_coordinate;
+    ASSERT_GE(tracking, 0);
+    EXPECT_EQ(m.summary_columns[tracking].unit, m.summary_columns[drive].unit);
+    EXPECT_NE(m.summary_columns[tracking].unit, "-");
+  }
+}
+
 // What the CUDA backend is built for, per model: both semirecursive
 // formulations, except the 3D four-bar's penalty kernel (~430 KB of stack per
 // GPU thread: SpatialFourBarPhysics::OffDevice); never the index-1 reference

@@ -32,9 +32,23 @@ std::vector<std::vector<std::string>> check_outputs(const fs::path& dir, const f
   EXPECT_TRUE(fs::exists(dir / "results.h5"));
   EXPECT_TRUE(fs::exists(dir / "summary.csv"));
   for (const auto& e : fs::directory_iterator(dir))  // no temporaries left behind
-    EXPECT_TRUE(e.path().filename() == "results.h5" || e.path().filename() == "summary.csv") << e.path();
+    EXPECT_TRUE(e.path().filename() == "results.h5" || e.path().filename() == "summary.csv" ||
+                e.path().filename() == "summary.columns.csv")
+        << e.path();
 
   const auto rows = read_csv(dir / "summary.csv");
+  // A plain table (no comment line); its sidecar names every column, in order, with a unit.
+  std::string comment;
+  const auto columns = read_csv(dir / "summary.columns.csv", &comment);
+  EXPECT_TRUE(comment.empty()) << comment;
+  if (!rows.empty() && !columns.empty()) {
+    EXPECT_EQ(columns[0], (std::vector<std::string>{"column", "unit", "description"}));
+    EXPECT_EQ(columns.size(), rows[0].size() + 1);
+    for (size_t k = 0; k + 1 < columns.size() && k < rows[0].size(); ++k) {
+      EXPECT_EQ(columns[k + 1].at(0), rows[0][k]);
+      EXPECT_FALSE(columns[k + 1].at(1).empty()) << rows[0][k];
+    }
+  }
   EXPECT_EQ(static_cast<long>(rows.size()), n + 1);
   std::vector<std::string> head = {"index", "status"};
   head.insert(head.end(), varied.begin(), varied.end());

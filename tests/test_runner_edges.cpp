@@ -196,7 +196,7 @@ TEST(RunnerEdges, ResumeRefusesDamagedChunkFiles) {
   fs::remove(truncated);
   fs::remove(flipped);
   ASSERT_EQ(resume(study, out, tmp.path).code, 0);
-  EXPECT_EQ(directory_names(out), (std::vector<std::string>{"results.h5", "summary.csv"})) << "the .tmp was not cleaned";
+  EXPECT_EQ(directory_names(out), (std::vector<std::string>{"results.h5", "summary.columns.csv", "summary.csv"})) << "the .tmp was not cleaned";
   EXPECT_EQ(read_file(out / "summary.csv"), read_file(tmp.path / "whole" / "summary.csv"));
   expect_same(h5_results(tmp.path / "whole" / "results.h5"), h5_results(out / "results.h5"), "resumed results.h5");
 }
@@ -431,11 +431,9 @@ TEST(RunnerEdges, UserFilesInTheOutputDirectorySurvive) {
   auto after = file_tree(out);
   EXPECT_EQ(read_file(out / "summary.csv"), read_file(tmp.path / "whole" / "summary.csv"));
   EXPECT_GT(after.at("results.h5").size(), 1000u);
-  after.erase("results.h5");
-  after.erase("summary.csv");
+  for (const char* output : {"results.h5", "summary.csv", "summary.columns.csv"}) after.erase(output);
   auto untouched = user;
-  untouched.erase("results.h5");
-  untouched.erase("summary.csv");
+  for (const char* output : {"results.h5", "summary.csv", "summary.columns.csv"}) untouched.erase(output);
   EXPECT_EQ(after, untouched) << "the user's files changed, or the run left files behind";
 }
 
@@ -832,13 +830,13 @@ TEST(RunnerEdges, AKillAtEveryStepOfTheFinalWriteLeavesAWholeSet) {
   for (int k = 1; k <= 20; ++k) {
     const fs::path out = tmp.path / ("k" + std::to_string(k));
     fs::create_directories(out);
-    fs::copy_file(tmp.path / "a" / "results.h5", out / "results.h5");
-    fs::copy_file(tmp.path / "a" / "summary.csv", out / "summary.csv");
+    for (const char* output : {"results.h5", "summary.csv", "summary.columns.csv"})
+      fs::copy_file(tmp.path / "a" / output, out / output);
     const Result r = hydrosweep_after("export HYDROSWEEP_TEST_KILL_AT_COMMIT_STEP=" + std::to_string(k),
                                       "run " + q(later) + " --out " + q(out) + " -q", tmp.path);
     if (r.code == 0) {  // past the last step
       EXPECT_EQ(read_file(out / "summary.csv"), csv_b);
-      EXPECT_EQ(directory_names(out), (std::vector<std::string>{"results.h5", "summary.csv"}));
+      EXPECT_EQ(directory_names(out), (std::vector<std::string>{"results.h5", "summary.columns.csv", "summary.csv"}));
       break;
     }
     ASSERT_EQ(r.code, 128 + SIGKILL) << "step " << k << ": " << r.err;
@@ -854,12 +852,13 @@ TEST(RunnerEdges, AKillAtEveryStepOfTheFinalWriteLeavesAWholeSet) {
     const Result resumed = resume(later, out, tmp.path);
     ASSERT_EQ(resumed.code, 0) << "step " << k << ": " << resumed.err;
     EXPECT_EQ(read_file(out / "summary.csv"), csv_b) << "step " << k;
-    EXPECT_EQ(directory_names(out), (std::vector<std::string>{"results.h5", "summary.csv"})) << "step " << k;
+    EXPECT_EQ(directory_names(out), (std::vector<std::string>{"results.h5", "summary.columns.csv", "summary.csv"})) << "step " << k;
   }
-  // 2 keeps of the earlier files, the journal, 2 renames, retiring the
-  // earlier run's plot set, 2 removals, the journal's removal; the mixture:
-  // between the two renames.
-  EXPECT_EQ(killed, 9);
+  // 3 keeps of the earlier files (results.h5, summary.csv, its sidecar
+  // summary.columns.csv), the journal, 3 renames, retiring the earlier run's
+  // plot set, 3 removals, the journal's removal; the mixture of results.h5
+  // and summary.csv: between their two renames.
+  EXPECT_EQ(killed, 12);
   EXPECT_EQ(mixed, 1);
 }
 

@@ -139,7 +139,7 @@ TEST(StabilityCli, SmallGridEndToEnd) {
   ASSERT_TRUE(fs::exists(out / "stability.csv"));
   for (const auto& e : fs::directory_iterator(out))
     EXPECT_TRUE(e.path().filename() == "stability.h5" || e.path().filename() == "stability.csv" ||
-                e.path().filename() == "stability_map.png")
+                e.path().filename() == "stability.columns.csv" || e.path().filename() == "stability_map.png")
         << e.path();
   if (python_plotting_available()) {
     EXPECT_TRUE(is_png(out / "stability_map.png")) << r.err;
@@ -197,11 +197,23 @@ TEST(StabilityCli, SmallGridEndToEnd) {
   EXPECT_GT(double_attribute(f.id, "/metadata", "points_per_second"), 0.0);
   EXPECT_NE(string_attribute(f.id, "/metadata", "hydrosweep_version"), "<missing>");
 
-  // CSV: a comment line, the header, 20 rows agreeing with the HDF5 file.
+  // CSV: a plain table, the header and 20 rows agreeing with the HDF5 file;
+  // its sidecar stability.columns.csv gives every column's unit.
   std::string comment;
   const auto rows = read_csv(out / "stability.csv", &comment);
-  EXPECT_NE(comment.find("frequency_hz = frequency/(2*pi)"), std::string::npos) << comment;
+  EXPECT_TRUE(comment.empty()) << comment;
   ASSERT_EQ(rows.size(), 21u);
+  const auto columns = read_csv(out / "stability.columns.csv");
+  ASSERT_EQ(columns.size(), rows[0].size() + 1);
+  std::map<std::string, std::string> unit;
+  for (size_t k = 1; k < columns.size(); ++k) {
+    EXPECT_EQ(columns[k].at(0), rows[0][k - 1]);
+    unit[columns[k].at(0)] = columns[k].at(1);
+  }
+  EXPECT_EQ(unit["max_real"], "1/s");
+  EXPECT_EQ(unit["frequency_hz"], "Hz");
+  EXPECT_EQ(unit["lambda6_im"], "1/s");
+  EXPECT_EQ(unit["circuit.oil_bulk_modulus"], "Pa");
   std::vector<std::string> head = {"index", "friction_scale", "circuit.oil_bulk_modulus", "status", "max_real",
                                    "damping_ratio", "frequency_hz", "overdamped", "structural_zeros"};
   for (int k = 1; k <= 6; ++k) {

@@ -33,6 +33,36 @@ std::string one_line(std::string text) {
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
   return text;
 }
+
+// One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line
+// break, its quotes doubled, so pandas.read_csv and Python's csv module read
+// it back with their defaults.
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string q = "\"";
+  for (char c : text) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+// A data file's columns, one row each: the sidecar <name>.columns.csv
+// (column,unit,description) beside summary.csv and stability.csv, so that the
+// data files themselves are plain tables (a header row, then numbers) that
+// load with default arguments, and every column still says its unit.
+struct ColumnDoc {
+  std::string column, unit, description;
+};
+void write_columns_csv(const std::string& path, const std::vector<ColumnDoc>& columns) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) throw OutputError("cannot create " + path + ": " + std::strerror(errno));
+  std::fputs("column,unit,description\n", f);
+  for (const auto& c : columns)
+    std::fprintf(f, "%s,%s,%s\n", csv_field(c.column).c_str(), csv_field(c.unit).c_str(),
+                 csv_field(one_line(c.description)).c_str());
+  const bool failed = std::ferror(f);
+  const int saved = errno;
+  if (std::fclose(f) != 0 || failed)
+    throw OutputError("writing " + path + " failed: " + std::strerror(failed ? saved : errno));
+}
 }  // namespace
 
 namespace {
@@ -550,6 +580,18 @@ void write_csv(const std::string& path, const Design& design, const StudyResults
     throw OutputError("writing " + path + " failed: " + std::strerror(failed ? saved : errno));
 }
 
+// summary.csv's columns: the instance number, its status, the varied inputs,
+// then the model's summary columns (their units and descriptions come from
+// the model's descriptor, kernels/integrators/run_columns.hpp).
+std::vector<ColumnDoc> summary_column_docs(const Design& design, const VariedInputs& varied) {
+  std::vector<ColumnDoc> docs{{"index", "-", "instance number, the row of the design (from 0)"},
+                              {"status", "-", "ok, or the failure that stopped the instance (docs/usage.md)"}};
+  for (size_t k = 0; k < varied.names.size(); ++k)
+    docs.push_back({varied.names[k], varied.units[k], "varied input of the design"});
+  for (const auto& c : design.descriptor->summary_columns) docs.push_back({c.name, c.unit, c.description});
+  return docs;
+}
+
 void check_output_names(const std::string& dir, const std::vector<std::string>& names);
 
 }  // namespace
@@ -564,7 +606,8 @@ void check_output_dir(const std::string& dir) {
   if (!fs::is_directory(p, ec)) throw OutputError("cannot create output directory " + dir + ": " + p.string() + " is not a directory");
   if (::access(p.c_str(), W_OK | X_OK) != 0)
     throw OutputError("cannot write to output directory " + dir + ": " + p.string() + ": " + std::strerror(errno));
-  check_output_names(dir, {"results.h5", "summary.csv", "stability.h5", "stability.csv"});
+  check_output_names(dir, {"results.h5", "summary.csv", "summary.columns.csv", "stability.h5", "stability.csv",
+                           "stability.columns.csv"});
   finish_interrupted_write(dir);
 }
 
@@ -590,7 +633,9 @@ OutputPaths write_outputs(const std::string& dir, const StudyRecord& record,
 
   const VariedInputs varied = varied_inputs(design, static_cast<long>(result.status.size()));
   const auto paths = commit_outputs(dir, {{"results.h5", [&](const std::string& tmp) { write_h5(tmp, record, design, result, varied); }},
-                                            {"summary.csv", [&](const std::string& tmp) { write_csv(tmp, design, result, varied); }}},
+                                            {"summary.csv", [&](const std::string& tmp) { write_csv(tmp, design, result, varied); }},
+                                            {"summary.columns.csv",
+                                             [&](const std::string& tmp) { write_columns_csv(tmp, summary_column_docs(design, varied)); }}},
                                     {"plots/"});  // `hydrosweep plot`'s pictures of the earlier run
   return {paths[0], paths[1]};
 }
@@ -734,20 +779,33 @@ void write_stability_h5(const std::string& path, const StudyRecord& record,
   check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flushing " + path);
 }
 
-void write_stability_csv(const std::string& path, const StudyRecord& record, const Design& design,
-                         const std::vector<StabilityRecord>& pts, const VariedInputs& varied) {
+// stability.csv's columns (the same figures as stability.h5's /stability).
+std::vector<ColumnDoc> stability_column_docs(const StudyRecord& record, const Design& design, const VariedInputs& varied) {
+  const std::string order = constrained_map(design)
+                                ? "the lowest-frequency true eigenvalues of method " + stability_method(record, design) +
+                                      ", by increasing |Im|"
+                                : std::string("the eigenvalues by decreasing real part");
+  std::vector<ColumnDoc> docs{{"index", "-", "point number, the row of the design (from 0)"}};
+  for (size_t k = 0; k < varied.names.size(); ++k)
+    docs.push_back({varied.names[k], varied.units[k], "varied input of the design"});
+  docs.push_back({"status", "-", "ok (equilibrium, Jacobian and eigenvalues computed), or why not"});
+  docs.push_back({"max_real", "1/s", "largest Re(lambda) without the structural zeros (< 0: asymptotically stable)"});
+  docs.push_back({"damping_ratio", "-", "-Re/|lambda| of the dominant (least damped) oscillatory pair; nan when overdamped"});
+  docs.push_back({"frequency_hz", "Hz", "damped frequency Im(lambda)/(2 pi) of the dominant pair; nan when overdamped"});
+  docs.push_back({"overdamped", "-", "1: no oscillatory mode"});
+  docs.push_back({"structural_zeros", "-", "eigenvalues with |lambda| <= zero_tolerance max|lambda|, left out of max_real"});
+  for (int k = 1; k <= eigenvalue_columns(design); ++k) {
+    docs.push_back({"lambda" + std::to_string(k) + "_re", "1/s", "Re of eigenvalue " + std::to_string(k) + " of " + order});
+    docs.push_back({"lambda" + std::to_string(k) + "_im", "1/s", "Im of eigenvalue " + std::to_string(k) + " of " + order});
+  }
+  return docs;
+}
+
+void write_stability_csv(const std::string& path, const Design& design, const std::vector<StabilityRecord>& pts,
+                         const VariedInputs& varied) {
   const int ne = eigenvalue_columns(design);
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (!f) throw OutputError("cannot create " + path + ": " + std::strerror(errno));
-  const std::string order = constrained_map(design)
-                                ? "the lowest-frequency true eigenvalues of method " + stability_method(record, design) +
-                                      " by increasing |Im|"
-                                : std::string("eigenvalues by decreasing real part");
-  std::fprintf(f,
-               "# hydrosweep stability map of %s (model %s): one row per point; max_real and lambda<k>_re/_im in 1/s "
-               "(%s); frequency_hz = frequency/(2*pi) in Hz, the damped frequency of the "
-               "dominant pair; damping_ratio and frequency_hz are nan when overdamped; max_real excludes the structural zeros\n",
-               one_line(record.name).c_str(), record.model.c_str(), order.c_str());
   std::fputs("index", f);
   for (const auto& name : varied.names) std::fprintf(f, ",%s", name.c_str());
   std::fputs(",status,max_real,damping_ratio,frequency_hz,overdamped,structural_zeros", f);
@@ -780,7 +838,9 @@ StabilityOutputPaths write_stability_outputs(const std::string& dir, const Study
   const VariedInputs varied = varied_inputs(design, static_cast<long>(points.size()));
   const auto paths =
       commit_outputs(dir, {{"stability.h5", [&](const std::string& tmp) { write_stability_h5(tmp, record, design, points, run, varied); }},
-                             {"stability.csv", [&](const std::string& tmp) { write_stability_csv(tmp, record, design, points, varied); }}},
+                             {"stability.csv", [&](const std::string& tmp) { write_stability_csv(tmp, design, points, varied); }},
+                             {"stability.columns.csv",
+                              [&](const std::string& tmp) { write_columns_csv(tmp, stability_column_docs(record, design, varied)); }}},
                      {"stability_map.png"});  // the earlier map
   return {paths[0], paths[1]};
 }

@@ -31,6 +31,7 @@ struct StateNames {
   std::vector<std::string> coordinate_units;         // nq entries: "rad", "m"
   std::vector<std::string> coordinate_descriptions;  // nq entries: "relative joint angle 1", ...
   std::vector<std::string> pressure_descriptions;    // np entries: "volume 1 (DCV -> throttle)"
+  int driving_coordinate = 0;                        // the integrator's driving_coordinate(): settling, tracking
 };
 
 namespace run_columns {
@@ -83,7 +84,7 @@ void visit_summary(const RunSummary<nq, np, na, Report>* s, Visit&& v) {
     "from the last U_ref switch until the driving coordinate's rate stays below the settling rate (NaN: still moving "
     "at the end)",
     false, at([](auto& x) { return x.settling_time; }));
-  v("tracking_rms", -1, -1, Of::none, "-",
+  v("tracking_rms", -1, -1, Of::driving_coordinate, "",
     "RMS of the driving coordinate minus the nominal instance's over the steps (NaN without a reference run)", false,
     at([](auto& x) { return x.tracking_rms; }));
   // The input policy's report (a controller's tracking errors, ...), if any.
@@ -143,6 +144,7 @@ struct Namer {
         c.description += n.coordinate_descriptions[k];
         break;
       case Of::pressure: c.description += n.pressure_descriptions[k]; break;
+      case Of::driving_coordinate: c.unit = n.coordinate_units[n.driving_coordinate]; break;
     }
     if (actuator >= 0) c.description += " (actuator " + std::to_string(actuator + 1) + ")";
     out.push_back(std::move(c));

@@ -102,8 +102,9 @@ HS_HD const auto& input_arguments(const ModelParams& P) {
 namespace run_columns {
 // What an indexed output column is of (its unit and description come from
 // the model's StateNames, kernels/integrators/run_columns.hpp); a policy's
-// report and probe name their columns with Of::none.
-enum class Of { none, coordinate, coordinate_rate, pressure };
+// report and probe name their columns with Of::none. driving_coordinate: an
+// unindexed column in the unit of the model's driving coordinate (tracking_rms).
+enum class Of { none, coordinate, coordinate_rate, pressure, driving_coordinate };
 }  // namespace run_columns
 
 // A policy's report and probe, or none (an empty struct with no columns).

@@ -77,10 +77,11 @@ inline ModelDescriptor describe_quick_return() {
   n.coordinate_units = {"rad", "rad", "rad", "rad", "rad"};
   n.coordinate_descriptions = {"relative angle z1 (lever)", "relative angle z2 (link)", "relative angle z3 (ram block)",
                                "crank angle z4 (driving)", "relative angle z5 (slider block)"};
+  n.driving_coordinate = QuickReturnDae::z4;  // QuickReturnDae::driving_coordinate()
   n = three_volume_pressures(n);
   d.summary_columns = run_columns::summary_columns<5, 3>(n);
   d.trajectory_channels = run_columns::trajectory_channels<5, 3>(n);
-  d.driving_coordinate = "q4";
+  d.driving_coordinate = run_columns::column_name("q", n.driving_coordinate);
   d.commands = {"run", "stability"};
   // friction laws and formulations: from the physics' lists (catalog.hpp fill_support)
   return d;

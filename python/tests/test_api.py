@@ -223,6 +223,30 @@ def test_to_dataframe(small):
     for c in df.columns[1:]:
         assert np.array_equal(csv[c].to_numpy(dtype=float), df[c].to_numpy(dtype=float), equal_nan=True), c
     assert small.to_dataframe(all_inputs=True).shape == (N, 1 + small.inputs.shape[1] + len(small.output_names))
+    # Every column's unit, as the sidecar summary.columns.csv gives it.
+    sidecar = pandas.read_csv(small.path + "/summary.columns.csv")
+    units = dict(zip(sidecar["column"], sidecar["unit"]))
+    assert df.attrs["units"] == {c: units[c] for c in df.columns}
+    assert df.attrs["units"]["p2_max"] == "Pa" and df.attrs["units"]["tracking_rms"] == "rad"
+
+
+def test_every_csv_loads_plainly(small, tmp_path):
+    """Every CSV the tool writes reads with pandas.read_csv's defaults: one
+    header row, no comment lines, and a sidecar <name>.columns.csv that names
+    each column, in order, with a unit."""
+    pandas = pytest.importorskip("pandas")
+    smap = hydrosweep.stability(str(DATA / "stability_small.toml"), tmp_path / "s", threads=2)
+    for directory, name in ((small.path, "summary"), (smap.path, "stability")):
+        data = pandas.read_csv(f"{directory}/{name}.csv")
+        assert not any(str(c).startswith(("#", "Unnamed")) for c in data.columns), list(data.columns)
+        assert data["index"].tolist() == list(range(len(data)))
+        sidecar = pandas.read_csv(f"{directory}/{name}.columns.csv")
+        assert list(sidecar.columns) == ["column", "unit", "description"]
+        assert sidecar["column"].tolist() == list(data.columns)
+        assert sidecar["unit"].notna().all() and (sidecar["unit"].str.len() > 0).all()
+        assert sidecar["description"].notna().all()
+    units = dict(zip(sidecar["column"], sidecar["unit"]))
+    assert units["max_real"] == "1/s" and units["frequency_hz"] == "Hz"
 
 
 def test_run_from_another_thread(tmp_path):

@@ -191,16 +191,23 @@ class Results(_Directory):
         index, "index"), status (str), the varied inputs, the outputs (the
         integer ones as int64, the others float64). all_inputs=True: every
         parameter column of `inputs` instead of the varied inputs only.
+        attrs["units"]: every column's unit (summary.columns.csv's).
         Raises ImportError when pandas is not installed."""
         pd = _pandas()
         cols = {"status": self.status_text}
-        names, values = (self.input_names, self.inputs) if all_inputs else (self.varied_names, self.varied)
+        units = {"status": "-"}
+        names, values, in_units = ((self.input_names, self.inputs, self.input_units) if all_inputs
+                                   else (self.varied_names, self.varied, self.varied_units))
         for k, name in enumerate(names):
             cols[name] = values[:, k]
+            units[name] = in_units[k]
         for k, name in enumerate(self.output_names):
             col = self.outputs[:, k]
             cols[name] = col.astype(np.int64) if self.output_integer[k] else col
-        return pd.DataFrame(cols, index=pd.RangeIndex(len(self), name="index"))
+            units[name] = self.output_units[k]
+        df = pd.DataFrame(cols, index=pd.RangeIndex(len(self), name="index"))
+        df.attrs["units"] = units
+        return df
 
     def __repr__(self):
         failed = int(np.count_nonzero(self.status != 0))
