@@ -51,6 +51,19 @@ std::string csv_field(const std::string& text) {
 struct ColumnDoc {
   std::string column, unit, description;
 };
+// The design's varied inputs, columns of both data files.
+void append_varied_column_docs(std::vector<ColumnDoc>& docs, const std::vector<std::string>& names,
+                               const std::vector<std::string>& units) {
+  for (size_t k = 0; k < names.size(); ++k) docs.push_back({names[k], units[k], "varied input of the design"});
+}
+
+// What stability.h5's datasets and stability.csv's columns of the same figure say.
+const char* const kMaxRealText = "largest Re(lambda) without the structural zeros (< 0: asymptotically stable)";
+const char* const kDampingRatioText =
+    "zeta = -Re/|lambda| of the dominant (least damped) oscillatory pair; NaN when overdamped";
+const char* const kOverdampedText =
+    "1: no oscillatory mode (|Im| <= oscillatory_tolerance |lambda| for every non-structural eigenvalue)";
+const char* const kStructuralZerosText = "eigenvalues with |lambda| <= zero_tolerance max|lambda|";
 void write_columns_csv(const std::string& path, const std::vector<ColumnDoc>& columns) {
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (!f) throw OutputError("cannot create " + path + ": " + std::strerror(errno));
@@ -586,8 +599,7 @@ void write_csv(const std::string& path, const Design& design, const StudyResults
 std::vector<ColumnDoc> summary_column_docs(const Design& design, const VariedInputs& varied) {
   std::vector<ColumnDoc> docs{{"index", "-", "instance number, the row of the design (from 0)"},
                               {"status", "-", "ok, or the failure that stopped the instance (docs/usage.md)"}};
-  for (size_t k = 0; k < varied.names.size(); ++k)
-    docs.push_back({varied.names[k], varied.units[k], "varied input of the design"});
+  append_varied_column_docs(docs, varied.names, varied.units);
   for (const auto& c : design.descriptor->summary_columns) docs.push_back({c.name, c.unit, c.description});
   return docs;
 }
@@ -739,15 +751,12 @@ void write_stability_h5(const std::string& path, const StudyRecord& record,
            [](const P& p, hsize_t k) { return p.re[k]; });
     matrix("eigenvalues_imag", ne, "1/s", "Im of the eigenvalues, same order as eigenvalues_real",
            [](const P& p, hsize_t k) { return p.im[k]; });
-    doubles("max_real", "1/s", "largest Re(lambda) without the structural zeros (< 0: asymptotically stable)",
-            [](const P& p) { return p.max_real; });
-    doubles("damping_ratio", "-", "zeta = -Re/|lambda| of the dominant (least damped) oscillatory pair; NaN when overdamped",
-            [](const P& p) { return p.damping_ratio; });
+    doubles("max_real", "1/s", kMaxRealText, [](const P& p) { return p.max_real; });
+    doubles("damping_ratio", "-", kDampingRatioText, [](const P& p) { return p.damping_ratio; });
     doubles("frequency", "rad/s", "damped frequency Im(lambda) of the dominant pair; NaN when overdamped",
             [](const P& p) { return p.frequency; });
-    ints("overdamped", "1: no oscillatory mode (|Im| <= oscillatory_tolerance |lambda| for every non-structural eigenvalue)",
-         [](const P& p) { return p.overdamped; });
-    ints("structural_zeros", "eigenvalues with |lambda| <= zero_tolerance max|lambda| (2 expected: the closed valve conserves two "
+    ints("overdamped", kOverdampedText, [](const P& p) { return p.overdamped; });
+    ints("structural_zeros", std::string(kStructuralZerosText) + " (2 expected: the closed valve conserves two "
          "oil volumes (four-bar) or each cylinder's free pressure level (lift-tilt))",
          [](const P& p) { return p.structural_zeros; });
     doubles("crank_angle", "rad", "driving coordinate at the equilibrium (z1 planar, phi2 3D, q1 lift-tilt)",
@@ -786,14 +795,13 @@ std::vector<ColumnDoc> stability_column_docs(const StudyRecord& record, const De
                                       ", by increasing |Im|"
                                 : std::string("the eigenvalues by decreasing real part");
   std::vector<ColumnDoc> docs{{"index", "-", "point number, the row of the design (from 0)"}};
-  for (size_t k = 0; k < varied.names.size(); ++k)
-    docs.push_back({varied.names[k], varied.units[k], "varied input of the design"});
+  append_varied_column_docs(docs, varied.names, varied.units);
   docs.push_back({"status", "-", "ok (equilibrium, Jacobian and eigenvalues computed), or why not"});
-  docs.push_back({"max_real", "1/s", "largest Re(lambda) without the structural zeros (< 0: asymptotically stable)"});
-  docs.push_back({"damping_ratio", "-", "-Re/|lambda| of the dominant (least damped) oscillatory pair; nan when overdamped"});
-  docs.push_back({"frequency_hz", "Hz", "damped frequency Im(lambda)/(2 pi) of the dominant pair; nan when overdamped"});
-  docs.push_back({"overdamped", "-", "1: no oscillatory mode"});
-  docs.push_back({"structural_zeros", "-", "eigenvalues with |lambda| <= zero_tolerance max|lambda|, left out of max_real"});
+  docs.push_back({"max_real", "1/s", kMaxRealText});
+  docs.push_back({"damping_ratio", "-", kDampingRatioText});
+  docs.push_back({"frequency_hz", "Hz", "damped frequency Im(lambda)/(2 pi) of the dominant pair; NaN when overdamped"});
+  docs.push_back({"overdamped", "-", kOverdampedText});
+  docs.push_back({"structural_zeros", "-", std::string(kStructuralZerosText) + ", left out of max_real"});
   for (int k = 1; k <= eigenvalue_columns(design); ++k) {
     docs.push_back({"lambda" + std::to_string(k) + "_re", "1/s", "Re of eigenvalue " + std::to_string(k) + " of " + order});
     docs.push_back({"lambda" + std::to_string(k) + "_im", "1/s", "Im of eigenvalue " + std::to_string(k) + " of " + order});

@@ -74,7 +74,7 @@ inline ModelDescriptor planar(std::string name, std::string title, std::string s
   StateNames n;
   n.coordinate_units = {"rad", "rad", "rad"};
   n.coordinate_descriptions = {"relative joint angle 1 (crank)", "relative joint angle 2", "relative joint angle 3"};
-  n.driving_coordinate = 0;  // the crank, z1
+  n.driving_coordinate = PlanarChainDae<3>::driving_coordinate();  // the crank, z1
   n = three_volume_pressures(n);
   d.summary_columns = run_columns::summary_columns<3, 3>(n);
   d.trajectory_channels = run_columns::trajectory_channels<3, 3>(n);
@@ -112,7 +112,7 @@ inline ModelDescriptor describe_four_bar_3d() {
                                "crank angle psi2 about Z", "crank angle theta2 about Y",
                                "crank angle phi2 about X (the planar crank angle)", "coupler angle phi32",
                                "rocker angle phi43", "cylinder coordinate s", "cylinder angle alpha"};
-  n.driving_coordinate = SpatialFourBarDae::phi2;  // SpatialFourBarDae::driving_coordinate()
+  n.driving_coordinate = SpatialFourBarDae::driving_coordinate();  // phi2
   n = three_volume_pressures(n);
   d.summary_columns = run_columns::summary_columns<10, 3>(n);
   d.trajectory_channels = run_columns::trajectory_channels<10, 3>(n);

@@ -262,7 +262,7 @@ inline ModelDescriptor describe_lift_tilt() {
   n.coordinate_descriptions = {"lift joint angle q1", "tilt joint angle q2", "lift cylinder stroke x1",
                                "tilt cylinder stroke x2"};
   n.pressure_descriptions = {"chamber a (bore side)", "chamber b (rod side)"};
-  n.driving_coordinate = LiftTiltDae::q1;  // LiftTiltDae::driving_coordinate()
+  n.driving_coordinate = LiftTiltDae::driving_coordinate();  // the lift joint, q1
   d.summary_columns = run_columns::summary_columns<4, 4, 2, VdcController::Report>(n);
   d.trajectory_channels = run_columns::trajectory_channels<4, 4, 2, VdcController::Probe>(n);
   d.driving_coordinate = run_columns::column_name("q", n.driving_coordinate);

@@ -77,7 +77,7 @@ inline ModelDescriptor describe_quick_return() {
   n.coordinate_units = {"rad", "rad", "rad", "rad", "rad"};
   n.coordinate_descriptions = {"relative angle z1 (lever)", "relative angle z2 (link)", "relative angle z3 (ram block)",
                                "crank angle z4 (driving)", "relative angle z5 (slider block)"};
-  n.driving_coordinate = QuickReturnDae::z4;  // QuickReturnDae::driving_coordinate()
+  n.driving_coordinate = QuickReturnDae::driving_coordinate();  // the crank, z4
   n = three_volume_pressures(n);
   d.summary_columns = run_columns::summary_columns<5, 3>(n);
   d.trajectory_channels = run_columns::trajectory_channels<5, 3>(n);
