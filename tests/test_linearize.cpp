@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "eigen_test_support.hpp"
+#include "reference_numerics.hpp"
 #include "kernels/integrators/index1_trapezoidal.hpp"
 #include "kernels/linearize/actuated_system.hpp"
 #include "kernels/linearize/counterpart.hpp"
@@ -76,25 +77,22 @@ void balance_radix2(Matrix& A) {
 }
 
 // Reference eigenvalues (and condition numbers κ_i = ‖y_i‖‖x_i‖/|y_iᴴx_i|)
-// in long double after balancing.
+// in long double after balancing (reference_numerics.hpp).
 template <int N>
 void reference_eigen(const Mat<double, N, N>& J, std::vector<Complex>& values, std::vector<double>* kappa = nullptr,
                      double* norm = nullptr) {
-  using ML = Eigen::Matrix<long double, Eigen::Dynamic, Eigen::Dynamic>;
-  ML A(N, N);
+  reference_numerics::MatrixLD A(N, N);
   for (int i = 0; i < N; ++i)
     for (int j = 0; j < N; ++j) A(i, j) = J(i, j);
   balance_radix2(A);
-  Eigen::EigenSolver<ML> es(A, kappa != nullptr);
+  const reference_numerics::Spectrum<long double> s = reference_numerics::spectrum(A, kappa != nullptr);
   values.clear();
   for (int i = 0; i < N; ++i)
-    values.emplace_back(static_cast<double>(es.eigenvalues()(i).real()), static_cast<double>(es.eigenvalues()(i).imag()));
+    values.emplace_back(static_cast<double>(s.values(i).real()), static_cast<double>(s.values(i).imag()));
   if (norm) *norm = static_cast<double>(A.norm());
   if (kappa) {
-    const auto V = es.eigenvectors();
-    const auto W = V.inverse();  // rows: left eigenvectors, W V = I
     kappa->clear();
-    for (int i = 0; i < N; ++i) kappa->push_back(static_cast<double>(W.row(i).norm() * V.col(i).norm()));
+    for (int i = 0; i < N; ++i) kappa->push_back(static_cast<double>(s.kappa[i]));
   }
 }
 
@@ -850,21 +848,21 @@ TEST(Linearize, LinearModelFollowsTheNonlinearRunAfterTheTorquePulse) {
 
   // Linear model, eq (94): x̃(t2) from the nonlinear state, Ũ(t2) = 0;
   // solved exactly through the eigendecomposition (in long double).
-  using VL = Eigen::Matrix<std::complex<long double>, 6, 1>;
-  Eigen::Matrix<long double, 6, 6> A;
+  using VL = reference_numerics::ComplexVector<long double>;
+  reference_numerics::MatrixLD A(6, 6);
   for (int i = 0; i < 6; ++i)
     for (int j = 0; j < 6; ++j) A(i, j) = J(i, j);
-  Eigen::EigenSolver<Eigen::Matrix<long double, 6, 6>> es(A, true);
-  VL x0;
+  const reference_numerics::Spectrum<long double> es = reference_numerics::spectrum(A, true);
+  VL x0(6);
   x0 << Xt2[phi] - eq.x[phi], Xt2[Form::iv + phi], Xt2[Form::ip] - eq.p[0], Xt2[Form::ip + 1] - eq.p[1],
       Xt2[Form::ip + 2] - eq.p[2], 0.0L;
-  const VL c = es.eigenvectors().fullPivLu().solve(x0);
+  const VL c = reference_numerics::solve(es.vectors, x0);
   double error = 0.0, discretization = 0.0;
   for (size_t k = 0; k < nonlinear.size(); ++k) {
     const long double tau = k * dt;
-    VL e;
-    for (int i = 0; i < 6; ++i) e(i) = std::exp(es.eigenvalues()(i) * tau) * c(i);
-    const double linear = static_cast<double>((es.eigenvectors() * e)(0).real());
+    std::complex<long double> first = 0;  // component 0 of V e^{Λτ} c
+    for (int i = 0; i < 6; ++i) first += es.vectors(0, i) * std::exp(es.values(i) * tau) * c(i);
+    const double linear = static_cast<double>(first.real());
     error = std::max(error, std::fabs(linear - nonlinear[k]));
     if (k % 2 == 0) discretization = std::max(discretization, std::fabs(nonlinear_coarse[k / 2] - nonlinear[k]));
   }

@@ -4,8 +4,10 @@
 // scalar run_instance summary bit for bit (memcmp of every double, equal
 // status and step count), for batches of 1 … 3W+1 instances (ragged tails),
 // with lanes that fail during the run (pressure range, stroke) or never start
-// (no assembly) among lanes that finish, for every friction law. And one step
-// at a time: the lane state after each step is the scalar state.
+// (no assembly) among lanes that finish, for every friction law, each through
+// the policy the catalog compiles for it: the static laws as one
+// StaticFrictionChoice with the law chosen per run (docs/models/friction.md
+// §10), LuGre and modified LuGre as types.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "kernels/friction/lugre.hpp"
+#include "kernels/friction/static_choice.hpp"
 #include "kernels/integrators/lockstep.hpp"
 #include "kernels/models/four_bar.hpp"
 
@@ -24,15 +27,29 @@ namespace {
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof(double)) == 0; }
 
+// The static laws (Brown–McPhee, Bengisu–Akay, none) as the catalog compiles
+// them for the four-bar: one policy, the law read from law_code.
+using StaticLaws = FirstOf<CompiledFrictionPolicies<FrictionLawRegistry>::type>::type;
+static_assert(StaticLaws::n_states == 0, "the first compiled policy is the static choice");
+
+// The four-bar with friction law `law` selected (law_code; the laws with
+// states ignore it).
+FourBarParams with_law(FourBarParams P, const char* law) {
+  const int code = friction_law_code_of(FrictionLawRegistry{}, law);
+  EXPECT_GE(code, 0) << law;
+  for (auto& a : P.actuator) a.friction.law_code = code;
+  return P;
+}
+
 // The default four-bar with its parameters varied per instance: masses,
 // bulk moduli, valve, supply, friction and the schedule's gain, so that the
 // lanes of a batch take different Newton iteration counts. Two in five are
 // pushed to fail: a gain that drives a pressure out of its range, a coupler
 // too short to close the loop (never starts).
-std::vector<FourBarParams> varied_instances(int n, unsigned seed) {
+std::vector<FourBarParams> varied_instances(int n, unsigned seed, const char* law) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(0.8, 1.25);
-  std::vector<FourBarParams> out(n, seed002_four_bar());
+  std::vector<FourBarParams> out(n, with_law(seed002_four_bar(), law));
   for (int i = 0; i < n; ++i) {
     FourBarParams& P = out[i];
     for (auto& b : P.mechanism.body) { b.mass *= u(rng); b.inertia *= u(rng); }
@@ -87,7 +104,7 @@ void expect_same_summary(const Summary& a, const Summary& b, const char* what, i
 }
 
 template <class Friction, int W>
-void lockstep_matches_scalar(double duration) {
+void lockstep_matches_scalar(double duration, const char* law) {
   using Model = HydraulicFourBar<Friction>;
   using One = DoubleStepTrapezoidal<Model>;
   IntegratorSettings S;
@@ -95,12 +112,12 @@ void lockstep_matches_scalar(double duration) {
   // Tracking against the nominal instance's driving angle, as a study's
   // reference run does (RunOptions::reference).
   std::vector<double> reference(static_cast<size_t>(S.duration / S.dt + 0.5) + 1);
-  run_instance<One>(seed002_four_bar(), S, 1, [&](long k, const SampleOf<One>& smp) {
+  run_instance<One>(with_law(seed002_four_bar(), law), S, 1, [&](long k, const SampleOf<One>& smp) {
     reference[k] = smp.q[One::driving_coordinate()];
   });
   RunOptions opt;
   opt.reference = reference.data();
-  const auto all = varied_instances(3 * W + 1, 17);
+  const auto all = varied_instances(3 * W + 1, 17, law);
   std::vector<SummaryOf<One>> scalar(all.size());
   for (size_t i = 0; i < all.size(); ++i) scalar[i] = run_instance<One>(all[i], S, opt, [](long, const auto&) {});
   int failed = 0, finished = 0, unstarted = 0;
@@ -140,20 +157,20 @@ void lockstep_matches_scalar(double duration) {
 // 1.2 s covers the valve opening at 1 s: the friction branch switches, Newton
 // counts differ between lanes, and the high-gain lanes leave the pressure
 // range at different times.
-TEST(Lockstep, BrownMcPheeW4) { lockstep_matches_scalar<BrownMcPhee, 4>(1.2); }
-TEST(Lockstep, BrownMcPheeW8) { lockstep_matches_scalar<BrownMcPhee, 8>(1.2); }
-TEST(Lockstep, BengisuAkayW8) { lockstep_matches_scalar<BengisuAkay, 8>(1.2); }
-TEST(Lockstep, LuGreW4) { lockstep_matches_scalar<LuGre, 4>(1.2); }
-TEST(Lockstep, ModifiedLuGreW8) { lockstep_matches_scalar<ModifiedLuGre, 8>(1.2); }
-TEST(Lockstep, NoFrictionW4) { lockstep_matches_scalar<NoFriction, 4>(1.2); }
+TEST(Lockstep, BrownMcPheeW4) { lockstep_matches_scalar<StaticLaws, 4>(1.2, BrownMcPhee::name); }
+TEST(Lockstep, BrownMcPheeW8) { lockstep_matches_scalar<StaticLaws, 8>(1.2, BrownMcPhee::name); }
+TEST(Lockstep, BengisuAkayW8) { lockstep_matches_scalar<StaticLaws, 8>(1.2, BengisuAkay::name); }
+TEST(Lockstep, LuGreW4) { lockstep_matches_scalar<LuGre, 4>(1.2, LuGre::name); }
+TEST(Lockstep, ModifiedLuGreW8) { lockstep_matches_scalar<ModifiedLuGre, 8>(1.2, ModifiedLuGre::name); }
+TEST(Lockstep, NoFrictionW4) { lockstep_matches_scalar<StaticLaws, 4>(1.2, NoFriction::name); }
 
 // Identical instances converge together: every lane is busy at every Newton
 // iteration, utilization exactly 1; a varied batch idles some.
 TEST(Lockstep, UtilizationIsOneForIdenticalLanes) {
-  using Model = HydraulicFourBar<BrownMcPhee>;
+  using Model = HydraulicFourBar<StaticLaws>;
   IntegratorSettings S;
   S.duration = 0.3;
-  std::vector<FourBarParams> same(8, seed002_four_bar());
+  std::vector<FourBarParams> same(8, with_law(seed002_four_bar(), BrownMcPhee::name));
   std::vector<SummaryOf<DoubleStepTrapezoidal<Model>>> out(8);
   LockstepCounters c;
   Lockstep<Model, 8>::run(same.data(), 8, S, RunOptions(), out.data(), &c);

@@ -32,7 +32,6 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
-#include <unsupported/Eigen/MatrixFunctions>
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -43,6 +42,7 @@
 #include <vector>
 
 #include "kernels/core/matrix_exponential.hpp"
+#include "reference_numerics.hpp"
 
 using namespace hs;
 
@@ -147,15 +147,17 @@ double norm1(const Mat<double, N, N>& A) {
   return n;
 }
 
-// Eigen's matrix exponential, instantiated once per scalar type at dynamic
-// size: every fixed size (4 to 16) instantiated its own unrolled copy of
-// MatrixFunctions, 107 s of compile at -O1 for this file alone (issue 35,
-// docs/build.md §8). The algorithm (Padé degree and scaling from the 1-norm)
-// is the same at any size; only the summation order of the products may
-// differ, by long double's rounding, 2000x below the double errors checked.
+// Eigen's matrix exponential at dynamic size, compiled once for the suites in
+// reference_numerics.cpp (with the eigen-solvers and the SVD below): every
+// fixed size (4 to 16) instantiated its own unrolled copy of MatrixFunctions
+// once, and the instantiations in this file cost 107 s of compile at -O1
+// (issue 35, docs/build.md §1 item 8). The algorithm (Padé degree and scaling
+// from the 1-norm) is the same at any size; only the summation order of the
+// products may differ, by long double's rounding, 2000x below the double
+// errors checked.
 using MatXLD = Eigen::Matrix<long double, Eigen::Dynamic, Eigen::Dynamic>;
-MatXLD expm_reference(const MatXLD& A) { return A.exp(); }
-Eigen::MatrixXd expm_eigen_double(const Eigen::MatrixXd& A) { return A.exp(); }
+MatXLD expm_reference(const MatXLD& A) { return reference_numerics::exponential(A); }
+Eigen::MatrixXd expm_eigen_double(const Eigen::MatrixXd& A) { return reference_numerics::exponential(A); }
 
 // Reference e^A: Eigen's MatrixFunctions in long double (x87: 64-bit
 // mantissa, ~2000x more precise than double) on the same (double) entries.
@@ -182,7 +184,7 @@ double exp_condition(const Mat<double, N, N>& A) {
       for (int i = 0; i < N; ++i)
         for (int j = 0; j < N; ++j) K(i * N + j, p * N + q) = static_cast<double>(EZ(i, N + j));
     }
-  const double normK = Eigen::JacobiSVD<Eigen::MatrixXd, Eigen::NoQRPreconditioner>(K).singularValues()(0);
+  const double normK = reference_numerics::largest_singular_value(K);
   const MatLD<N, N> E = expm_reference(Al);
   return normK * fro(A) / static_cast<double>(E.norm());
 }
@@ -672,9 +674,9 @@ TEST(ZeroOrderHold, MixedUnitsAgainstABalancedReference) {
   EXPECT_LE(e_phi, tol);
   EXPECT_LE(e_gam, tol);
   // Multipliers: both spectra sorted by (real, imaginary part); |mu - mu_ref|.
-  Eigen::Matrix<long double, 4, 4> ref_b = EZ.topLeftCorner<4, 4>();
-  const Eigen::Matrix<std::complex<long double>, 4, 1> mu_ref = Eigen::EigenSolver<MatLD<4, 4>>(ref_b).eigenvalues();
-  const Eigen::Matrix<std::complex<double>, 4, 1> mu = Eigen::EigenSolver<Eigen::Matrix<double, 4, 4>>(phi_b).eigenvalues();
+  const MatXLD ref_b = EZ.topLeftCorner<4, 4>();
+  const auto mu_ref = reference_numerics::spectrum(ref_b, false).values;
+  const auto mu = reference_numerics::spectrum(Eigen::MatrixXd(phi_b), false).values;
   auto sorted = [](auto v) {
     std::vector<std::complex<long double>> out;
     for (int k = 0; k < 4; ++k) out.emplace_back(v(k).real(), v(k).imag());
