@@ -1,5 +1,6 @@
 // The batch a chunk of a study runs (host/run/batch.hpp).
 #include "host/run/batch.hpp"
+#include "host/study/study.hpp"
 
 namespace hs {
 

@@ -7,11 +7,17 @@
 #include <vector>
 
 #include "host/registry/backends.hpp"
-#include "host/study/study.hpp"
 #include "kernels/integrators/run.hpp"
 #include "kernels/models/descriptor.hpp"
 
 namespace hs {
+
+// The study stage's products (host/study/study.hpp, host/design/design.hpp),
+// named by batch_spec only: declared, not included, so that the kernel units
+// that include this header (host/run/backends/) do not recompile when the
+// study file's format or the design changes.
+struct StudyRecord;
+struct Design;
 
 // A batch of one model, as flat rows of doubles: the host never sees the
 // model's parameter struct or its typed results (docs/models/README.md §5.4).

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "host/run/batch.hpp"
+#include "host/study/study.hpp"
 #include "host/run/errors.hpp"
 
 namespace hs {
