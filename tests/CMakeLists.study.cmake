@@ -36,6 +36,8 @@ endfunction()
 hydrosweep_cli_test(test_end_to_end_values)
 hydrosweep_cli_test(test_failure_status)
 hydrosweep_cli_test(test_runner_edges)
+hydrosweep_cli_test(test_design_rows)
+hydrosweep_cli_test(test_report)
 hydrosweep_cli_test(test_memory_budget)
 hydrosweep_cli_test(test_regression_shipped_studies)
 # MPI-sharded studies through mpirun (with MPI), or the refusal without it.

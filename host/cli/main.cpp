@@ -39,6 +39,7 @@
 #include "host/build_paths.hpp"
 #include "host/run/batch.hpp"
 #include "host/results/output.hpp"
+#include "host/results/report.hpp"
 #include "host/registry/models.hpp"
 #include "host/run/rank_collectives.hpp"
 #include "host/run/ranks.hpp"
@@ -113,7 +114,9 @@ void print_study(const hs::Study& s) {
     std::string what = a.info ? a.name : a.name + " (scales";
     for (size_t k = 0; k < a.scaled.size(); ++k) what += (k ? ", " : " ") + a.scaled[k]->name;
     if (!a.info) what += ")";
-    if (s.method == hs::SampleMethod::grid)
+    if (s.method == hs::SampleMethod::rows)
+      std::printf("  column[%zu] %s: %s row by row %s\n", i, what.c_str(), s.user_rows->path.c_str(), a.unit.c_str());
+    else if (s.method == hs::SampleMethod::grid)
       std::printf("  grid[%zu] %s: %zu values, %s .. %s %s\n", i, what.c_str(), a.values.size(), fmt(a.values.front()).c_str(),
                   fmt(a.values.back()).c_str(), a.unit.c_str());
     else
@@ -214,6 +217,14 @@ int run(const std::string& study_path, const std::string& out_dir, RunFlags flag
     std::printf(")");
   }
   std::printf("\nwrote %s and %s\n", rep.paths.results_h5.c_str(), rep.paths.summary_csv.c_str());
+  // The analysis at a glance, as `hydrosweep report DIR` prints it.
+  if (!study.analysis.columns().empty()) {
+    try {
+      std::printf("\n%s", hs::analysis_report(out_dir).c_str());
+    } catch (const std::exception& e) {  // the run and its files are fine: say so, do not fail it
+      std::fprintf(stderr, "hydrosweep: note: the analysis could not be read back for its summary: %s\n", e.what());
+    }
+  }
   return 0;
 }
 
@@ -493,6 +504,8 @@ int main(int argc, char** argv) {
   check_cmd->add_option("study", study_path, "Study file (TOML)")->required();
   CLI::App* params_cmd = app.add_subcommand("parameters", "Print the parameter table (Markdown)");
   params_cmd->add_option("--model", model, "Model whose defaults are shown");
+  CLI::App* report_cmd = app.add_subcommand("report", "Print a finished study's analysis: statistics, failure probability, Sobol' indices, with units");
+  report_cmd->add_option("dir", out_dir, "Study output directory (holding results.h5)")->required();
   CLI::App* plot_cmd = app.add_subcommand("plot", "Plot a finished study (histograms, CDFs, Sobol indices, maps, time histories)");
   plot_cmd->add_option("dir", out_dir, "Study output directory (holding results.h5 or stability.h5)")->required();
   plot_cmd->add_option("-o,--out", plot_dir, "Directory for the PNG files (default DIR/plots)");
@@ -539,6 +552,10 @@ int main(int argc, char** argv) {
                        app.get_subcommands().front()->get_name() + "` as a single process");
     if (*run_cmd) return run(study_path, out_dir, flags, ranks);
     if (*plot_cmd) return plot(out_dir, plot_dir);
+    if (*report_cmd) {
+      std::printf("%s", hs::analysis_report(out_dir).c_str());
+      return 0;
+    }
     if (*stab_cmd) return stability(study_path, out_dir, stab, ranks);
     if (*check_cmd) return check(study_path);
     if (*params_cmd) return parameters(model);

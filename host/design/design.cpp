@@ -27,6 +27,7 @@ const char* sample_method_name(SampleMethod m) {
     case SampleMethod::sobol: return "sobol";
     case SampleMethod::monte_carlo: return "monte-carlo";
     case SampleMethod::saltelli: return "saltelli";
+    case SampleMethod::rows: return "rows";
   }
   return "?";
 }
@@ -72,7 +73,25 @@ void Design::unit_point(long i, double* u) const {
       saltelli_point(base.data(), d, static_cast<size_t>(i % block), u);
       break;
     }
-    case SampleMethod::grid: break;
+    case SampleMethod::grid:
+    case SampleMethod::rows: break;
+  }
+  if (copula_cholesky.empty()) return;
+  // Gaussian copula: normal scores z = Phi^-1(u), correlated as L z, back to
+  // uniforms. Each factor keeps its law; the pairs get their rank correlation
+  // (Spearman's rho of a normal pair is (6/pi) asin(R/2), the parser's
+  // inverse). Uniforms are kept in [2^-53, 1 - 2^-53], the range of the Monte
+  // Carlo streams whose quantiles the parser checked against each parameter's
+  // range: a Latin hypercube's 0 (a stratum's left end) gets a finite score,
+  // and a correlated score beyond ~8.3 does not round to u = 1 (an infinite
+  // quantile of an unbounded law).
+  const auto clamp = [](double v) { return std::min(std::max(v, 0x1p-53), 1.0 - 0x1p-53); };
+  std::vector<double> z(d);
+  for (size_t k = 0; k < d; ++k) z[k] = normal_quantile(clamp(u[k]));
+  for (size_t k = 0; k < d; ++k) {
+    double s = 0.0;
+    for (size_t j = 0; j <= k; ++j) s += copula_cholesky[k * d + j] * z[j];
+    u[k] = clamp(normal_cdf(s));
   }
 }
 
@@ -86,6 +105,10 @@ std::vector<double> factor_values(const Design& s, long i) {
       v[k] = s.grid[k].values[i % n];
       i /= n;
     }
+    return v;
+  }
+  if (s.method == SampleMethod::rows) {
+    for (size_t k = 0; k < s.grid.size(); ++k) v[k] = s.user_rows->values(static_cast<size_t>(i), k);
     return v;
   }
   std::vector<double> u(s.grid.size());
@@ -180,6 +203,9 @@ const char* Design::sampler_description() const {
       return "Saltelli 2010 design: base point r of a Sobol' sequence of dimension 2d (scrambled as for sobol) gives A = its "
              "first d coordinates, B = its last d, and A_B^j = A with column j from B; rows in blocks of d + 2 "
              "(A, B, A_B^0 ... A_B^(d-1)), see saltelli_role";
+    case SampleMethod::rows:
+      return "the rows of a file (sample.file): instance i is row i, column k sets factor k's parameter; the rows are "
+             "stored in /metadata/design/rows";
   }
   return "";
 }

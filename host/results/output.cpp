@@ -400,6 +400,7 @@ void design_metadata(hid_t metadata, const Design& design, hsize_t n) {
         vector_dataset(h, "values", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, f.values.data(), f.values.size());
         continue;
       }
+      if (design.method == SampleMethod::rows) continue;  // its values: column k of /metadata/design/rows
       const auto law_names = distribution_parameter_names(f.distribution.kind);
       attribute(h, "distribution", std::string(distribution_kind_name(f.distribution.kind)));
       attribute(h, "distribution_parameter_names", law_names);
@@ -410,6 +411,23 @@ void design_metadata(hid_t metadata, const Design& design, hsize_t n) {
   }
   if (grid || design.grid.empty()) return;
   const size_t d = design.grid.size();
+  if (design.method == SampleMethod::rows) {
+    // The user's rows themselves: the file regenerates its inputs without the design file.
+    const DesignRows& rows = *design.user_rows;
+    attribute(g, "source", rows.path);
+    attribute(g, "source_format", rows.format);
+    if (!rows.dataset.empty()) attribute(g, "source_dataset", rows.dataset);
+    char digest[17];
+    std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(rows.digest));
+    attribute(g, "source_fnv1a64", std::string(digest));
+    matrix_dataset(
+        g, "rows", n, d, [&](hsize_t i, double* row) { std::copy_n(rows.values.row(i), d, row); }, false,
+        [&](hid_t ds) {
+          attribute(ds, "columns", names);
+          attribute(ds, "description", std::string("the design file's rows: instance i is row i, column k sets factor k's parameter"));
+        });
+    return;
+  }
   matrix_dataset(
       g, "unit_points", n, d, [&](hsize_t i, double* row) { design.unit_point(static_cast<long>(i), row); }, false,
       [&](hid_t ds) {
@@ -417,6 +435,21 @@ void design_metadata(hid_t metadata, const Design& design, hsize_t n) {
         attribute(ds, "description",
                   std::string("unit-cube point of every instance; factor k's value is its law's inverse CDF at column k"));
       });
+  if (!design.rank_correlation.empty()) {
+    // [[correlation]]: the targets, and the copula that drew them (the unit
+    // points above are already correlated).
+    matrix_dataset(
+        g, "rank_correlation", d, d,
+        [&](hsize_t i, double* row) { std::copy_n(design.rank_correlation.data() + i * d, d, row); }, false,
+        [&](hid_t ds) {
+          attribute(ds, "columns", names);
+          attribute(ds, "copula", std::string("gaussian"));
+          attribute(ds, "description",
+                    std::string("Spearman rank correlation of factors i and j ([[correlation]]); drawn through a Gaussian "
+                                "copula: the sampler's independent unit point u becomes Phi(L Phi^-1(u)), L the Cholesky factor "
+                                "of 2 sin(pi r / 6), before unit_points records it"));
+        });
+  }
   if (design.method != SampleMethod::saltelli) return;
   const size_t block = saltelli_block_size(d);
   std::vector<int32_t> role(n);

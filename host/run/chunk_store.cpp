@@ -31,7 +31,12 @@ std::uint64_t fnv1a(const void* data, size_t n, std::uint64_t h = 0xcbf29ce48422
 }  // namespace
 
 // The study's identity in the manifest and in every chunk file: its text's hash.
-std::uint64_t study_hash(const StudyRecord& record) { return fnv1a(record.text.data(), record.text.size()); }
+// The study text and, for a design read from a file, that file's digest: a
+// resume with the same study text but edited rows is refused.
+std::uint64_t study_hash(const StudyRecord& record) {
+  const std::uint64_t text = fnv1a(record.text.data(), record.text.size());
+  return record.inputs_digest == 0 ? text : fnv1a(&record.inputs_digest, sizeof record.inputs_digest, text);
+}
 
 namespace {
 std::string hex(std::uint64_t v) {
@@ -206,7 +211,7 @@ std::vector<ManifestLine> manifest_lines(const StudyRecord& record, const Design
            "the columns of the per-instance summary rows in the chunk files"},
           {"trajectory_channels", join_names(design.descriptor->trajectory_channels), S::build,
            "the channels of the trajectory-sample rows in the chunk files"},
-          {"study_hash", hex(study_hash(record)), S::study, "the study text"},
+          {"study_hash", hex(study_hash(record)), S::study, "the study text and its design file (method rows)"},
           {"instances", std::to_string(n), S::study, "the instance count"},
           {"samples_per_instance", std::to_string(samples), S::study, "the trajectory samples per instance"}};
 }

@@ -110,6 +110,7 @@ class Parser {
     read_sample(table_of(root, "sample"), root);
     read_grid(root);
     read_factors(root);
+    read_correlations(root);
     read_derived(table_of(root, "derived"));
     read_output(table_of(root, "output"));
     read_analysis(table_of(root, "analysis"));
@@ -273,18 +274,19 @@ class Parser {
     }
   }
   void check_top_level(const toml::table& root) const {
-    const std::vector<std::string> tables = {"study",  "integrator", "input",    "parameters", "sample",   "grid",
-                                             "factor", "derived",    "analysis", "output",     "execution", "stability"};
+    const std::vector<std::string> tables = {"study",     "integrator", "input",    "parameters", "sample",
+                                             "grid",      "factor",     "derived",  "analysis",   "output",
+                                             "execution", "stability",  "correlation"};
     for (const auto& e : in_file_order(root)) {
       const toml::node& v = *e.node;
       const auto where = at(e.source);
       if (std::find(tables.begin(), tables.end(), e.key) == tables.end()) {
         const std::string hint = closest(e.key, tables, false);
         fail(where, std::string(v.is_table() ? "unknown table [" + e.key + "]" : "unknown top-level key '" + e.key + "'") +
-                        "; a study has the tables " + join(tables, ", ", "") + " ([[grid]] and [[factor]] are arrays of tables)" +
+                        "; a study has the tables " + join(tables, ", ", "") + " ([[grid]], [[factor]] and [[correlation]] are arrays of tables)" +
                         (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
       }
-      if (e.key == "grid" || e.key == "factor") {
+      if (e.key == "grid" || e.key == "factor" || e.key == "correlation") {
         if (!v.is_array() || (!v.as_array()->empty() && !v.is_array_of_tables()))
           fail(where, e.key + " must be an array of tables: write each one as [[" + e.key + "]], got " + type_name(v));
       } else if (!v.is_table()) {
@@ -604,7 +606,9 @@ class Parser {
       }
     return f;
   }
-  std::string design_table() const { return s_.method == SampleMethod::grid ? "grid" : "factor"; }
+  std::string design_table() const {
+    return s_.method == SampleMethod::grid ? "grid" : s_.method == SampleMethod::rows ? "sample.file column" : "factor";
+  }
 
   // A scale factor value must keep every parameter it multiplies in range.
   void check_scaled_value(const Factor& f, double v, const std::string& where, const std::string& key) const {
@@ -624,14 +628,29 @@ class Parser {
                                                 "\"monte-carlo\" or \"saltelli\" and count");
       return;
     }
-    check_keys(*t, "sample", {"method", "count", "seed", "scramble"});
-    const std::vector<std::string> methods = {"grid", "lhs", "sobol", "monte-carlo", "saltelli"};
+    check_keys(*t, "sample", {"method", "count", "seed", "scramble", "file", "columns", "dataset"});
+    const std::vector<std::string> methods = {"grid", "lhs", "sobol", "monte-carlo", "saltelli", "rows"};
     if (auto n = t->get("method")) {
       const std::string m = choice(*n, "sample.method", methods);
       s_.method = m == "grid" ? SampleMethod::grid : m == "lhs" ? SampleMethod::lhs : m == "sobol" ? SampleMethod::sobol
-                : m == "monte-carlo" ? SampleMethod::monte_carlo : SampleMethod::saltelli;
+                : m == "monte-carlo" ? SampleMethod::monte_carlo : m == "saltelli" ? SampleMethod::saltelli
+                : SampleMethod::rows;
     } else {
       fail(at(*t), "[sample] needs method = one of " + join(methods, ", ", "\""));
+    }
+    for (const char* key : {"file", "columns", "dataset"})
+      if (s_.method != SampleMethod::rows && t->get(key))
+        fail(at(*t->get(key)), std::string("sample.") + key + " is for method = \"rows\" (a design read from a file)");
+    if (s_.method == SampleMethod::rows) {
+      for (const char* key : {"count", "seed", "scramble"})
+        if (t->get(key))
+          fail(at(*t->get(key)), std::string("sample.") + key + " does not apply to method = \"rows\": the file's rows are the design");
+      if (has_factors || root.get("grid"))
+        fail(at((has_factors ? root.get("factor") : root.get("grid"))->source()),
+             std::string(has_factors ? "[[factor]]" : "[[grid]]") +
+                 " tables do not apply to method = \"rows\": the file's columns name the parameters it sets");
+      read_rows(*t);
+      return;
     }
     const bool sampled = s_.method != SampleMethod::grid;
     if (auto n = t->get("count")) {
@@ -652,6 +671,59 @@ class Parser {
     if (sampled && !has_factors)
       fail(at(*t), "sample.method = \"" + std::string(sample_method_name(s_.method)) +
                        "\" needs at least one [[factor]] table (parameter, distribution and its bounds)");
+  }
+
+  // method = "rows": the design file, its columns matched to the model's
+  // parameters, every value range-checked (host/design/design_rows.hpp).
+  void read_rows(const toml::table& t) {
+    const toml::node* fn = t.get("file");
+    if (!fn) fail(at(t), "sample.method = \"rows\" needs file = \"PATH\" (.csv, .npy, .h5 or .hdf5, relative to the study file)");
+    const std::string file = string(*fn, "sample.file");
+    std::filesystem::path path(file);
+    if (path.is_relative()) path = std::filesystem::path(s_.path).parent_path() / path;
+    std::vector<std::string> columns;
+    if (const toml::node* cn = t.get("columns")) {
+      const toml::array& ca = array(*cn, "sample.columns");
+      for (size_t k = 0; k < ca.size(); ++k) columns.push_back(string(ca[k], "sample.columns[" + std::to_string(k) + "]"));
+      if (columns.empty()) fail(at(*cn), "sample.columns is empty; list the names of the columns");
+    }
+    std::string dataset;
+    if (const toml::node* dn = t.get("dataset")) dataset = string(*dn, "sample.dataset");
+    const std::string ext = path.extension().string();
+    if (!dataset.empty() && ext != ".h5" && ext != ".hdf5")
+      fail(at(*t.get("dataset")), "sample.dataset is for an HDF5 file (.h5, .hdf5); " + file + " is not one");
+    std::shared_ptr<const DesignRows> rows;
+    try {
+      rows = std::make_shared<const DesignRows>(read_design_rows(path.string(), columns, dataset, kMaxInstances));
+    } catch (const DesignRowsError& e) {
+      fail(at(*fn), std::string("sample.file: ") + e.what());
+    }
+    // Column j sets the parameter of its name: one factor per column.
+    const toml::source_region& where = t.get("columns") ? t.get("columns")->source() : fn->source();
+    for (size_t j = 0; j < rows->columns.size(); ++j) {
+      const std::string key = "sample.file column " + std::to_string(j + 1);
+      Factor f;
+      f.line = static_cast<int>(where.begin.line);
+      f.name = rows->columns[j];
+      f.info = &parameter(f.name, where, key);
+      f.unit = f.info->unit;
+      s_.grid.push_back(std::move(f));
+    }
+    // Every value in its parameter's range (whole numbers where the parameter
+    // takes only those), named by row and column.
+    for (long i = 0; i < rows->row_count(); ++i)
+      for (size_t j = 0; j < rows->columns.size(); ++j) {
+        const ParameterInfo& p = *s_.grid[j].info;
+        const double v = rows->values(static_cast<size_t>(i), j);
+        const bool whole = !p.integer || v == std::floor(v);
+        if (p.admits(v) && whole) continue;
+        const std::string cell = "sample.file: " + rows->where(i) + ", column " + p.name + ": " + fmt(v);
+        if (!p.admits(v)) fail(at(*fn), cell + " is out of range " + p.range_text() + (p.unit == "-" ? "" : " " + p.unit));
+        fail(at(*fn), cell + " is not a whole number, which " + p.name + " takes");
+      }
+    s_.user_rows = rows;
+    s_.sample_count = rows->row_count();
+    s_.inputs_digest = rows->digest;
   }
 
   void read_factors(const toml::table& root) {
@@ -721,6 +793,74 @@ class Parser {
       s_.grid.push_back(std::move(f));
     }
     if (s_.grid.size() > 64) fail(at(list->source()), "at most 64 [[factor]] tables");
+  }
+
+  // [[correlation]] factors = ["a", "b"], rank = r: Spearman's rank
+  // correlation of two sampled factors, drawn through a Gaussian copula
+  // (docs/study-files.md "Correlated inputs"; Design::copula_cholesky).
+  void read_correlations(const toml::table& root) {
+    const toml::array* list = root["correlation"].as_array();
+    if (!list || list->empty()) return;
+    if (s_.method != SampleMethod::monte_carlo && s_.method != SampleMethod::lhs)
+      fail(at(list->source()), "[[correlation]] needs sample.method = \"monte-carlo\" or \"lhs\" (a grid or a file's rows "
+                               "carry their own dependence; Sobol' designs and indices assume independent inputs)");
+    const size_t d = s_.grid.size();
+    std::vector<double> rank(d * d, 0.0);
+    std::vector<int> line_of(d * d, 0);
+    for (size_t k = 0; k < d; ++k) rank[k * d + k] = 1.0;
+    for (size_t i = 0; i < list->size(); ++i) {
+      const toml::table& t = *(*list)[i].as_table();
+      const std::string g = "correlation[" + std::to_string(i) + "]";
+      check_keys(t, g, {"factors", "rank"}, "[[correlation]]");
+      const int line = static_cast<int>(t.source().begin.line);
+      const toml::node* fn = t.get("factors");
+      const toml::node* rn = t.get("rank");
+      if (!fn || !rn) fail(at(line), g + " needs factors = [\"a\", \"b\"] (two [[factor]] names) and rank = r in (-1, 1)");
+      const toml::array& fa = array(*fn, g + ".factors");
+      if (fa.size() != 2) fail(at(*fn), g + ".factors names " + std::to_string(fa.size()) + " factors; a correlation is between two");
+      size_t idx[2];
+      for (size_t k = 0; k < 2; ++k) {
+        const std::string name = string(fa[k], g + ".factors[" + std::to_string(k) + "]");
+        std::vector<std::string> names;
+        size_t found = d;
+        for (size_t j = 0; j < d; ++j) {
+          names.push_back(s_.grid[j].name);
+          if (s_.grid[j].name == name) found = j;
+        }
+        if (found == d)
+          fail(at(fa[k]), g + ".factors: '" + name + "' is not a [[factor]] of this study; did you mean '" + closest(name, names, true) +
+                              "'? (a factor's name is its parameter, or its name = with scales)");
+        idx[k] = found;
+      }
+      if (idx[0] == idx[1]) fail(at(*fn), g + ".factors names " + s_.grid[idx[0]].name + " twice");
+      const double r = number_in(*rn, g + ".rank", {-1, 1, true, true}, "");
+      const size_t a = idx[0] * d + idx[1], b = idx[1] * d + idx[0];
+      if (line_of[a])
+        fail(at(line), g + ": the pair " + s_.grid[idx[0]].name + ", " + s_.grid[idx[1]].name + " is already correlated on line " +
+                           std::to_string(line_of[a]));
+      rank[a] = rank[b] = r;
+      line_of[a] = line_of[b] = line;
+    }
+    // The normal copula's correlation that gives these rank correlations
+    // (Pearson of the normal scores: 2 sin(pi r / 6)); its Cholesky factor
+    // must exist, else the rank correlations are not jointly possible.
+    std::vector<double> R(d * d), L(d * d, 0.0);
+    for (size_t k = 0; k < d * d; ++k) R[k] = k % (d + 1) == 0 ? 1.0 : 2.0 * std::sin(M_PI * rank[k] / 6.0);
+    for (size_t j = 0; j < d; ++j) {
+      double diag = R[j * d + j];
+      for (size_t k = 0; k < j; ++k) diag -= L[j * d + k] * L[j * d + k];
+      if (!(diag > 1e-12))
+        fail(at(list->source()), "[[correlation]]: the rank correlations are not jointly possible (the copula's correlation "
+                                 "matrix is not positive definite at factor " + s_.grid[j].name + "); weaken them");
+      L[j * d + j] = std::sqrt(diag);
+      for (size_t i = j + 1; i < d; ++i) {
+        double v = R[i * d + j];
+        for (size_t k = 0; k < j; ++k) v -= L[i * d + k] * L[j * d + k];
+        L[i * d + j] = v / L[j * d + j];
+      }
+    }
+    s_.rank_correlation = rank;
+    s_.copula_cholesky = L;
   }
 
   void read_derived(const toml::table* t) {

@@ -284,6 +284,29 @@ py::list outputs_of(const std::vector<hs::OutputInfo>& list) {
   return out;
 }
 
+// hydrosweep.check: the study read and validated as `hydrosweep check` reads
+// it (every error a StudyError), and its design: the varied inputs' names and
+// units and the first `rows` instances' values (the CLI prints the first ten).
+py::dict check(const std::string& path, const std::optional<std::string>& text, long rows) {
+  return guarded([&] {
+    const hs::Study s = load(path, text);
+    py::dict d;
+    d["name"] = s.name;
+    d["model"] = s.model;
+    d["formulation"] = s.formulation;
+    d["friction"] = s.friction;
+    d["method"] = std::string(hs::sample_method_name(s.method));
+    d["instance_count"] = s.instance_count();
+    d["varied_names"] = s.varied_names();
+    d["varied_units"] = s.varied_units();
+    py::list design;
+    const long shown = std::min(s.instance_count(), std::max(0L, rows));
+    for (long i = 0; i < shown; ++i) design.append(py::cast(s.varied_values(i)));
+    d["design"] = design;
+    return d;
+  });
+}
+
 // Every registered model (host/registry/models.hpp), in the CLI's order.
 py::list models() {
   return guarded([] {
@@ -373,6 +396,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("finish_interrupted_commit", [](const std::string& dir) {
     return guarded([&] { return hs::finish_interrupted_commit(dir); });
   }, py::arg("dir"));
+  m.def("check", &check, py::arg("path"), py::arg("text"), py::arg("rows"));
   m.def("models", &models);
   m.def("parameters", &parameters, py::arg("model"), py::arg("schedule"));
 #ifdef HYDROSWEEP_HAVE_CUDA

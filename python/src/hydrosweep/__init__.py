@@ -8,7 +8,7 @@ Python bindings of the hydrosweep host library (the code behind the
     res.outputs.shape            # (N, K) float64, res.output_names
     df = res.to_dataframe()      # with pandas
 
-Functions: run, stability, read_results, models, parameters, study_text.
+Functions: run, stability, check, read_results, models, parameters, study_text.
 Classes: Results, StabilityMap. Exceptions: StudyError (ValueError),
 HydrosweepError (RuntimeError; its subclass OutputError); a
 HydrosweepWarning carries the host's notes.
@@ -16,13 +16,13 @@ HydrosweepWarning carries the host's notes.
 from ._core import HydrosweepError, OutputError, StudyError
 from ._core import has_cuda, has_kokkos
 from ._core import version as _version
-from ._api import DICT_STUDY_NAME, HydrosweepWarning, models, parameters, run, stability, study_text
+from ._api import DICT_STUDY_NAME, HydrosweepWarning, check, models, parameters, run, stability, study_text
 from ._results import Results, StabilityMap, read_results
 
 __version__ = _version()
 
 __all__ = [
-    "run", "stability", "read_results", "models", "parameters", "study_text",
+    "run", "stability", "check", "read_results", "models", "parameters", "study_text",
     "Results", "StabilityMap",
     "StudyError", "HydrosweepError", "OutputError", "HydrosweepWarning",
     "DICT_STUDY_NAME", "has_cuda", "has_kokkos", "__version__",

@@ -7,7 +7,7 @@ from . import _core
 from ._results import Results, StabilityMap
 from ._toml import dumps
 
-__all__ = ["run", "stability", "models", "parameters", "study_text", "DICT_STUDY_NAME", "HydrosweepWarning"]
+__all__ = ["run", "stability", "check", "models", "parameters", "study_text", "DICT_STUDY_NAME", "HydrosweepWarning"]
 
 # The file name a dict study has in messages and in the outputs' metadata
 # (study_path; also the study's name when its [study] table has none).
@@ -34,6 +34,44 @@ def _source(study):
     raise TypeError(f"study must be a path to a TOML study file or a dict, not {type(study).__name__}")
 
 
+def _with_rows(study, out):
+    """A dict study whose [sample] holds ``rows`` (a pandas DataFrame, or an
+    array with ``columns``): the rows saved as OUT/design_rows.npy and the
+    study naming that file (method "rows"); any other study unchanged."""
+    if not (hasattr(study, "keys") and hasattr(study, "items")):
+        return study
+    sample = study.get("sample")
+    if not (hasattr(sample, "keys") and "rows" in sample):
+        return study
+    import numpy as np
+
+    sample = dict(sample)
+    rows = sample.pop("rows")
+    if hasattr(rows, "columns") and hasattr(rows, "to_numpy"):  # a pandas DataFrame names its columns
+        if "columns" in sample:
+            raise ValueError("sample: columns= is for an array of rows; a DataFrame's columns name the parameters")
+        columns = [str(c) for c in rows.columns]
+        array = rows.to_numpy(dtype=float)
+    else:
+        array = np.asarray(rows, dtype=float)
+        if array.ndim == 1:
+            array = array[:, None]
+        columns = [str(c) for c in (sample.get("columns") or [])]
+        if not columns:
+            raise ValueError("sample.rows: an array of rows needs sample.columns = [...] naming its columns "
+                             "(dotted parameter names, in order), or pass a pandas DataFrame")
+    if array.ndim != 2:
+        raise ValueError(f"sample.rows: a design is a 2-D array (rows, columns), not shape {array.shape}")
+    os.makedirs(out, exist_ok=True)
+    path = os.path.join(os.path.abspath(os.fspath(out)), "design_rows.npy")
+    np.save(path, np.ascontiguousarray(array, dtype="<f8"))
+    sample.setdefault("method", "rows")
+    sample.update(file=path, columns=columns)
+    study = dict(study)
+    study["sample"] = sample
+    return study
+
+
 def _note(report):
     if report.get("note"):
         warnings.warn(report["note"], HydrosweepWarning, stacklevel=3)
@@ -46,7 +84,10 @@ def run(study, out, *, threads=0, backend="auto", chunk_size=0, resume=False):
     [--chunk-size N] [--resume] --quiet`` (same host calls, same files).
 
     study: path (str or os.PathLike) of a TOML study file, or a dict with the
-        file's tables (converted to TOML; named "<dict>" in messages).
+        file's tables (converted to TOML; named "<dict>" in messages). A dict's
+        "sample" may hold the design itself: {"rows": DataFrame} (columns =
+        dotted parameter names) or {"rows": array, "columns": [...]}; the rows
+        are saved as OUT/design_rows.npy and run as method "rows".
     out: output directory (created if missing).
     threads: CPU threads, 0 = all cores. backend: "auto", "cpu", "cuda",
         "kokkos" (this package is built for the CPU only; "auto" runs there).
@@ -61,7 +102,7 @@ def run(study, out, *, threads=0, backend="auto", chunk_size=0, resume=False):
     resume=True and raises KeyboardInterrupt; a second Ctrl-C ends the
     process, like the CLI's. The GIL is released while the study runs.
     """
-    path, text = _source(study)
+    path, text = _source(_with_rows(study, out))
     main = threading.current_thread() is threading.main_thread()
     report = _core.run(path, text, os.fspath(out), threads, backend, chunk_size, resume, main)
     _note(report)
@@ -75,10 +116,32 @@ def stability(study, out, *, threads=0, backend="auto"):
     [--backend B] --quiet`` except that no stability_map.png is drawn (plot
     with ``hydrosweep plot OUT``). Returns a StabilityMap; errors as run().
     """
-    path, text = _source(study)
+    path, text = _source(_with_rows(study, out))
     report = _core.stability(path, text, os.fspath(out), threads, backend)
     _note(report)
     return StabilityMap(out, report=report)
+
+
+def check(study, *, rows=1000):
+    """Read and validate a study without running it, as ``hydrosweep check``
+    does: a bad study raises StudyError with the CLI's message (file, line,
+    key, what is allowed).
+
+    Returns a dict: name, model, formulation, friction, method,
+    instance_count, varied_names, varied_units and design, a float64 array of
+    the varied inputs of the first ``rows`` instances (rows x varied inputs).
+    A dict study's ``sample.rows`` (a DataFrame or array) is checked as run()
+    would run it (saved to a temporary .npy file for the check).
+    """
+    import tempfile
+
+    import numpy as np
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path, text = _source(_with_rows(study, tmp))
+        d = _core.check(path, text, int(rows))
+    d["design"] = np.asarray(d["design"], dtype=np.float64).reshape(-1, len(d["varied_names"]))
+    return d
 
 
 def models():
