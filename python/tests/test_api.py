@@ -230,6 +230,36 @@ def test_to_dataframe(small):
     assert df.attrs["units"]["p2_max"] == "Pa" and df.attrs["units"]["tracking_rms"] == "rad"
 
 
+def test_to_xarray(small, tmp_path):
+    """Results and StabilityMap as xarray Datasets: the same values as the
+    arrays, every variable with its unit, trajectories over (instance, sample)."""
+    try:
+        import xarray  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError, match="pip install xarray"):
+            small.to_xarray()
+        return
+    ds = small.to_xarray()
+    assert ds.sizes["instance"] == N
+    for k, name in enumerate(small.output_names):
+        assert np.array_equal(ds[name].values, small.outputs[:, k], equal_nan=True), name
+        assert ds[name].attrs["units"] == small.output_units[k]
+    for k, name in enumerate(small.varied_names):
+        assert np.array_equal(ds[name].values, small.varied[:, k])
+        assert ds[name].attrs["units"] == small.varied_units[k]
+    assert ds["p2_max"].attrs["units"] == "Pa" and ds["tracking_rms"].attrs["units"] == "rad"
+    assert list(ds["status"].attrs["status_names"]) == small.status_names
+    assert ds["trajectory_t"].dims == ("instance", "sample") and ds.sizes["sample"] == M
+    assert np.array_equal(ds["trajectory_t"].values, small.trajectories["t"])
+    assert ds["trajectory_t"].attrs["units"] == "s"
+    assert ds.attrs["model"] == "four-bar"
+    smap = hydrosweep.stability(str(DATA / "stability_small.toml"), tmp_path / "s", threads=2)
+    dm = smap.to_xarray()
+    assert np.array_equal(dm["eigenvalues"].values, smap.eigenvalues, equal_nan=True)
+    assert np.array_equal(dm["max_real"].values, smap.max_real, equal_nan=True)
+    assert dm["max_real"].attrs["units"] == smap.units["max_real"]
+
+
 def test_every_csv_loads_plainly(small, tmp_path):
     """Every CSV the tool writes reads with pandas.read_csv's defaults: one
     header row, no comment lines, and a sidecar <name>.columns.csv that names

@@ -52,8 +52,35 @@ def _pandas():
     return pandas
 
 
+def _xarray():
+    try:
+        import xarray
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise ImportError("to_xarray() needs xarray, which is not installed: "
+                          "pip install xarray (or pip install './python[xarray]')") from e
+    return xarray
+
+
+# /metadata attributes a Dataset carries (scalars that say what the study was).
+_DATASET_ATTRS = ("study_name", "study_path", "model", "friction", "formulation", "sample_method", "seed", "dt",
+                  "duration", "hydrosweep_version")
+
+
 class _Directory:
     """What results.h5 and stability.h5 share: the inputs and the metadata."""
+
+    def _xarray_dataset(self, variables):
+        """An xarray.Dataset over dimension "instance" (coordinate: the index)
+        of the varied inputs and `variables` (name -> (dims, values, unit)),
+        each with its unit in attrs["units"]; the study's metadata in attrs."""
+        xr = _xarray()
+        data = {}
+        for k, name in enumerate(self.varied_names):
+            data[name] = ("instance", self.varied[:, k], {"units": self.varied_units[k], "role": "varied input"})
+        for name, (dims, values, unit) in variables.items():
+            data[name] = (dims, values, {"units": unit})
+        attrs = {k: self.metadata[k] for k in _DATASET_ATTRS if k in self.metadata}
+        return xr.Dataset(data, coords={"instance": np.arange(len(self))}, attrs=attrs)
 
     def _read_common(self, f, path, report):
         self.path = os.path.abspath(os.fspath(path))
@@ -209,6 +236,26 @@ class Results(_Directory):
         df.attrs["units"] = units
         return df
 
+    def to_xarray(self):
+        """An xarray.Dataset: dimension "instance"; the varied inputs, status
+        (int32, attrs["status_names"]) and every output as variables, each
+        with attrs["units"]; the trajectories, when recorded, over
+        ("instance", "sample"); the study's metadata in attrs. Raises
+        ImportError when xarray is not installed."""
+        variables = {"status": ("instance", self.status, "-")}
+        for k, name in enumerate(self.output_names):
+            col = self.outputs[:, k]
+            variables[name] = ("instance", col.astype(np.int64) if self.output_integer[k] else col, self.output_units[k])
+        units = {}
+        if self._trajectory_names:
+            with h5py.File(os.path.join(self.path, RESULTS_FILE), "r") as f:
+                units = {n: _text(f["trajectories"][n].attrs.get("unit", "")) for n in self._trajectory_names}
+        for name, values in self.trajectories.items():
+            variables["trajectory_" + name] = (("instance", "sample"), values, units.get(name, ""))
+        ds = self._xarray_dataset(variables)
+        ds["status"].attrs["status_names"] = list(self.status_names)
+        return ds
+
     def __repr__(self):
         failed = int(np.count_nonzero(self.status != 0))
         return (f"<hydrosweep.Results {self.path!r}: {len(self)} instances, {len(self.varied_names)} varied inputs, "
@@ -279,6 +326,22 @@ class StabilityMap(_Directory):
         for name in ("max_real", "damping_ratio", "frequency", "overdamped", "structural_zeros", "crank_angle"):
             cols[name] = getattr(self, name)
         return pd.DataFrame(cols, index=pd.RangeIndex(len(self), name="index"))
+
+    def to_xarray(self):
+        """An xarray.Dataset: dimension "instance" (a point); the varied
+        inputs, status, max_real, damping_ratio, frequency, overdamped,
+        structural_zeros, crank_angle, the eigenvalues (complex, over
+        ("instance", "eigenvalue")) and the pressures (("instance",
+        "pressure")), each with attrs["units"]. Raises ImportError when xarray
+        is not installed."""
+        variables = {"status": ("instance", self.status, "-")}
+        for name in self._FLOAT + self._INT:
+            variables[name] = ("instance", getattr(self, name), self.units.get(name, ""))
+        variables["eigenvalues"] = (("instance", "eigenvalue"), self.eigenvalues, self.units.get("eigenvalues_real", "1/s"))
+        variables["pressure"] = (("instance", "pressure"), self.pressure, self.units.get("pressure", "Pa"))
+        ds = self._xarray_dataset(variables)
+        ds["status"].attrs["status_names"] = list(self.status_names)
+        return ds
 
     def __repr__(self):
         return (f"<hydrosweep.StabilityMap {self.path!r}: {len(self)} points, "
