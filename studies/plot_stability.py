@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Plot a hydrosweep stability map: DIR/stability.h5 -> DIR/stability_map.png.
 
-    python3 studies/plot_stability.py DIR [--out PLOTDIR]
+    python3 studies/plot_stability.py DIR [--out PLOTDIR] [--slice NAME=VALUE ...] [--format png|pdf|svg]
 
 `hydrosweep stability` runs this at the end; `hydrosweep plot DIR` runs it on
 a directory holding stability.h5. What is drawn depends on the design:
@@ -12,7 +12,9 @@ a directory holding stability.h5. What is drawn depends on the design:
                        (or "stable/unstable everywhere" in the title) and the
                        overdamped/underdamped boundary; right: damping ratio
                        of the dominant pair (blank where overdamped). Further
-                       axes are held at their first value (said in the title).
+                       axes are held at their first value, or at the value
+                       --slice NAME=VALUE names (the nearest on that axis, in
+                       the parameter's own unit; said in the title).
   one varied input     the same two quantities as line plots.
   sampled designs      scatter of the first two inputs coloured by max Re(lambda)
                        and by the damping ratio (one input: line plots).
@@ -32,7 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 # plot_study loads h5py, numpy and matplotlib (Agg backend), or exits with its
 # message (status 3 when one is missing); reuse its readers and axis helpers.
 from plot_study import (UsageError, attr_float, attr_list, attr_text, cell_edges, display_scale,  # noqa: E402
-                        fail_without_traceback, is_log_spaced, nice_log_axis, open_output, read_array, save_png)
+                        fail_without_traceback, is_log_spaced, nice_log_axis, open_output, read_array, save_figure)
+import plot_study  # noqa: E402  (its FORMATS)
 import h5py  # noqa: E402
 import matplotlib  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
@@ -143,28 +146,38 @@ def finish(fig, path):
         for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
             if scale == "log":
                 nice_log_axis(axis)
-    save_png(fig, path)
+    save_figure(fig, path)
     plt.close(fig)
     print(path)
 
 
 # ---- grid heat maps ---------------------------------------------------------------
 
-def grid_slice(m):
-    """Points of the first two axes with the other axes at their first value -> (idx, held text)."""
+def grid_slice(m, chosen=None):
+    """Points of the first two axes with each other axis at the value `chosen`
+    names (NAME -> value in the parameter's unit; the axis value nearest to
+    it), else at its first value -> (idx, held text)."""
+    chosen = dict(chosen or {})
+    unknown = [k for k in chosen if k not in m.factors[2:]]
+    if unknown:
+        axes = ", ".join(m.factors[2:]) or "none: the map has two axes or fewer"
+        raise UsageError(f"--slice {unknown[0]}: not an axis held in the map (the axes beyond the first two: {axes})")
     idx = np.arange(m.n)
     held = []
     for name in m.factors[2:]:
         v, factor, unit = m.inputs[name]
-        first = v[0]
-        idx = idx[v[idx] == first]
+        value = v[0]
+        if name in chosen:
+            axis = np.unique(v)
+            value = axis[np.argmin(np.abs(axis - chosen[name]))]
+        idx = idx[v[idx] == value]
         u = "" if unit in ("-", "") else f" {unit}"
-        held.append(f"{name} = {fmt(first * factor)}{u}")
+        held.append(f"{name} = {fmt(value * factor)}{u}")
     return idx, held
 
 
-def plot_grid(m, out):
-    idx, held = grid_slice(m)
+def plot_grid(m, out, chosen=None):
+    idx, held = grid_slice(m, chosen)
     (xname, yname) = m.factors[:2]
     x, xf, xunit = m.inputs[xname]
     y, yf, yunit = m.inputs[yname]
@@ -239,7 +252,7 @@ def plot_grid(m, out):
     fig.suptitle(title, fontsize="large")
     sub = m.subtitle(shown=idx.size) + f", {ux.size} x {uy.size} grid"
     if held:
-        sub += "; other axes at their first value: " + ", ".join(held)
+        sub += "; other axes at " + ", ".join(held)
     axes[0].set_title(sub, fontsize="small", loc="left")
     finish(fig, out)
 
@@ -317,6 +330,20 @@ def plot_point(m, out):
     finish(fig, out)
 
 
+def parse_slices(texts):
+    """["payload.mass=200", ...] -> {"payload.mass": 200.0}."""
+    chosen = {}
+    for t in texts:
+        name, sep, value = t.partition("=")
+        try:
+            chosen[name.strip()] = float(value)
+        except ValueError:
+            sep = ""
+        if not sep or not name.strip():
+            raise UsageError(f"--slice {t}: expected NAME=VALUE, e.g. payload.mass=200 (the value in the parameter's unit)")
+    return chosen
+
+
 def run(args):
     directory = Path(args.dir)
     path, f = open_output(directory, "stability.h5", "stability", "stability", ["metadata", "stability"])
@@ -326,7 +353,11 @@ def run(args):
         if out_dir.exists() and not out_dir.is_dir():
             raise UsageError(f"--out {out_dir} exists and is not a directory")
         out_dir.mkdir(parents=True, exist_ok=True)
-        out = out_dir / "stability_map.png"
+        out = out_dir / f"stability_map.{args.format}"
+        chosen = parse_slices(args.slice or [])
+        if chosen and (m.method != "grid" or len(m.factors) <= 2):
+            raise UsageError("--slice selects a slice of a grid map with more than two axes; this map has "
+                             f"{len(m.factors)} varied input(s) ({m.method or 'no'} design)")
         if m.n == 0:
             raise UsageError(f"{path} holds no points")
         if not m.varied:
@@ -334,7 +365,7 @@ def run(args):
         elif len(m.factors) <= 1:
             plot_lines(m, out)
         elif m.method == "grid":
-            plot_grid(m, out)
+            plot_grid(m, out, chosen)
         else:
             plot_scatter(m, out)
 
@@ -344,6 +375,9 @@ def main():
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dir", help="output directory of `hydrosweep stability` (holds stability.h5)")
     p.add_argument("--out", metavar="PLOTDIR", help="where stability_map.png goes (default DIR)")
+    p.add_argument("--slice", metavar="NAME=VALUE", action="append",
+                   help="hold a grid axis beyond the first two at this value (nearest on the axis); repeatable")
+    p.add_argument("--format", choices=plot_study.FORMATS, default="png", help="the figure's file format (default png)")
     args = p.parse_args()
     fail_without_traceback(run, args, PROG)
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Plot a hydrosweep study: DIR/results.h5 -> PNG files.
+"""Plot a hydrosweep study: DIR/results.h5 -> PNG files (--format pdf or svg: those).
 
     python3 studies/plot_study.py DIR [--out PLOTDIR] [--quantity NAME ...]
                                       [--instances I ...]
@@ -60,6 +60,10 @@ except OSError as e:  # e.g. no file descriptor left to open a module
     sys.exit(1)
 
 DPI = 150
+# The figures' file format (--format): png, pdf or svg; the file names keep
+# their stems and take this suffix.
+FORMATS = ("png", "pdf", "svg")
+FIGURE_FORMAT = "png"
 
 
 class UsageError(Exception):
@@ -260,14 +264,19 @@ class Study:
         return names
 
 
-def save_png(fig, path):
-    """fig as PNG at `path`, written under a temporary name and renamed into
-    place: a full disk or a kill leaves the user's previous picture, never a
-    truncated one (issue 36)."""
+def figure_path(path):
+    """`path` with the chosen format's suffix (--format)."""
+    return Path(path).with_suffix("." + FIGURE_FORMAT)
+
+
+def save_figure(fig, path):
+    """fig at `path` in the format its suffix names (png, pdf, svg), written
+    under a temporary name and renamed into place: a full disk or a kill
+    leaves the user's previous picture, never a truncated one (issue 36)."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp.{os.getpid()}")
     try:
-        fig.savefig(tmp, dpi=DPI, format="png")
+        fig.savefig(tmp, dpi=DPI, format=path.suffix[1:])
         os.replace(tmp, path)
     finally:
         if tmp.exists():
@@ -294,7 +303,7 @@ def fail_without_traceback(run, args, prog=PROG):
         sys.exit(1)
 
 
-# The list of the PNGs written into a plot directory, one name a line, each
+# The list of the figures written into a plot directory, one name a line, each
 # added before its file is written (host/results/commit.hpp, kPlotSetName):
 # a new plot run removes the set the list names first, and a new `hydrosweep
 # run` into DIR removes DIR/plots' set in its final write, so pictures of two
@@ -303,7 +312,7 @@ PLOT_SET = ".hydrosweep-plots"
 
 
 def retire_plot_set(out):
-    """Removes the PNGs an earlier plot run listed in out/PLOT_SET, then the list."""
+    """Removes the figures an earlier plot run listed in out/PLOT_SET, then the list."""
     listing = Path(out) / PLOT_SET
     if not listing.is_file():
         return
@@ -314,14 +323,14 @@ def retire_plot_set(out):
 
 
 def save(fig, path, written):
-    path = Path(path)
+    path = figure_path(path)
     with open(path.parent / PLOT_SET, "a") as listing:
         listing.write(path.name + "\n")
     for ax in fig.axes:
         for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
             if scale == "log":
                 nice_log_axis(axis)
-    save_png(fig, path)
+    save_figure(fig, path)
     plt.close(fig)
     print(path)
     written.append(path)
@@ -884,12 +893,15 @@ def main():
     p = argparse.ArgumentParser(prog="plot_study.py", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dir", help="output directory of `hydrosweep run` (holds results.h5)")
-    p.add_argument("--out", metavar="PLOTDIR", help="where the PNG files go (default DIR/plots)")
+    p.add_argument("--out", metavar="PLOTDIR", help="where the figures go (default DIR/plots)")
+    p.add_argument("--format", choices=FORMATS, default="png", help="the figures' file format (default png)")
     p.add_argument("--quantity", metavar="NAME", nargs="+", action="extend",
                    help="/outputs columns to plot (default: /analysis quantities, else p2_max)")
     p.add_argument("--instances", metavar="I", type=int, nargs="+", action="extend",
                    help="instance indices for the time histories (default: 5 spread out + the first failed)")
     args = p.parse_args()
+    global FIGURE_FORMAT
+    FIGURE_FORMAT = args.format
     fail_without_traceback(run, args)
 
 

@@ -559,6 +559,17 @@ trajectory_stride = 20
     EXPECT_NE(r.out.find(name), std::string::npos) << r.out;
   }
   EXPECT_EQ(hydrosweep("plot '" + (tmp.path / "nothing").string() + "'", tmp.path).code, 2);
+  // --quantity picks the outputs, --format the file type; --slice is for maps.
+  const fs::path pdf = tmp.path / "pdf";
+  const Result q = hydrosweep("plot '" + out.string() + "' --quantity q1 --format pdf --out '" + pdf.string() + "'", tmp.path);
+  ASSERT_EQ(q.code, 0) << q.err;
+  for (const char* name : {"histogram_q1.pdf", "cdf_q1.pdf", "scatter_q1.pdf", "time_histories.pdf"})
+    EXPECT_EQ(read_file(pdf / name).rfind("%PDF", 0), 0u) << name << "\n" << q.out << q.err;
+  EXPECT_FALSE(fs::exists(pdf / "histogram_p2_max.pdf"));
+  const Result s = hydrosweep("plot '" + out.string() + "' --slice a=1", tmp.path);
+  EXPECT_EQ(s.code, 2);
+  EXPECT_NE(s.err.find("--slice holds an axis of a stability map"), std::string::npos) << s.err;
+  EXPECT_EQ(hydrosweep("plot '" + out.string() + "' --format jpg", tmp.path).code, 2);
 }
 
 // The plot script on synthetic files of every design (grid heat maps, Sobol

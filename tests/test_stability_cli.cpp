@@ -376,4 +376,30 @@ TEST(StabilityCli, PlotsEveryDesignShape) {
   r = hydrosweep("plot '" + dir.string() + "' --out '" + (tmp.path / "plots").string() + "'", tmp.path);
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(is_png(tmp.path / "plots" / "stability_map.png"));
+
+  // Every slice of a map is reachable: --slice holds the third axis at its
+  // second value (the nearest to the value given), said in the title; other
+  // formats by --format.
+  const fs::path three = tmp.path / "three_axes";
+  r = hydrosweep("plot '" + three.string() + "' --slice circuit.valve_time_constant=0.009 --format svg --out '" +
+                     (tmp.path / "slice").string() + "'",
+                 tmp.path);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string svg = read_file(tmp.path / "slice" / "stability_map.svg");
+  EXPECT_NE(svg.find("<svg"), std::string::npos);
+  EXPECT_NE(svg.find("circuit.valve_time_constant = 0.01 s"), std::string::npos);
+  r = hydrosweep("plot '" + three.string() + "' --format pdf --out '" + (tmp.path / "pdf").string() + "'", tmp.path);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(read_file(tmp.path / "pdf" / "stability_map.pdf").rfind("%PDF", 0), 0u);
+  // A slice of an axis the map does not hold, and of a map without a third axis: exit 2, named.
+  r = hydrosweep("plot '" + three.string() + "' --slice circuit.valve_time=0.01 --out '" + (tmp.path / "x").string() + "'",
+                 tmp.path);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--slice circuit.valve_time: not an axis held in the map (the axes beyond the first two: "
+                       "circuit.valve_time_constant)"),
+            std::string::npos)
+      << r.err;
+  r = hydrosweep("plot '" + dir.string() + "' --slice friction.coulomb_force=10", tmp.path);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--slice selects a slice of a grid map with more than two axes"), std::string::npos) << r.err;
 }

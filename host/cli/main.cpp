@@ -290,27 +290,44 @@ std::string plot_stability_map(const std::string& dir, const std::string& plot_d
 }
 
 // The plots are matplotlib's: run studies/plot_study.py (plot_script).
-int plot(const std::string& dir, const std::string& plot_dir) {
+// `hydrosweep plot`'s choices, passed to the plot scripts (studies/plot_study.py, plot_stability.py).
+struct PlotFlags {
+  std::vector<std::string> quantities;  // --quantity: outputs of a run to plot
+  std::vector<std::string> slices;      // --slice NAME=VALUE: a stability map's held axes
+  std::string format = "png";           // --format png|pdf|svg
+};
+
+int plot(const std::string& dir, const std::string& plot_dir, const PlotFlags& flags) {
   namespace fs = std::filesystem;
   // A final write that a killed run committed is finished first, so that the
   // plots read one run's files.
   hs::finish_interrupted_write(dir);
   // A `hydrosweep stability` directory: its map (and then a study's plots too
   // when DIR also holds results.h5).
-  if (fs::exists(fs::path(dir) / "stability.h5")) {
+  const bool map = fs::exists(fs::path(dir) / "stability.h5"), run = fs::exists(fs::path(dir) / "results.h5");
+  if (!flags.slices.empty() && !map)
+    throw UsageError("--slice holds an axis of a stability map; " + dir + " has no stability.h5");
+  if (!flags.quantities.empty() && map && !run)
+    throw UsageError("--quantity picks outputs of a run; " + dir + " holds a stability map (stability.h5) only");
+  if (map) {
     if (::access(kStabilityPlotScript.c_str(), R_OK) != 0) throw UsageError("plot script not found: " + kStabilityPlotScript);
-    std::vector<std::string> args = {dir};
+    std::vector<std::string> args = {dir, "--format", flags.format};
     if (!plot_dir.empty()) { args.push_back("--out"); args.push_back(plot_dir); }
+    for (const auto& s : flags.slices) { args.push_back("--slice"); args.push_back(s); }
     const int rc = run_python(kStabilityPlotScript, args, false);
     if (rc == 127) throw std::runtime_error("cannot run python3");
     if (rc == 3) throw std::runtime_error("python3 lacks h5py, matplotlib or numpy (scripts/setup.sh installs them)");
     if (rc != 0) return rc == 2 ? kExitUsage : kExitFailure;
-    if (!fs::exists(fs::path(dir) / "results.h5")) return 0;
+    if (!run) return 0;
   }
   const std::string script = plot_script("plot_study.py");
   if (::access(script.c_str(), R_OK) != 0) throw UsageError("plot script not found: " + script);
-  std::vector<std::string> args = {"python3", script, dir};
+  std::vector<std::string> args = {"python3", script, dir, "--format", flags.format};
   if (!plot_dir.empty()) { args.push_back("--out"); args.push_back(plot_dir); }
+  if (!flags.quantities.empty()) {
+    args.push_back("--quantity");
+    args.insert(args.end(), flags.quantities.begin(), flags.quantities.end());
+  }
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -508,7 +525,12 @@ int main(int argc, char** argv) {
   report_cmd->add_option("dir", out_dir, "Study output directory (holding results.h5)")->required();
   CLI::App* plot_cmd = app.add_subcommand("plot", "Plot a finished study (histograms, CDFs, Sobol indices, maps, time histories)");
   plot_cmd->add_option("dir", out_dir, "Study output directory (holding results.h5 or stability.h5)")->required();
-  plot_cmd->add_option("-o,--out", plot_dir, "Directory for the PNG files (default DIR/plots)");
+  plot_cmd->add_option("-o,--out", plot_dir, "Directory for the figures (default DIR/plots; a stability map: DIR)");
+  PlotFlags plot_flags;
+  plot_cmd->add_option("--quantity", plot_flags.quantities, "Outputs of a run to plot (default: the [analysis] quantities)");
+  plot_cmd->add_option("--slice", plot_flags.slices, "NAME=VALUE: hold a stability map's axis beyond the first two at VALUE (nearest)");
+  plot_cmd->add_option("--format", plot_flags.format, "Figure format: png (default), pdf, svg")
+      ->check(CLI::IsMember({"png", "pdf", "svg"}));
 
   StabilityFlags stab;
   CLI::App* stab_cmd = app.add_subcommand(
@@ -551,7 +573,7 @@ int main(int argc, char** argv) {
       throw UsageError("only `hydrosweep run` and `hydrosweep stability` are shared between MPI ranks; run `" +
                        app.get_subcommands().front()->get_name() + "` as a single process");
     if (*run_cmd) return run(study_path, out_dir, flags, ranks);
-    if (*plot_cmd) return plot(out_dir, plot_dir);
+    if (*plot_cmd) return plot(out_dir, plot_dir, plot_flags);
     if (*report_cmd) {
       std::printf("%s", hs::analysis_report(out_dir).c_str());
       return 0;
