@@ -189,7 +189,7 @@ StudyRunReport run_study(const StudyRecord& record, const Design& design, const 
   };
   // Several ranks: rank 0 shows the progress of its own share.
   Progress progress(ranks.root() ? opt.progress : ProgressStyle::none, ranks.size() > 1 ? own_instances : n,
-                    ranks.size() > 1 ? 0 : rep.resumed);
+                    ranks.size() > 1 ? 0 : rep.resumed, opt.progress_callback);
   base.progress = &progress.counter();
   on_every_rank(ranks, [&] {
     for (long c = 0; c < chunks; ++c) {

@@ -35,6 +35,7 @@ struct StudyRunOptions {
   long chunk_size = 0;                   // 0: the study's [execution] chunk_size, else automatic
   bool resume = false;                   // continue an interrupted run in the output directory
   ProgressStyle progress = ProgressStyle::automatic;  // automatic: bar on a terminal, lines otherwise
+  ProgressCallback progress_callback;                 // ProgressStyle::callback: called instead of printing
   const std::atomic<bool>* cancel = nullptr;          // stop cleanly when it becomes true (Ctrl-C)
   // The processes sharing this study (host/run/ranks.hpp); null: this one
   // alone. Every rank calls run_study with the same arguments; each runs its

@@ -1,5 +1,7 @@
 #include "host/run/progress.hpp"
 
+#include <utility>
+
 #include <unistd.h>
 
 #include <cmath>
@@ -19,9 +21,10 @@ std::string clock_text(double seconds) {
   return buf;
 }
 
-Progress::Progress(ProgressStyle style, long total, long already_done)
-    : total_(total), base_(already_done), start_(std::chrono::steady_clock::now()) {
+Progress::Progress(ProgressStyle style, long total, long already_done, ProgressCallback callback)
+    : callback_(std::move(callback)), total_(total), base_(already_done), start_(std::chrono::steady_clock::now()) {
   if (style == ProgressStyle::automatic) style = ::isatty(fileno(stderr)) ? ProgressStyle::bar : ProgressStyle::lines;
+  if (style == ProgressStyle::callback && !callback_) style = ProgressStyle::none;
   style_ = style;
   if (style_ == ProgressStyle::none) return;
   thread_ = std::thread([this] { loop(); });
@@ -39,13 +42,17 @@ void Progress::stop() {
 }
 
 void Progress::loop() {
-  const auto period = style_ == ProgressStyle::bar ? std::chrono::milliseconds(250) : std::chrono::milliseconds(10000);
+  const auto period = style_ == ProgressStyle::lines ? std::chrono::milliseconds(10000) : std::chrono::milliseconds(250);
   std::unique_lock<std::mutex> lock(mutex_);
   while (!wake_.wait_for(lock, period, [this] { return stopping_; })) print(false);
 }
 
 void Progress::print(bool final) {
   const long done = base_ + done_.load();
+  if (style_ == ProgressStyle::callback) {
+    callback_(done, total_, final);
+    return;
+  }
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   const double rate = elapsed > 0 ? done_.load() / elapsed : 0.0;
   const double eta = rate > 0 ? (total_ - done) / rate : std::numeric_limits<double>::quiet_NaN();

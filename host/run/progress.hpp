@@ -3,13 +3,18 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
 
 namespace hs {
 
-enum class ProgressStyle { automatic, bar, lines, none };
+// callback: no text; ProgressCallback every 250 ms and once at the end (an
+// embedding program's own display: the Python package's progress bar).
+enum class ProgressStyle { automatic, bar, lines, none, callback };
+// (instances done, instances in all, final call).
+using ProgressCallback = std::function<void(long done, long total, bool final)>;
 
 // "m:ss" or "h:mm:ss"; "--:--" for a time not known.
 std::string clock_text(double seconds);
@@ -18,7 +23,7 @@ std::string clock_text(double seconds);
 // every 10 s otherwise. Counts are instances; the rate is this call's.
 class Progress {
  public:
-  Progress(ProgressStyle style, long total, long already_done);
+  Progress(ProgressStyle style, long total, long already_done, ProgressCallback callback = nullptr);
   ~Progress() { stop(); }
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
@@ -31,6 +36,7 @@ class Progress {
   void print(bool final);
 
   ProgressStyle style_;
+  ProgressCallback callback_;
   long total_, base_;
   std::chrono::steady_clock::time_point start_;
   std::atomic<long> done_{0};

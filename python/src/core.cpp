@@ -152,8 +152,11 @@ void check_counts(int threads, long chunk_size) {
 
 // hydrosweep run STUDY --out DIR [--threads N] [--backend B] [--chunk-size N]
 // [--resume] --progress none --quiet (host/cli/main.cpp, run()).
+// progress: None, or a callable(done, total, final) the run calls every 250 ms
+// and once at the end, from its progress thread with the GIL taken; an
+// exception it raises is reported as unraisable and the run goes on.
 py::dict run(const std::string& path, const std::optional<std::string>& text, const std::string& out_dir, int threads,
-             const std::string& backend, long chunk_size, bool resume, bool handle_interrupt) {
+             const std::string& backend, long chunk_size, bool resume, bool handle_interrupt, py::object progress) {
   return guarded([&] {
     check_counts(threads, chunk_size);
     hs::StudyRunOptions opt;
@@ -164,6 +167,17 @@ py::dict run(const std::string& path, const std::optional<std::string>& text, co
     opt.chunk_size = chunk_size;
     opt.resume = resume;
     opt.progress = hs::ProgressStyle::none;
+    if (!progress.is_none()) {
+      opt.progress = hs::ProgressStyle::callback;
+      opt.progress_callback = [progress](long done, long total, bool final) {
+        py::gil_scoped_acquire gil;
+        try {
+          progress(done, total, final);
+        } catch (py::error_already_set& e) {
+          e.discard_as_unraisable("hydrosweep.run progress");
+        }
+      };
+    }
     std::atomic<bool> never{false};
     hs::StudyRunReport rep;
     {
@@ -388,7 +402,7 @@ PYBIND11_MODULE(_core, m) {
 
   m.def("version", [] { return std::string(hs::hydrosweep_version()); });
   m.def("run", &run, py::arg("path"), py::arg("text"), py::arg("out"), py::arg("threads"), py::arg("backend"),
-        py::arg("chunk_size"), py::arg("resume"), py::arg("handle_interrupt"));
+        py::arg("chunk_size"), py::arg("resume"), py::arg("handle_interrupt"), py::arg("progress") = py::none());
   m.def("stability", &stability, py::arg("path"), py::arg("text"), py::arg("out"), py::arg("threads"),
         py::arg("backend"));
   // A final write a killed run committed is completed before the package

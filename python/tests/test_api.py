@@ -230,6 +230,24 @@ def test_to_dataframe(small):
     assert df.attrs["units"]["p2_max"] == "Pa" and df.attrs["units"]["tracking_rms"] == "rad"
 
 
+def test_progress_callback_and_display(tmp_path, capsys):
+    """progress=callable gets (done, total) as the run goes, ending at total;
+    progress=True shows a bar (tqdm) or a line on stderr; the results are the
+    same files as a quiet run's."""
+    calls = []
+    study = str(DATA / "four_bar_small.toml")
+    r = hydrosweep.run(study, tmp_path / "a", threads=2, progress=lambda done, total: calls.append((done, total)))
+    assert calls and calls[-1] == (N, N)
+    assert all(t == N for _, t in calls)
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls)
+    capsys.readouterr()
+    hydrosweep.run(study, tmp_path / "b", threads=2, progress=True)
+    err = capsys.readouterr().err
+    assert f"{N}/{N}" in err, err
+    quiet = hydrosweep.run(study, tmp_path / "c", threads=2)
+    assert np.array_equal(r.outputs, quiet.outputs, equal_nan=True)
+
+
 def test_to_xarray(small, tmp_path):
     """Results and StabilityMap as xarray Datasets: the same values as the
     arrays, every variable with its unit, trajectories over (instance, sample)."""

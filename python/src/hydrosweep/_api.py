@@ -1,5 +1,6 @@
 """run, stability, models, parameters: the CLI's commands as functions."""
 import os
+import sys
 import threading
 import warnings
 
@@ -77,7 +78,36 @@ def _note(report):
         warnings.warn(report["note"], HydrosweepWarning, stacklevel=3)
 
 
-def run(study, out, *, threads=0, backend="auto", chunk_size=0, resume=False):
+def _progress_display(progress):
+    """What run()'s progress= becomes: None (quiet), or a callable(done, total,
+    final) for the host: the user's own (called with done and total), or for
+    True a tqdm bar when tqdm is installed, else one line on stderr redrawn."""
+    if progress is None or progress is False:
+        return None
+    if callable(progress):
+        return lambda done, total, final: progress(done, total)
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        tqdm = None
+    bar = []
+
+    def show(done, total, final):
+        if tqdm is not None:
+            if not bar:
+                bar.append(tqdm(total=total, unit="instance", desc="hydrosweep"))
+            bar[0].update(done - bar[0].n)
+            if final:
+                bar[0].close()
+            return
+        sys.stderr.write(f"\rhydrosweep: {done}/{total} instances ({100.0 * done / max(total, 1):.1f}%)"
+                         + ("\n" if final else ""))
+        sys.stderr.flush()
+
+    return show
+
+
+def run(study, out, *, threads=0, backend="auto", chunk_size=0, resume=False, progress=None):
     """Run every instance of a study and write OUT/results.h5 and OUT/summary.csv.
 
     The same as ``hydrosweep run STUDY --out OUT [--threads N] [--backend B]
@@ -93,6 +123,9 @@ def run(study, out, *, threads=0, backend="auto", chunk_size=0, resume=False):
         "kokkos" (this package is built for the CPU only; "auto" runs there).
     chunk_size: instances per chunk (0: the study's [execution] chunk_size, else
         automatic). resume: continue an interrupted run in OUT.
+    progress: None (quiet, the default); True: a tqdm bar when tqdm is
+        installed, else a line on stderr; or a callable(done, total) called
+        about every 250 ms and once at the end (from the run's progress thread).
 
     Returns a Results (arrays read back from OUT/results.h5; Results.report
     holds the run's counts and times). Raises StudyError (a bad study or
@@ -104,7 +137,8 @@ def run(study, out, *, threads=0, backend="auto", chunk_size=0, resume=False):
     """
     path, text = _source(_with_rows(study, out))
     main = threading.current_thread() is threading.main_thread()
-    report = _core.run(path, text, os.fspath(out), threads, backend, chunk_size, resume, main)
+    report = _core.run(path, text, os.fspath(out), threads, backend, chunk_size, resume, main,
+                       _progress_display(progress))
     _note(report)
     return Results(out, report=report)
 
