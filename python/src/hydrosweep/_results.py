@@ -5,6 +5,7 @@ The layout of both files is documented in host/results/output.hpp and
 docs/study-files.md; these classes read it into arrays with fixed shapes and
 dtypes (python/README.md lists them).
 """
+import importlib
 import os
 
 import h5py
@@ -43,22 +44,22 @@ def _attrs(obj):
     return {k: _python(v) for k, v in obj.attrs.items()}
 
 
-def _pandas():
+def _optional(module, method):
+    """An optional dependency (an extra of the package), or ImportError
+    saying how to install it."""
     try:
-        import pandas
+        return importlib.import_module(module)
     except ImportError as e:  # pragma: no cover - depends on the environment
-        raise ImportError("to_dataframe() needs pandas, which is not installed: "
-                          "pip install pandas (or pip install './python[pandas]')") from e
-    return pandas
+        raise ImportError(f"{method}() needs {module}, which is not installed: "
+                          f"pip install {module} (or pip install './python[{module}]')") from e
+
+
+def _pandas():
+    return _optional("pandas", "to_dataframe")
 
 
 def _xarray():
-    try:
-        import xarray
-    except ImportError as e:  # pragma: no cover - depends on the environment
-        raise ImportError("to_xarray() needs xarray, which is not installed: "
-                          "pip install xarray (or pip install './python[xarray]')") from e
-    return xarray
+    return _optional("xarray", "to_xarray")
 
 
 # /metadata attributes a Dataset carries (scalars that say what the study was).
