@@ -83,3 +83,10 @@ def test_check_returns_the_design_and_raises_for_a_bad_study(tmp_path):
     assert hydrosweep.check(dict(BASE, sample={"rows": POINTS, "columns": COLUMNS}), rows=2)["design"].shape == (2, 2)
     with pytest.raises(hydrosweep.StudyError, match="unknown parameter 'friction.coulomb'"):
         hydrosweep.check(dict(BASE, sample={"rows": POINTS, "columns": ["friction.coulomb", COLUMNS[1]]}))
+
+
+def test_rows_into_an_out_that_is_a_file_is_an_output_error(tmp_path):
+    out = tmp_path / "a_file"
+    out.write_text("not a directory")
+    with pytest.raises(hydrosweep.OutputError, match="cannot hold the design's rows"):
+        hydrosweep.run(dict(BASE, sample={"rows": POINTS, "columns": COLUMNS}), out)

@@ -63,9 +63,12 @@ def _with_rows(study, out):
                              "(dotted parameter names, in order), or pass a pandas DataFrame")
     if array.ndim != 2:
         raise ValueError(f"sample.rows: a design is a 2-D array (rows, columns), not shape {array.shape}")
-    os.makedirs(out, exist_ok=True)
     path = os.path.join(os.path.abspath(os.fspath(out)), "design_rows.npy")
-    np.save(path, np.ascontiguousarray(array, dtype="<f8"))
+    try:
+        os.makedirs(out, exist_ok=True)
+        np.save(path, np.ascontiguousarray(array, dtype="<f8"))
+    except OSError as e:  # as the run's own output check would say it: the CLI's exit 1
+        raise _core.OutputError(f"{os.fspath(out)}: cannot hold the design's rows ({path}): {e.strerror or e}") from e
     sample.setdefault("method", "rows")
     sample.update(file=path, columns=columns)
     study = dict(study)
