@@ -1,8 +1,6 @@
 // Reading a user's design file (design_rows.hpp): CSV, NumPy .npy, HDF5.
 #include "host/design/design_rows.hpp"
 
-#include <hdf5.h>
-
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -13,6 +11,7 @@
 #include <sstream>
 
 #include "host/design/design.hpp"
+#include "host/hdf5_read.hpp"
 
 namespace hs {
 
@@ -259,60 +258,22 @@ DesignRows read_npy(const std::string& path, const std::string& bytes, const std
 
 // ---- HDF5 -----------------------------------------------------------------
 
-struct H5Closer {
-  hid_t id;
-  herr_t (*close)(hid_t);
-  ~H5Closer() {
-    if (id >= 0) close(id);
-  }
-};
-
-std::vector<std::string> string_attribute(hid_t obj, const char* name) {
-  std::vector<std::string> out;
-  if (H5Aexists(obj, name) <= 0) return out;
-  H5Closer a{H5Aopen(obj, name, H5P_DEFAULT), H5Aclose};
-  H5Closer t{H5Aget_type(a.id), H5Tclose};
-  H5Closer s{H5Aget_space(a.id), H5Sclose};
-  if (a.id < 0 || t.id < 0 || s.id < 0 || H5Tget_class(t.id) != H5T_STRING) return out;
-  const hssize_t n = H5Sget_simple_extent_npoints(s.id);
-  if (n <= 0 || n > 100000) return out;
-  if (H5Tis_variable_str(t.id) > 0) {
-    H5Closer mt{H5Tcopy(H5T_C_S1), H5Tclose};
-    H5Tset_size(mt.id, H5T_VARIABLE);
-    H5Tset_cset(mt.id, H5Tget_cset(t.id));
-    std::vector<char*> p(static_cast<size_t>(n), nullptr);
-    if (H5Aread(a.id, mt.id, p.data()) < 0) return out;
-    for (char* c : p) out.emplace_back(c ? c : "");
-    H5Dvlen_reclaim(mt.id, s.id, H5P_DEFAULT, p.data());
-  } else {
-    const size_t size = H5Tget_size(t.id);
-    std::vector<char> buf(static_cast<size_t>(n) * size);
-    H5Closer mt{H5Tcopy(t.id), H5Tclose};
-    if (H5Aread(a.id, mt.id, buf.data()) < 0) return out;
-    for (hssize_t k = 0; k < n; ++k) {
-      const char* c = buf.data() + k * size;
-      out.emplace_back(c, strnlen(c, size));
-    }
-  }
-  return out;
-}
-
 DesignRows read_hdf5(const std::string& path, const std::string& dataset_name, const std::vector<std::string>& names, long max_rows) {
   DesignRows d;
   d.path = path;
   d.format = "hdf5";
   d.dataset = dataset_name.empty() ? "design" : dataset_name;
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors come back as messages of ours, not printed stacks
-  H5Closer f{H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose};
+  H5Handle f{H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose};
   if (f.id < 0) fail(path + ": not an HDF5 file, or it cannot be opened");
   if (H5Lexists(f.id, d.dataset.c_str(), H5P_DEFAULT) <= 0)
     fail(path + ": no dataset '" + d.dataset + "' (sample.dataset names the design's dataset; default \"design\")");
-  H5Closer ds{H5Dopen2(f.id, d.dataset.c_str(), H5P_DEFAULT), H5Dclose};
+  H5Handle ds{H5Dopen2(f.id, d.dataset.c_str(), H5P_DEFAULT), H5Dclose};
   if (ds.id < 0) fail(path + ": '" + d.dataset + "' is not a dataset");
-  H5Closer type{H5Dget_type(ds.id), H5Tclose};
+  H5Handle type{H5Dget_type(ds.id), H5Tclose};
   const H5T_class_t cls = H5Tget_class(type.id);
   if (cls != H5T_FLOAT && cls != H5T_INTEGER) fail(path + ": dataset '" + d.dataset + "' is not numeric (a design is a 2-D array of numbers)");
-  H5Closer space{H5Dget_space(ds.id), H5Sclose};
+  H5Handle space{H5Dget_space(ds.id), H5Sclose};
   const int rank = H5Sget_simple_extent_ndims(space.id);
   if (rank != 1 && rank != 2) fail(path + ": dataset '" + d.dataset + "' has " + std::to_string(rank) + " dimensions; a design is 2-D (rows, columns) or 1-D");
   hsize_t dims[2] = {0, 1};
@@ -320,7 +281,7 @@ DesignRows read_hdf5(const std::string& path, const std::string& dataset_name, c
   const long n = static_cast<long>(dims[0]), m = static_cast<long>(rank == 2 ? dims[1] : 1);
   check_row_count(path, n, max_rows);
   check_value_count(path, static_cast<double>(n), static_cast<double>(m));
-  d.columns = names.empty() ? string_attribute(ds.id, "columns") : names;
+  d.columns = names.empty() ? read_string_attribute(ds.id, "columns") : names;
   if (d.columns.empty())
     fail(path + ": dataset '" + d.dataset + "' has no \"columns\" attribute; name its columns with sample.columns = [...]");
   if (d.columns.size() != static_cast<size_t>(m))

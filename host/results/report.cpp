@@ -2,52 +2,29 @@
 // group and the outputs' units that host/results/output.cpp writes.
 #include "host/results/report.hpp"
 
-#include <hdf5.h>
-
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "host/hdf5_read.hpp"
 #include "host/run/errors.hpp"
 
 namespace hs {
 namespace {
-
-struct Closer {
-  hid_t id;
-  herr_t (*close)(hid_t);
-  ~Closer() {
-    if (id >= 0) close(id);
-  }
-};
 
 bool has_attribute(hid_t obj, const std::string& name) { return H5Aexists(obj, name.c_str()) > 0; }
 
 double number(hid_t obj, const std::string& name) {
   double v = NAN;
   if (!has_attribute(obj, name)) return v;
-  Closer a{H5Aopen(obj, name.c_str(), H5P_DEFAULT), H5Aclose};
+  H5Handle a{H5Aopen(obj, name.c_str(), H5P_DEFAULT), H5Aclose};
   if (a.id >= 0) H5Aread(a.id, H5T_NATIVE_DOUBLE, &v);
   return v;
 }
 
-std::vector<std::string> strings(hid_t obj, const std::string& name) {
-  std::vector<std::string> out;
-  if (!has_attribute(obj, name)) return out;
-  Closer a{H5Aopen(obj, name.c_str(), H5P_DEFAULT), H5Aclose};
-  Closer t{H5Aget_type(a.id), H5Tclose};
-  Closer s{H5Aget_space(a.id), H5Sclose};
-  if (H5Tget_class(t.id) != H5T_STRING || H5Tis_variable_str(t.id) <= 0) return out;
-  const hssize_t n = H5Sget_simple_extent_npoints(s.id);
-  if (n <= 0) return out;
-  std::vector<char*> p(static_cast<size_t>(n), nullptr);
-  if (H5Aread(a.id, t.id, p.data()) < 0) return out;
-  for (char* c : p) out.emplace_back(c ? c : "");
-  H5Dvlen_reclaim(t.id, s.id, H5P_DEFAULT, p.data());
-  return out;
-}
+std::vector<std::string> strings(hid_t obj, const std::string& name) { return read_string_attribute(obj, name.c_str()); }
 
 std::string text(hid_t obj, const std::string& name) {
   const auto v = strings(obj, name);
@@ -57,8 +34,8 @@ std::string text(hid_t obj, const std::string& name) {
 std::vector<double> doubles(hid_t parent, const std::string& name) {
   std::vector<double> v;
   if (H5Lexists(parent, name.c_str(), H5P_DEFAULT) <= 0) return v;
-  Closer d{H5Dopen2(parent, name.c_str(), H5P_DEFAULT), H5Dclose};
-  Closer s{H5Dget_space(d.id), H5Sclose};
+  H5Handle d{H5Dopen2(parent, name.c_str(), H5P_DEFAULT), H5Dclose};
+  H5Handle s{H5Dget_space(d.id), H5Sclose};
   const hssize_t n = H5Sget_simple_extent_npoints(s.id);
   if (n <= 0 || n > (1 << 20)) return v;
   v.resize(static_cast<size_t>(n));
@@ -108,14 +85,14 @@ std::string analysis_report(const std::string& dir_or_file) {
   if (!fs::is_regular_file(path, ec))
     throw OutputError(path.string() + ": no such file (report reads the results.h5 of a finished `hydrosweep run`)");
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  Closer f{H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose};
+  H5Handle f{H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose};
   if (f.id < 0 || !exists(f.id, "metadata") || !exists(f.id, "outputs"))
     throw OutputError(path.string() + ": not a hydrosweep results file (no /metadata and /outputs)");
-  Closer meta{H5Gopen2(f.id, "metadata", H5P_DEFAULT), H5Gclose};
-  Closer outputs{H5Gopen2(f.id, "outputs", H5P_DEFAULT), H5Gclose};
+  H5Handle meta{H5Gopen2(f.id, "metadata", H5P_DEFAULT), H5Gclose};
+  H5Handle outputs{H5Gopen2(f.id, "outputs", H5P_DEFAULT), H5Gclose};
   auto unit_of = [&](const std::string& q) {
     if (!exists(outputs.id, q)) return std::string();
-    Closer d{H5Dopen2(outputs.id, q.c_str(), H5P_DEFAULT), H5Dclose};
+    H5Handle d{H5Dopen2(outputs.id, q.c_str(), H5P_DEFAULT), H5Dclose};
     const std::string u = text(d.id, "unit");
     return u == "-" ? std::string() : u;
   };
@@ -123,16 +100,16 @@ std::string analysis_report(const std::string& dir_or_file) {
   std::string out = "study \"" + text(meta.id, "study_name") + "\" (" + text(meta.id, "model") + ", " +
                     text(meta.id, "sample_method") + "): " + g(n) + " instances, " + g(failed) + " failed\n";
   if (!exists(f.id, "analysis")) return out + "no [analysis] table: nothing analysed (summary.csv has every output)\n";
-  Closer an{H5Gopen2(f.id, "analysis", H5P_DEFAULT), H5Gclose};
+  H5Handle an{H5Gopen2(f.id, "analysis", H5P_DEFAULT), H5Gclose};
   const double confidence = number(an.id, "confidence");
   const std::vector<std::string> quantities = strings(an.id, "quantities");
   if (exists(an.id, "statistics") && !quantities.empty()) {
-    Closer st{H5Gopen2(an.id, "statistics", H5P_DEFAULT), H5Gclose};
+    H5Handle st{H5Gopen2(an.id, "statistics", H5P_DEFAULT), H5Gclose};
     std::vector<std::vector<std::string>> rows;
     std::vector<double> levels;
     for (const auto& q : quantities) {
       if (!exists(st.id, q)) continue;
-      Closer h{H5Gopen2(st.id, q.c_str(), H5P_DEFAULT), H5Gclose};
+      H5Handle h{H5Gopen2(st.id, q.c_str(), H5P_DEFAULT), H5Gclose};
       if (rows.empty()) {
         levels = doubles(h.id, "quantile_levels");
         std::vector<std::string> head = {"quantity", "unit", "mean", percent(confidence) + " interval", "std"};
@@ -151,7 +128,7 @@ std::string analysis_report(const std::string& dir_or_file) {
     if (!rows.empty()) out += "statistics (failed instances excluded; intervals by bootstrap):\n" + table(rows);
   }
   if (exists(an.id, "failure")) {
-    Closer fa{H5Gopen2(an.id, "failure", H5P_DEFAULT), H5Gclose};
+    H5Handle fa{H5Gopen2(an.id, "failure", H5P_DEFAULT), H5Gclose};
     const std::string q = text(fa.id, "quantity"), u = unit_of(q);
     out += "failure probability P[" + q + (text(fa.id, "direction") == "below" ? " < " : " > ") + g(number(fa.id, "limit")) +
            (u.empty() ? "" : " " + u) + "] = " + g(number(fa.id, "probability")) + " " +
@@ -159,10 +136,10 @@ std::string analysis_report(const std::string& dir_or_file) {
            g(number(fa.id, "count")) + ", " + percent(confidence) + " Wilson score interval)\n";
   }
   if (exists(an.id, "sobol")) {
-    Closer so{H5Gopen2(an.id, "sobol", H5P_DEFAULT), H5Gclose};
+    H5Handle so{H5Gopen2(an.id, "sobol", H5P_DEFAULT), H5Gclose};
     for (const auto& q : quantities) {
       if (!exists(so.id, q)) continue;
-      Closer h{H5Gopen2(so.id, q.c_str(), H5P_DEFAULT), H5Gclose};
+      H5Handle h{H5Gopen2(so.id, q.c_str(), H5P_DEFAULT), H5Gclose};
       const auto factors = strings(h.id, "factors");
       const auto s1 = doubles(h.id, "first_order"), s1l = doubles(h.id, "first_order_ci_low"),
                  s1h = doubles(h.id, "first_order_ci_high"), st = doubles(h.id, "total"), stl = doubles(h.id, "total_ci_low"),
