@@ -19,6 +19,7 @@
 #include <type_traits>
 
 #include "host/registry/models.hpp"
+#include "host/study/study.hpp"
 #include "host/constrained/points.hpp"
 #include "host/run/backends/cpu_space.hpp"
 #include "host/run/backends/instance_kernel.hpp"

@@ -19,11 +19,18 @@
 #include "host/run/batch.hpp"
 #include "kernels/catalog/catalog.hpp"
 #include "host/run/ranks.hpp"
-#include "host/study/study.hpp"
 #include "kernels/linearize/stability.hpp"
 #include "host/run/backends/host_kernel_entry.hpp"
 
 namespace hs {
+
+// The study stage's types, named by the study-level functions only: declared,
+// not included (host/study/study.hpp), so that the kernel units that include
+// this header through host/run/backends/space_batch.hpp do not recompile when
+// the study format or the design changes (docs/build.md §1).
+struct StabilitySpec;
+struct StudyRecord;
+struct Design;
 
 using StabilityPoint = StabilityRecord;
 
