@@ -94,6 +94,31 @@ TEST(Report, SaltelliStudyPrintsItsSobolIndices) {
   EXPECT_NE(rep.out.find("input.gain"), std::string::npos);
 }
 
+TEST(Report, SecondOrderSaltelliStudyPrintsItsPairs) {
+  TempDir tmp;
+  std::string study = kSaltelli;
+  study.replace(study.find("count = 16\n"), 11, "count = 16\nsecond_order = true\n");
+  write_file(tmp.path / "s2.toml", study);
+  const fs::path out = tmp.path / "o";
+  ASSERT_EQ(hydrosweep("run '" + (tmp.path / "s2.toml").string() + "' --out '" + out.string() + "' --quiet", tmp.path).code, 0);
+  const Result rep = hydrosweep("report '" + out.string() + "'", tmp.path);
+  ASSERT_EQ(rep.code, 0) << rep.err;
+  std::printf("%s", rep.out.c_str());
+  H5File f(out / "results.h5");
+  // 16 blocks of 2d + 2 = 6 instances; S_01 at (0, 1) of the 2 x 2 matrix.
+  EXPECT_EQ(int_attribute(f.id, "/metadata", "instance_count"), 16 * 6);
+  const auto s2 = read_doubles(f.id, "/analysis/sobol/p2_max/second_order");
+  const auto lo = read_doubles(f.id, "/analysis/sobol/p2_max/second_order_ci_low");
+  const auto hi = read_doubles(f.id, "/analysis/sobol/p2_max/second_order_ci_high");
+  ASSERT_EQ(s2.size(), 4u);
+  EXPECT_TRUE(std::isnan(s2[0]) && std::isnan(s2[2]) && std::isnan(s2[3]));
+  ASSERT_TRUE(std::isfinite(s2[1]));
+  EXPECT_LE(lo[1], hi[1]);
+  EXPECT_NE(rep.out.find("second order S2"), std::string::npos) << rep.out;
+  EXPECT_NE(rep.out.find("circuit.oil_bulk_modulus x input.gain  " + g(s2[1])), std::string::npos) << rep.out;
+  EXPECT_NE(rep.out.find("[" + g(lo[1]) + ", " + g(hi[1]) + "]"), std::string::npos) << rep.out;
+}
+
 TEST(Report, MissingOrForeignFilesAreMessages) {
   TempDir tmp;
   const Result none = hydrosweep("report '" + (tmp.path / "nowhere").string() + "'", tmp.path);

@@ -737,3 +737,26 @@ TEST(SaltelliDesign, BlocksFollowTheDocumentedLayout) {
   double out[3];
   EXPECT_THROW(saltelli_point(base.row(0), d, d + 2, out), std::out_of_range);
 }
+
+TEST(SaltelliDesign, SecondOrderBlocksAddBWithOneColumnFromA) {
+  // Saltelli 2002: blocks of 2d + 2 rows, the d + 2 of the first-order design
+  // unchanged, then B_A^(i) = B with column i from A (sampling.hpp).
+  const std::size_t d = 3, N = 4;
+  SampleMatrix base(N, 2 * d);
+  for (std::size_t r = 0; r < N; ++r)
+    for (std::size_t c = 0; c < 2 * d; ++c) base(r, c) = 10.0 * r + c;
+  const SampleMatrix first = saltelli_design(base), s = saltelli_design(base, true);
+  ASSERT_EQ(saltelli_block_size(d, true), 2 * d + 2);
+  ASSERT_EQ(s.rows, N * (2 * d + 2));
+  for (std::size_t r = 0; r < N; ++r) {
+    const std::size_t row0 = r * (2 * d + 2);
+    for (std::size_t role = 0; role < d + 2; ++role)
+      for (std::size_t j = 0; j < d; ++j) EXPECT_EQ(s(row0 + role, j), first(r * (d + 2) + role, j)) << r << " " << role;
+    for (std::size_t i = 0; i < d; ++i)
+      for (std::size_t j = 0; j < d; ++j)
+        EXPECT_EQ(s(row0 + saltelli_role_ba0(d) + i, j), j == i ? base(r, j) : base(r, d + j)) << r << " " << i;
+  }
+  double out[3];
+  EXPECT_NO_THROW(saltelli_point(base.row(0), d, 2 * d + 1, out, true));
+  EXPECT_THROW(saltelli_point(base.row(0), d, 2 * d + 2, out, true), std::out_of_range);
+}

@@ -39,7 +39,7 @@ long Design::instance_count() const {
       for (const auto& a : grid) n *= static_cast<long>(a.values.size());
       return n;
     }
-    case SampleMethod::saltelli: return sample_count * static_cast<long>(grid.size() + 2);
+    case SampleMethod::saltelli: return sample_count * static_cast<long>(saltelli_block_size(grid.size(), second_order));
     default: return sample_count;
   }
 }
@@ -67,10 +67,10 @@ void Design::unit_point(long i, double* u) const {
     case SampleMethod::sobol: sobol->point(static_cast<uint64_t>(i) + (scramble ? 0 : 1), u); break;
     case SampleMethod::monte_carlo: monte_carlo_unit_point(seed, static_cast<uint64_t>(i), d, u); break;
     case SampleMethod::saltelli: {
-      const long block = static_cast<long>(saltelli_block_size(d));
+      const long block = static_cast<long>(saltelli_block_size(d, second_order));
       std::vector<double> base(2 * d);
       sobol->point(static_cast<uint64_t>(i / block) + (scramble ? 0 : 1), base.data());
-      saltelli_point(base.data(), d, static_cast<size_t>(i % block), u);
+      saltelli_point(base.data(), d, static_cast<size_t>(i % block), u, second_order);
       break;
     }
     case SampleMethod::grid:
@@ -202,7 +202,8 @@ const char* Design::sampler_description() const {
     case SampleMethod::saltelli:
       return "Saltelli 2010 design: base point r of a Sobol' sequence of dimension 2d (scrambled as for sobol) gives A = its "
              "first d coordinates, B = its last d, and A_B^j = A with column j from B; rows in blocks of d + 2 "
-             "(A, B, A_B^0 ... A_B^(d-1)), see saltelli_role";
+             "(A, B, A_B^0 ... A_B^(d-1)), with second_order = 1 blocks of 2d + 2 that add B_A^j = B with column j from A "
+             "(Saltelli 2002), see saltelli_role";
     case SampleMethod::rows:
       return "the rows of a file (sample.file): instance i is row i, column k sets factor k's parameter; the rows are "
              "stored in /metadata/design/rows";

@@ -57,6 +57,7 @@ struct Design {
   long sample_count = 0;   // lhs/sobol/monte-carlo: instances; saltelli: base samples N
   std::uint64_t seed = 0;
   bool scramble = true;    // sobol/saltelli
+  bool second_order = false;  // saltelli: blocks of 2d + 2 rows for second-order indices (sample.second_order)
   std::vector<Factor> grid;  // the design's factors ([[grid]] axes or [[factor]]s), in file order
   std::vector<DerivedParameter> derived;
   // The point sets of the sampled methods (built by the parser).
@@ -71,7 +72,8 @@ struct Design {
   std::vector<double> rank_correlation, copula_cholesky;
 
   // Grid: product of the axis sizes (1 without a grid); lhs/sobol/monte-carlo:
-  // sample_count; saltelli: sample_count x (factors + 2); rows: the file's rows.
+  // sample_count; saltelli: sample_count x (factors + 2), x (2 factors + 2) with
+  // second_order; rows: the file's rows.
   long instance_count() const;
   long parameter_count() const { return descriptor->parameter_count(); }
   // Names of the varied inputs: the factors, then the derived parameters.

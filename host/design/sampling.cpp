@@ -1065,10 +1065,19 @@ SampleMatrix monte_carlo(const std::vector<Distribution>& marginals, std::size_t
 // Saltelli design
 // ---------------------------------------------------------------------------
 
-void saltelli_point(const double* base_point, std::size_t d, std::size_t role, double* out) {
-  if (role >= d + 2) throw std::out_of_range("saltelli_point: role " + std::to_string(role) + " >= d + 2");
+void saltelli_point(const double* base_point, std::size_t d, std::size_t role, double* out, bool second_order) {
+  const std::size_t block = saltelli_block_size(d, second_order);
+  if (role >= block)
+    throw std::out_of_range("saltelli_point: role " + std::to_string(role) + " >= " + std::to_string(block) +
+                            (second_order ? " (2d + 2)" : " (d + 2)"));
   const double* a = base_point;
   const double* b = base_point + d;
+  if (role >= saltelli_role_ba0(d)) {  // B_A^(i): the second-order rows (Saltelli 2002)
+    const std::size_t i = role - saltelli_role_ba0(d);
+    std::copy(b, b + d, out);
+    out[i] = a[i];
+    return;
+  }
   if (role == saltelli_role_b) {
     std::copy(b, b + d, out);
     return;
@@ -1080,15 +1089,16 @@ void saltelli_point(const double* base_point, std::size_t d, std::size_t role, d
   }
 }
 
-SampleMatrix saltelli_design(const SampleMatrix& base) {
+SampleMatrix saltelli_design(const SampleMatrix& base, bool second_order) {
   if (base.cols == 0 || base.cols % 2 != 0)
     throw std::invalid_argument("saltelli_design: base design has " + std::to_string(base.cols) +
                                 " columns (allowed: an even number 2d > 0)");
   const std::size_t d = base.cols / 2;
-  const std::size_t block = saltelli_block_size(d);
+  const std::size_t block = saltelli_block_size(d, second_order);
   SampleMatrix out(base.rows * block, d);
   for (std::size_t r = 0; r < base.rows; ++r)
-    for (std::size_t role = 0; role < block; ++role) saltelli_point(base.row(r), d, role, out.row(r * block + role));
+    for (std::size_t role = 0; role < block; ++role)
+      saltelli_point(base.row(r), d, role, out.row(r * block + role), second_order);
   return out;
 }
 

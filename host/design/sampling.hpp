@@ -269,11 +269,21 @@ SampleMatrix monte_carlo(const std::vector<Distribution>& marginals, std::size_t
 //     row r(d+2) + 2 + i  A_B^(i)_r: A_r with column i taken from B_r  (i = 0..d−1)
 // so a failed instance only spoils its own block and any row can be built from
 // its base point alone. sobol_indices() in host/results/analysis.hpp reads this layout.
+// With second-order indices (Saltelli 2002, "Making best use of model
+// evaluations to compute sensitivity indices", Comput. Phys. Commun. 145,
+// 280–297) each block has 2d + 2 rows: the d + 2 above, then
+//     row r(2d+2) + d + 2 + i  B_A^(i)_r: B_r with column i taken from A_r
+// (SALib's calc_second_order layout, with B moved second).
 enum : std::size_t { saltelli_role_a = 0, saltelli_role_b = 1, saltelli_role_ab0 = 2 };
-inline std::size_t saltelli_block_size(std::size_t d) { return d + 2; }
-// Row of role `role` (0 = A, 1 = B, 2 + i = A_B^(i)) from one base point of 2d values.
-void saltelli_point(const double* base_point, std::size_t d, std::size_t role, double* out);
-// base: N × 2d. Result: N(d+2) × d.
-SampleMatrix saltelli_design(const SampleMatrix& base);
+inline std::size_t saltelli_block_size(std::size_t d, bool second_order = false) {
+  return second_order ? 2 * d + 2 : d + 2;
+}
+// The role of B_A^(0): B_A^(i) is role saltelli_role_ba0(d) + i.
+inline std::size_t saltelli_role_ba0(std::size_t d) { return d + 2; }
+// Row of role `role` (0 = A, 1 = B, 2 + i = A_B^(i), d + 2 + i = B_A^(i) when
+// second_order) from one base point of 2d values.
+void saltelli_point(const double* base_point, std::size_t d, std::size_t role, double* out, bool second_order = false);
+// base: N × 2d. Result: N·saltelli_block_size(d, second_order) × d.
+SampleMatrix saltelli_design(const SampleMatrix& base, bool second_order = false);
 
 }  // namespace hs

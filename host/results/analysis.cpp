@@ -176,20 +176,25 @@ FailureProbability failure_probability(const std::vector<double>& outputs, doubl
   return f;
 }
 
-SobolIndices sobol_indices(const std::vector<double>& outputs, std::size_t d, const BootstrapOptions& options) {
+SobolIndices sobol_indices(const std::vector<double>& outputs, std::size_t d, const BootstrapOptions& options,
+                           bool second_order) {
   check_level(options.level, "sobol_indices");
   if (d == 0) throw std::invalid_argument("sobol_indices: dimension 0 is not allowed (allowed: d >= 1)");
-  const std::size_t block = saltelli_block_size(d);
+  if (second_order && d < 2)
+    throw std::invalid_argument("sobol_indices: second-order indices need d >= 2 (got d = " + std::to_string(d) + ")");
+  const std::size_t block = saltelli_block_size(d, second_order);
   if (outputs.size() % block != 0)
     throw std::invalid_argument("sobol_indices: " + std::to_string(outputs.size()) +
-                                " outputs are not a whole number of Saltelli blocks of d + 2 = " +
-                                std::to_string(block));
+                                " outputs are not a whole number of Saltelli blocks of " +
+                                (second_order ? "2d + 2 = " : "d + 2 = ") + std::to_string(block));
   SobolIndices s;
   s.dimension = d;
   s.base_rows = outputs.size() / block;
   s.first_order.resize(d);
   s.total_order.resize(d);
+  if (second_order) s.second_order.resize(d * d);
   for (std::size_t i = 0; i < d; ++i) s.first_order[i].ci.level = s.total_order[i].ci.level = options.level;
+  for (auto& e : s.second_order) e.ci.level = options.level;
 
   // Valid blocks, copied contiguously.
   std::vector<double> f;
@@ -213,7 +218,8 @@ SobolIndices sobol_indices(const std::vector<double>& outputs, std::size_t d, co
 
   // Estimates for row weights w_r (1 for the data, resample counts for a
   // bootstrap replicate; Σ w_r = n either way).
-  std::vector<double> first(d), total(d);
+  std::vector<double> first(d), total(d), pair(second_order ? d * d : 0);
+  const std::size_t ba0 = saltelli_role_ba0(d);
   auto estimate = [&](auto weight, double& variance) {
     double sum = 0.0;
     for (std::size_t r = 0; r < n; ++r) sum += weight(r) * (f[r * block + saltelli_role_a] + f[r * block + saltelli_role_b]);
@@ -221,6 +227,7 @@ SobolIndices sobol_indices(const std::vector<double>& outputs, std::size_t d, co
     double ss = 0.0;
     std::fill(first.begin(), first.end(), 0.0);
     std::fill(total.begin(), total.end(), 0.0);
+    std::fill(pair.begin(), pair.end(), 0.0);
     for (std::size_t r = 0; r < n; ++r) {
       const double w = weight(r);
       if (w == 0.0) continue;
@@ -232,12 +239,18 @@ SobolIndices sobol_indices(const std::vector<double>& outputs, std::size_t d, co
         first[i] += w * fb * (fab - fa);
         total[i] += w * (fa - fab) * (fa - fab);
       }
+      if (second_order)
+        for (std::size_t j = 0; j < d; ++j)
+          for (std::size_t k = j + 1; k < d; ++k) pair[j * d + k] += w * (y[ba0 + j] * y[saltelli_role_ab0 + k] - fa * fb);
     }
     variance = ss / (2.0 * static_cast<double>(n) - 1.0);
     for (std::size_t i = 0; i < d; ++i) {
       first[i] = first[i] / static_cast<double>(n) / variance;
       total[i] = total[i] / (2.0 * static_cast<double>(n)) / variance;
     }
+    for (std::size_t j = 0; j < d && second_order; ++j)
+      for (std::size_t k = j + 1; k < d; ++k)
+        pair[j * d + k] = pair[j * d + k] / static_cast<double>(n) / variance - first[j] - first[k];
   };
   double variance;
   estimate([](std::size_t) { return 1.0; }, variance);
@@ -246,10 +259,17 @@ SobolIndices sobol_indices(const std::vector<double>& outputs, std::size_t d, co
     s.first_order[i].value = first[i];
     s.total_order[i].value = total[i];
   }
+  auto pairs = [&](auto&& visit) {
+    for (std::size_t j = 0; j < d && second_order; ++j)
+      for (std::size_t k = j + 1; k < d; ++k) visit(j * d + k);
+  };
+  pairs([&](std::size_t jk) { s.second_order[jk].value = pair[jk]; });
   if (options.resamples == 0) return s;
 
   const std::size_t B = options.resamples;
   std::vector<std::vector<double>> rep_first(d, std::vector<double>(B)), rep_total(d, std::vector<double>(B));
+  std::vector<std::vector<double>> rep_pair(pair.size());
+  pairs([&](std::size_t jk) { rep_pair[jk].resize(B); });
   std::vector<std::uint32_t> c;
   for (std::size_t b = 0; b < B; ++b) {
     draw_counts(options.seed, b, n, c);
@@ -259,20 +279,23 @@ SobolIndices sobol_indices(const std::vector<double>& outputs, std::size_t d, co
       rep_first[i][b] = first[i];
       rep_total[i][b] = total[i];
     }
+    pairs([&](std::size_t jk) { rep_pair[jk][b] = pair[jk]; });
   }
   for (std::size_t i = 0; i < d; ++i) {
     s.first_order[i].ci = percentile_interval(rep_first[i], options.level);
     s.total_order[i].ci = percentile_interval(rep_total[i], options.level);
   }
+  pairs([&](std::size_t jk) { s.second_order[jk].ci = percentile_interval(rep_pair[jk], options.level); });
   return s;
 }
 
-std::vector<double> saltelli_independent_rows(const std::vector<double>& outputs, std::size_t d) {
+std::vector<double> saltelli_independent_rows(const std::vector<double>& outputs, std::size_t d, bool second_order) {
   if (d == 0) throw std::invalid_argument("saltelli_independent_rows: dimension 0 is not allowed (allowed: d >= 1)");
-  const std::size_t block = saltelli_block_size(d);
+  const std::size_t block = saltelli_block_size(d, second_order);
   if (outputs.size() % block != 0)
     throw std::invalid_argument("saltelli_independent_rows: " + std::to_string(outputs.size()) +
-                                " outputs are not a whole number of Saltelli blocks of d + 2 = " + std::to_string(block));
+                                " outputs are not a whole number of Saltelli blocks of " +
+                                (second_order ? "2d + 2 = " : "d + 2 = ") + std::to_string(block));
   std::vector<double> ab;
   ab.reserve(2 * (outputs.size() / block));
   for (std::size_t first = 0; first < outputs.size(); first += block) {

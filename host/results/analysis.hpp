@@ -95,7 +95,7 @@ struct IndexEstimate {
 
 struct SobolIndices {
   std::size_t dimension = 0;
-  std::size_t base_rows = 0;     // N: outputs.size() / (d + 2)
+  std::size_t base_rows = 0;     // N: outputs.size() / block (d + 2, or 2d + 2 with second order)
   std::size_t valid_rows = 0;    // base rows used
   std::size_t dropped_rows = 0;  // base rows with a non-finite output in their block
   std::vector<std::size_t> dropped;  // their indices r (block r = outputs r(d+2) .. r(d+2)+d+1)
@@ -103,6 +103,10 @@ struct SobolIndices {
   double output_variance = std::numeric_limits<double>::quiet_NaN();  // V, pooled over f(A), f(B), unbiased
   std::vector<IndexEstimate> first_order;  // S_i
   std::vector<IndexEstimate> total_order;  // S_Ti
+  // Second-order indices S_jk (designs with B_A^(i) rows): d x d row-major,
+  // entry (j, k) for j < k; the diagonal and below are NaN (as SALib's S2).
+  // Empty without second order.
+  std::vector<IndexEstimate> second_order;
 };
 
 // Sobol' indices from outputs in the layout of saltelli_design (N blocks of
@@ -121,7 +125,15 @@ struct SobolIndices {
 // in its block is dropped whole (both estimators pair values within a block).
 // Bootstrap: resample the valid base rows; percentile intervals. valid_rows < 2
 // leaves every value NaN.
-SobolIndices sobol_indices(const std::vector<double>& outputs, std::size_t d, const BootstrapOptions& options = {});
+// second_order: the outputs are in blocks of 2d + 2 (f(B_A^(i)) after the
+// f(A_B^(i)), host/design/sampling.hpp) and the pairs' indices are estimated as
+// Saltelli (2002), eq. (12) and Theorem 1, as SALib does:
+//   V^c_jk = (1/N) Σ_r (f(B_A^(j))_r f(A_B^(k))_r − f(A)_r f(B)_r) / V  (closed index of {j, k})
+//   S_jk   = V^c_jk − S_j − S_k
+// (B_A^(j) and A_B^(k) share exactly x_j from A and x_k from B; the first
+// orders as above). Their bootstrap uses the same resamples.
+SobolIndices sobol_indices(const std::vector<double>& outputs, std::size_t d, const BootstrapOptions& options = {},
+                           bool second_order = false);
 
 // Statistics of a Saltelli design. Its A and B rows are 2N independent draws
 // of the inputs, but each A_B^(i) row repeats its block's A row in all inputs
@@ -133,8 +145,10 @@ SobolIndices sobol_indices(const std::vector<double>& outputs, std::size_t d, co
 // i % (d + 2) = saltelli_role_a or saltelli_role_b, host/design/sampling.hpp);
 // sobol_indices uses every row. Returns f(A_r), f(B_r) of every block in row
 // order (2N values, NaNs kept: the statistics count them as failed).
-// outputs.size() must be a whole number of blocks of d + 2 (d >= 1).
-std::vector<double> saltelli_independent_rows(const std::vector<double>& outputs, std::size_t d);
+// outputs.size() must be a whole number of blocks (d + 2, or 2d + 2 with
+// second_order; d >= 1).
+std::vector<double> saltelli_independent_rows(const std::vector<double>& outputs, std::size_t d,
+                                              bool second_order = false);
 
 // The bootstrap seed of a study's analysis: the study's [sample] seed mixed
 // with a constant so the resamples do not reuse the design's random streams

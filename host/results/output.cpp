@@ -314,6 +314,21 @@ void analysis_group(hid_t file, const StudyAnalysis& a) {
       }
       const char* names[6] = {"first_order", "first_order_ci_low", "first_order_ci_high", "total", "total_ci_low", "total_ci_high"};
       for (int k = 0; k < 6; ++k) vector_dataset(h, names[k], H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, v[k].data(), idx.dimension);
+      if (idx.second_order.empty()) continue;
+      // S_jk of the pairs (sample.second_order): d x d, entry (j, k) for j < k,
+      // NaN on and below the diagonal, as SALib's S2.
+      const hsize_t d = idx.dimension;
+      auto pairs = [&](const char* name, auto value) {
+        matrix_dataset(
+            h, name, d, d,
+            [&](hsize_t j, double* row) {
+              for (hsize_t k = 0; k < d; ++k) row[k] = value(idx.second_order[j * d + k]);
+            },
+            false, [&](hid_t ds) { attribute(ds, "columns", a.sobol_factors); });
+      };
+      pairs("second_order", [](const IndexEstimate& e) { return e.value; });
+      pairs("second_order_ci_low", [](const IndexEstimate& e) { return e.ci.lower; });
+      pairs("second_order_ci_high", [](const IndexEstimate& e) { return e.ci.upper; });
     }
   }
 }
@@ -377,6 +392,8 @@ void design_metadata(hid_t metadata, const Design& design, hsize_t n) {
   attribute(g, "sampler", std::string(design.sampler_description()));
   attribute(g, "seed", static_cast<long>(design.seed));
   attribute(g, "scramble", static_cast<long>(design.scramble ? 1 : 0));
+  if (design.method == SampleMethod::saltelli)  // blocks of 2d + 2 (B_A^j rows) when 1, else d + 2
+    attribute(g, "second_order", static_cast<long>(design.second_order ? 1 : 0));
   std::vector<std::string> names;
   for (const auto& f : design.grid) names.push_back(f.name);
   attribute(g, "factors", names);
@@ -451,11 +468,13 @@ void design_metadata(hid_t metadata, const Design& design, hsize_t n) {
         });
   }
   if (design.method != SampleMethod::saltelli) return;
-  const size_t block = saltelli_block_size(d);
+  const size_t block = saltelli_block_size(d, design.second_order);
   std::vector<int32_t> role(n);
   for (hsize_t i = 0; i < n; ++i) role[i] = static_cast<int32_t>(i % block);
   std::vector<std::string> role_names{"A", "B"};
   for (size_t j = 0; j < d; ++j) role_names.push_back("A_B^" + std::to_string(j) + " (A with " + names[j] + " from B)");
+  for (size_t j = 0; j < d && design.second_order; ++j)
+    role_names.push_back("B_A^" + std::to_string(j) + " (B with " + names[j] + " from A)");
   Handle r = vector_dataset(g, "saltelli_role", H5T_STD_I32LE, H5T_NATIVE_INT32, role.data(), n);
   attribute(r, "role_names", role_names);
   attribute(r, "description", std::string("role_names[saltelli_role[i]] is instance i's row of the Saltelli design; "

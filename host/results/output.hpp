@@ -30,7 +30,9 @@
 //     sobol/<quantity>        (saltelli designs) attributes factors, base_samples,
 //                             dropped_rows, confidence, variance; datasets
 //                             first_order, first_order_ci_low, first_order_ci_high, total,
-//                             total_ci_low, total_ci_high
+//                             total_ci_low, total_ci_high; with sample.second_order the
+//                             d x d second_order, second_order_ci_low, second_order_ci_high
+//                             (S_jk at j < k, NaN elsewhere; attribute columns)
 //   /metadata                 attributes: study_text, study_path, study_name,
 //                             study_description, hydrosweep_version, model,
 //                             friction, sample_method, sample_count, seed,
@@ -44,7 +46,8 @@
 //                             bootstrap_resamples, bootstrap_seed, quantile_levels
 //     design                  what regenerates the design without the source:
 //                             attributes method, sampler (the algorithm in words),
-//                             seed, scramble, factors (names, design order),
+//                             seed, scramble, second_order (saltelli: 1 when the
+//                             blocks hold B_A^j rows), factors (names, design order),
 //                             derived ("target = expression", file order)
 //       factors/<name>        attributes index, unit, mode ("parameter" | "scale"),
 //                             parameters (the one it sets or those it multiplies);
@@ -54,7 +57,8 @@
 //       unit_points           (sampled designs) N x d doubles, the unit-cube point
 //                             of every instance (factor k = its law's inverse CDF
 //                             at column k); attributes columns, description
-//       saltelli_role         (saltelli) N int32: 0 = A, 1 = B, 2 + j = A_B^j;
+//       saltelli_role         (saltelli) N int32: 0 = A, 1 = B, 2 + j = A_B^j,
+//                             d + 2 + j = B_A^j (second_order);
 //                             attributes role_names, description
 // Everything except the run record (wall_seconds, created, threads, ranks,
 // resumed_instances) depends only on the study text and the build, so a

@@ -151,6 +151,19 @@ std::string analysis_report(const std::string& dir_or_file) {
         rows.push_back({factors[k], g(s1[k]), interval(s1l.size() > k ? s1l[k] : NAN, s1h.size() > k ? s1h[k] : NAN), g(st[k]),
                         interval(stl.size() > k ? stl[k] : NAN, sth.size() > k ? sth[k] : NAN)});
       out += table(rows);
+      // Second order (sample.second_order): the pairs j < k of the d x d matrix.
+      const auto s2 = doubles(h.id, "second_order"), s2l = doubles(h.id, "second_order_ci_low"),
+                 s2h = doubles(h.id, "second_order_ci_high");
+      const size_t d = factors.size();
+      if (d < 2 || s2.size() != d * d) continue;
+      std::vector<std::vector<std::string>> pairs = {{"pair", "second order S2", "interval"}};
+      for (size_t j = 0; j < d; ++j)
+        for (size_t k = j + 1; k < d; ++k) {
+          const size_t jk = j * d + k;
+          pairs.push_back({factors[j] + " x " + factors[k], g(s2[jk]),
+                           interval(s2l.size() == s2.size() ? s2l[jk] : NAN, s2h.size() == s2.size() ? s2h[jk] : NAN)});
+        }
+      out += table(pairs);
     }
   }
   return out;

@@ -37,7 +37,7 @@ StudyAnalysis analyse(const StudyRecord& record, const Design& design, const std
   // indices every row (host/results/analysis.hpp saltelli_independent_rows).
   const bool saltelli = design.method == SampleMethod::saltelli;
   auto independent_draws = [&](std::vector<double> v) {
-    return saltelli ? saltelli_independent_rows(v, design.grid.size()) : v;
+    return saltelli ? saltelli_independent_rows(v, design.grid.size(), design.second_order) : v;
   };
   std::vector<double> failed(n);
   for (size_t i = 0; i < n; ++i) failed[i] = status[i] != Status::ok;
@@ -46,7 +46,7 @@ StudyAnalysis analyse(const StudyRecord& record, const Design& design, const std
   for (const auto& q : spec.quantities) {
     const std::vector<double> v = column(q);
     a.statistics.emplace_back(q, summarize_monte_carlo(independent_draws(v), spec.quantile_levels, boot));
-    if (saltelli) a.sobol.emplace_back(q, sobol_indices(v, design.grid.size(), boot));
+    if (saltelli) a.sobol.emplace_back(q, sobol_indices(v, design.grid.size(), boot, design.second_order));
   }
   if (spec.has_limit) {
     a.has_failure = true;

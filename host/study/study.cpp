@@ -110,6 +110,9 @@ class Parser {
     read_sample(table_of(root, "sample"), root);
     read_grid(root);
     read_factors(root);
+    if (s_.second_order && s_.grid.size() < 2)
+      fail(second_order_where_, "sample.second_order = true needs at least two [[factor]] tables (indices of pairs); this "
+                                "study has " + std::to_string(s_.grid.size()));
     read_correlations(root);
     read_derived(table_of(root, "derived"));
     read_output(table_of(root, "output"));
@@ -132,6 +135,7 @@ class Parser {
   Study s_;
   toml::source_region gain_source_;                 // [input] gain, if given
   std::map<std::string, int> parameter_lines_;      // [parameters] name -> line
+  std::string second_order_where_;                  // "FILE:LINE" of sample.second_order
   std::string stride_where_;                        // "FILE:LINE" of output.trajectory_stride
 
   // ---- messages -------------------------------------------------------
@@ -628,7 +632,7 @@ class Parser {
                                                 "\"monte-carlo\" or \"saltelli\" and count");
       return;
     }
-    check_keys(*t, "sample", {"method", "count", "seed", "scramble", "file", "columns", "dataset"});
+    check_keys(*t, "sample", {"method", "count", "seed", "scramble", "second_order", "file", "columns", "dataset"});
     const std::vector<std::string> methods = {"grid", "lhs", "sobol", "monte-carlo", "saltelli", "rows"};
     if (auto n = t->get("method")) {
       const std::string m = choice(*n, "sample.method", methods);
@@ -642,7 +646,7 @@ class Parser {
       if (s_.method != SampleMethod::rows && t->get(key))
         fail(at(*t->get(key)), std::string("sample.") + key + " is for method = \"rows\" (a design read from a file)");
     if (s_.method == SampleMethod::rows) {
-      for (const char* key : {"count", "seed", "scramble"})
+      for (const char* key : {"count", "seed", "scramble", "second_order"})
         if (t->get(key))
           fail(at(*t->get(key)), std::string("sample.") + key + " does not apply to method = \"rows\": the file's rows are the design");
       if (has_factors || root.get("grid"))
@@ -658,7 +662,8 @@ class Parser {
       s_.sample_count = integer(*n, "sample.count", 1, s_.method == SampleMethod::lhs ? kMaxLatinHypercube : kMaxInstances);
     } else if (sampled) {
       fail(at(*t), std::string("sample.count is missing: the number of ") +
-                       (s_.method == SampleMethod::saltelli ? "base samples N (the study runs N x (factors + 2) instances)"
+                       (s_.method == SampleMethod::saltelli ? "base samples N (the study runs N x (factors + 2) instances, N x (2 factors + 2) "
+                                                                                   "with second_order = true)"
                                                            : "instances") + ", an integer >= 1");
     }
     if (auto n = t->get("seed")) s_.seed = static_cast<std::uint64_t>(integer(*n, "sample.seed", 0, std::numeric_limits<long>::max()));
@@ -667,6 +672,13 @@ class Parser {
         fail(at(*n), "sample.scramble applies to method = \"sobol\" and \"saltelli\" only");
       if (!n->is_boolean()) fail(at(*n), "sample.scramble must be true or false, got " + type_name(*n) + " " + show(*n));
       s_.scramble = n->as_boolean()->get();
+    }
+    if (auto n = t->get("second_order")) {
+      if (s_.method != SampleMethod::saltelli)
+        fail(at(*n), "sample.second_order applies to method = \"saltelli\" only (the second-order Sobol' indices)");
+      if (!n->is_boolean()) fail(at(*n), "sample.second_order must be true or false, got " + type_name(*n) + " " + show(*n));
+      s_.second_order = n->as_boolean()->get();
+      second_order_where_ = at(*n);
     }
     if (sampled && !has_factors)
       fail(at(*t), "sample.method = \"" + std::string(sample_method_name(s_.method)) +
@@ -1064,7 +1076,8 @@ class Parser {
       total *= n;
     }
     if (s_.method != SampleMethod::grid) {
-      total = s_.method == SampleMethod::saltelli ? s_.sample_count * static_cast<long>(s_.grid.size() + 2) : s_.sample_count;
+      total = s_.method == SampleMethod::saltelli ? s_.sample_count * static_cast<long>(saltelli_block_size(s_.grid.size(), s_.second_order))
+                                                  : s_.sample_count;
       if (total > kMaxInstances)
         fail(at(0), "sample.count = " + std::to_string(s_.sample_count) + " gives " + std::to_string(total) +
                         " instances, more than the limit of " + std::to_string(kMaxInstances) + " per study");
