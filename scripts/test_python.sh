@@ -9,9 +9,9 @@
 # CLI: the hydrosweep executable to compare with (default: $HYDROSWEEP_CLI,
 # else build/host/cli/hydrosweep; `cmake --build build` makes it). Environment:
 #   HYDROSWEEP_PY_ENV      the virtual environment (default build-python/venv; recreated)
-#   HYDROSWEEP_PY_PANDAS   1 (default): also install pandas and xarray (to_dataframe
-#                          and to_xarray are tested either way: without them they
-#                          must raise ImportError)
+#   HYDROSWEEP_PY_PANDAS   1 (default): also install pandas, xarray and matplotlib
+#                          (to_dataframe, to_xarray and hydrosweep.plot are tested
+#                          either way: without them they must raise ImportError)
 #   PYTHON                 the interpreter that makes the venv (default python3)
 # Needs scripts/setup.sh's Debian packages plus python3-venv, and PyPI (the
 # build requirements scikit-build-core and pybind11, numpy, h5py, pytest).
@@ -37,8 +37,8 @@ fi
 py="$env_dir/bin/python"
 "$py" -m pip install -q "pip>=21.3"   # builds ./python in place (older pip copies it away from ..)
 
-extra=(pytest)
-[ "${HYDROSWEEP_PY_PANDAS:-1}" = 1 ] && extra+=(pandas xarray)
+extra=(pytest SALib)  # SALib: the second-order Sobol' indices are checked against its estimators
+[ "${HYDROSWEEP_PY_PANDAS:-1}" = 1 ] && extra+=(pandas xarray matplotlib)
 "$py" -m pip install -q "${extra[@]}"
 
 # -v: the build's progress ([ 42%] Building ...) instead of minutes of

@@ -23,6 +23,10 @@ Failed points (status != ok) are grey.
 
 Exit status: 0 when done; 2 when DIR/stability.h5 is missing or not a
 stability file; 3 when h5py, matplotlib or numpy cannot be imported.
+
+Also the module behind hydrosweep.plot.stability (installed as
+hydrosweep/_plot_stability.py beside _plot_study.py): imported, a missing
+h5py, matplotlib or numpy is an ImportError, not an exit.
 """
 import argparse
 import sys
@@ -30,26 +34,38 @@ from pathlib import Path
 
 PROG = "plot_stability"
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-# plot_study loads h5py, numpy and matplotlib (Agg backend), or exits with its
-# message (status 3 when one is missing); reuse its readers and axis helpers.
-from plot_study import (UsageError, attr_float, attr_list, attr_text, cell_edges, display_scale,  # noqa: E402
-                        fail_without_traceback, is_log_spaced, nice_log_axis, open_output, read_array, save_figure)
-import plot_study  # noqa: E402  (its FORMATS)
+# plot_study loads h5py, numpy and matplotlib (or raises ImportError, whose
+# script_exit is the line and exit status of the script: 3 when one is
+# missing); its readers, axis helpers and output channels are reused here.
+if __package__:  # in the hydrosweep package: hydrosweep/_plot_stability.py
+    from . import _plot_study as plot_study
+else:  # a script (or a top-level module): plot_study.py beside this file
+    _here = str(Path(__file__).resolve().parent)
+    if _here not in sys.path:
+        sys.path.insert(0, _here)
+    try:
+        import plot_study
+    except ImportError as e:
+        if __name__ == "__main__" and hasattr(e, "script_exit"):
+            print(e.script_exit[1], file=sys.stderr)
+            sys.exit(e.script_exit[0])
+        raise
+_ps = plot_study  # its helpers used below, by their names there
+UsageError, fail_without_traceback, open_output = _ps.UsageError, _ps.fail_without_traceback, _ps.open_output
+attr_float, attr_list, attr_text, read_array = _ps.attr_float, _ps.attr_list, _ps.attr_text, _ps.read_array
+cell_edges, display_scale, is_log_spaced = _ps.cell_edges, _ps.display_scale, _ps.is_log_spaced
+nice_log_axis, save_figure, subplots = _ps.nice_log_axis, _ps.save_figure, _ps.subplots
 import h5py  # noqa: E402
-import matplotlib  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-from matplotlib.colors import SymLogNorm, TwoSlopeNorm, Normalize  # noqa: E402
+from matplotlib.colors import ListedColormap, Normalize, SymLogNorm, TwoSlopeNorm  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
-DPI = 150
 FAILED_GREY = "0.6"
 
 
 def note(msg):
-    print(f"{PROG}: note: {msg}", file=sys.stderr)
+    plot_study.note(msg, PROG)
 
 
 def fmt(v, digits=4):
@@ -147,8 +163,7 @@ def finish(fig, path):
             if scale == "log":
                 nice_log_axis(axis)
     save_figure(fig, path)
-    plt.close(fig)
-    print(path)
+    plot_study.announce(path)
 
 
 # ---- grid heat maps ---------------------------------------------------------------
@@ -202,14 +217,14 @@ def plot_grid(m, out, chosen=None):
     failed = np.zeros((uy.size, ux.size))
     failed[iy, ix] = ~m.ok[idx]
 
-    fig, axes = plt.subplots(1, 2, figsize=(15, 6.2), layout="constrained")
+    fig, axes = subplots(1, 2, figsize=(15, 6.2), layout="constrained")
     verdict = stability_verdict(zr)
     handles = []
     for k, (ax, z, what) in enumerate(((axes[0], zr, "max Re(λ) [1/s] (structural zeros excluded)"),
                                       (axes[1], zd, "damping ratio ζ of the dominant pair [-]"))):
         ax.set_facecolor("white")
         if failed.any():  # failed cells grey underneath (the value mesh masks them)
-            ax.pcolormesh(xe, ye, np.ma.masked_where(failed == 0, failed), cmap=matplotlib.colors.ListedColormap([FAILED_GREY]),
+            ax.pcolormesh(xe, ye, np.ma.masked_where(failed == 0, failed), cmap=ListedColormap([FAILED_GREY]),
                           shading="flat")
         norm = max_real_norm(z) if k == 0 else None
         cmap = "RdYlBu_r" if k == 0 else "magma"  # max Re(λ): red = least stable
@@ -265,7 +280,7 @@ def plot_lines(m, out):
     order = np.argsort(x, kind="stable")
     x = x[order] * xf
     ok = m.ok[order]
-    fig, axes = plt.subplots(2, 1, figsize=(9, 7.5), sharex=True, layout="constrained")
+    fig, axes = subplots(2, 1, figsize=(9, 7.5), sharex=True, layout="constrained")
     log = np.unique(x).size >= 2 and is_log_spaced(np.unique(x))
     for ax, values, what in ((axes[0], m.max_real, "max Re(λ) [1/s]"), (axes[1], m.damping, "damping ratio ζ [-]")):
         v = np.where(ok, values[order], np.nan)
@@ -295,7 +310,7 @@ def plot_scatter(m, out):
     (xname, yname) = m.factors[:2]
     x, xf, xunit = m.inputs[xname]
     y, yf, yunit = m.inputs[yname]
-    fig, axes = plt.subplots(1, 2, figsize=(14, 6), layout="constrained")
+    fig, axes = subplots(1, 2, figsize=(14, 6), layout="constrained")
     for ax, values, what in ((axes[0], m.max_real, "max Re(λ) [1/s]"), (axes[1], m.damping, "damping ratio ζ [-]")):
         good = m.ok & np.isfinite(values)
         if (~m.ok).any():
@@ -315,7 +330,7 @@ def plot_scatter(m, out):
 
 
 def plot_point(m, out):
-    fig, ax = plt.subplots(figsize=(8, 6), layout="constrained")
+    fig, ax = subplots(figsize=(8, 6), layout="constrained")
     if m.re is not None and m.ok.any():
         re, im = m.re[0], m.im[0]
         ax.scatter(re, im, marker="x", s=60, color="C0")
@@ -352,14 +367,17 @@ def run(args):
         out_dir = Path(args.out) if args.out else directory
         if out_dir.exists() and not out_dir.is_dir():
             raise UsageError(f"--out {out_dir} exists and is not a directory")
-        out_dir.mkdir(parents=True, exist_ok=True)
-        out = out_dir / f"stability_map.{args.format}"
+        fmt = plot_study.check_format(getattr(args, "format", plot_study.FORMATS[0]))
         chosen = parse_slices(args.slice or [])
         if chosen and (m.method != "grid" or len(m.factors) <= 2):
             raise UsageError("--slice selects a slice of a grid map with more than two axes; this map has "
                              f"{len(m.factors)} varied input(s) ({m.method or 'no'} design)")
+        if chosen:
+            grid_slice(m, chosen)  # an unknown axis is refused before anything is written
         if m.n == 0:
             raise UsageError(f"{path} holds no points")
+        out_dir.mkdir(parents=True, exist_ok=True)
+        out = out_dir / f"stability_map.{fmt}"
         if not m.varied:
             plot_point(m, out)
         elif len(m.factors) <= 1:
@@ -368,6 +386,7 @@ def run(args):
             plot_grid(m, out, chosen)
         else:
             plot_scatter(m, out)
+    return out
 
 
 def main():

@@ -29,9 +29,17 @@ the index range plus the first failed instance).
 
 Exit status: 0 when done (also when some plots were skipped); 2 when
 DIR/results.h5 is missing or is not a hydrosweep results file (no /metadata
-group), or a --quantity / --instances value does not exist in the file.
+group), or a --quantity / --instances value does not exist in the file; 3 when
+h5py, matplotlib or numpy cannot be imported.
+
+The same file is the module behind hydrosweep.plot (python/CMakeLists.txt
+installs it as hydrosweep/_plot_study.py): imported, it draws with matplotlib's
+Figure (no pyplot, no backend chosen) and a missing h5py, matplotlib or numpy
+is an ImportError, not an exit.
 """
 import argparse
+import contextlib
+import contextvars
 import math
 import os
 import re
@@ -39,39 +47,97 @@ import sys
 from pathlib import Path
 
 PROG = "plot_study"
+# A module's ImportError (hydrosweep.plot) when h5py, matplotlib or numpy is missing.
+INSTALL_HINT = "hydrosweep.plot needs matplotlib and h5py: pip install './python[plot]' (or pip install matplotlib h5py)"
 
 try:
     import h5py
-    import matplotlib
-
-    matplotlib.use("Agg")  # headless: no display needed
-    import matplotlib.pyplot as plt  # noqa: E402
-    import numpy as np  # noqa: E402
-    from matplotlib.colors import LogNorm  # noqa: E402
-    from matplotlib.lines import Line2D  # noqa: E402
-    from matplotlib.patches import Patch  # noqa: E402
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
-except ImportError as e:  # pragma: no cover - depends on the machine
-    print(f"{PROG}: error: {e} (python3 with h5py, matplotlib and numpy is needed; scripts/setup.sh installs them)",
-          file=sys.stderr)
-    sys.exit(3)
-except OSError as e:  # e.g. no file descriptor left to open a module
-    print(f"{PROG}: error: cannot load h5py/matplotlib/numpy: {e}", file=sys.stderr)
-    sys.exit(1)
+    import matplotlib  # noqa: F401  (first: its ImportError names it, as before)
+    import numpy as np
+    from matplotlib.colors import LogNorm, Normalize
+    from matplotlib.figure import Figure  # no pyplot: nothing global (backend, figure list) is touched
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+except (ImportError, OSError) as e:  # pragma: no cover - depends on the machine
+    # A script says so on one line and exits 3 (the status host/cli/main.cpp
+    # recognises), or 1 when a module is there but cannot be loaded (e.g. no
+    # file descriptor left to open it).
+    if isinstance(e, ImportError):
+        _status, _line = 3, f"{PROG}: error: {e} (python3 with h5py, matplotlib and numpy is needed; scripts/setup.sh installs them)"
+    else:
+        _status, _line = 1, f"{PROG}: error: cannot load h5py/matplotlib/numpy: {e}"
+    if __name__ == "__main__":
+        print(_line, file=sys.stderr)
+        sys.exit(_status)
+    # Imported: an ImportError; plot_stability.py run as a script prints
+    # script_exit's line and exits with its status, as this script would.
+    _error = ImportError(f"{INSTALL_HINT} ({e})" if isinstance(e, ImportError)
+                         else f"hydrosweep.plot cannot load h5py/matplotlib/numpy: {e}", name=getattr(e, "name", None))
+    _error.script_exit = (_status, _line)
+    raise _error from e
 
 DPI = 150
-# The figures' file format (--format): png, pdf or svg; the file names keep
-# their stems and take this suffix.
+# The figures' file formats (--format, default the first): the file names keep
+# their stems and take the format as suffix. The format travels with the list
+# of written figures (Figures), not in a global: hydrosweep.plot sets it per call.
 FORMATS = ("png", "pdf", "svg")
-FIGURE_FORMAT = "png"
 
 
 class UsageError(Exception):
     """Bad input file or arguments: exit status 2."""
 
 
-def note(msg):
-    print(f"{PROG}: note: {msg}", file=sys.stderr)
+# Where the notes (skipped plots) and the written figures' paths go: a script
+# prints them (notes on stderr, paths on stdout); hydrosweep.plot gives, for
+# one call, a function that takes each note (quiet()). A context variable:
+# nothing stays set after the call, and threads do not see each other's.
+_NOTES = contextvars.ContextVar("hydrosweep_plot_notes", default=None)
+
+
+@contextlib.contextmanager
+def quiet(notes):
+    """Within the block, notes(prog, msg) takes each note and no figure path is printed."""
+    token = _NOTES.set(notes)
+    try:
+        yield
+    finally:
+        _NOTES.reset(token)
+
+
+def note(msg, prog=PROG):
+    notes = _NOTES.get()
+    if notes is None:
+        print(f"{prog}: note: {msg}", file=sys.stderr)
+    else:
+        notes(prog, msg)
+
+
+def announce(path):
+    """A written figure: its path on stdout (what the script prints), unless quiet()."""
+    if _NOTES.get() is None:
+        print(path)
+
+
+class Figures(list):
+    """The paths of the figures one run writes, in order, and their format (one of FORMATS)."""
+
+    def __init__(self, fmt):
+        super().__init__()
+        self.format = check_format(fmt)
+
+
+def check_format(fmt):
+    if fmt not in FORMATS:
+        raise UsageError(f"--format {fmt}: one of {', '.join(FORMATS)}")
+    return fmt
+
+
+def subplots(nrows=1, ncols=1, *, figsize=None, layout=None, **kw):
+    """pyplot.subplots without pyplot: a Figure no figure manager holds (it
+    goes when the last reference does), whatever backend the caller uses."""
+    fig = Figure(figsize=figsize, layout=layout)
+    return fig, fig.subplots(nrows, ncols, **kw)
 
 
 # ---- reading ------------------------------------------------------------------
@@ -264,9 +330,9 @@ class Study:
         return names
 
 
-def figure_path(path):
+def figure_path(path, fmt):
     """`path` with the chosen format's suffix (--format)."""
-    return Path(path).with_suffix("." + FIGURE_FORMAT)
+    return Path(path).with_suffix("." + fmt)
 
 
 def save_figure(fig, path):
@@ -323,7 +389,7 @@ def retire_plot_set(out):
 
 
 def save(fig, path, written):
-    path = figure_path(path)
+    path = figure_path(path, written.format)
     with open(path.parent / PLOT_SET, "a") as listing:
         listing.write(path.name + "\n")
     for ax in fig.axes:
@@ -331,8 +397,7 @@ def save(fig, path, written):
             if scale == "log":
                 nice_log_axis(axis)
     save_figure(fig, path)
-    plt.close(fig)
-    print(path)
+    announce(path)
     written.append(path)
 
 
@@ -416,7 +481,7 @@ def plot_histogram(study, q, out, written):
     auto = np.histogram_bin_edges(v, bins="auto").size - 1 if v.size > 1 else 1
     nbins = int(np.clip(max(auto, math.sqrt(v.size) / 1.5), 5, 60))
     edges = np.geomspace(lo, hi, nbins + 1) if log else np.linspace(lo, hi, nbins + 1)
-    fig, ax = plt.subplots(figsize=(8, 5.2), layout="constrained")
+    fig, ax = subplots(figsize=(8, 5.2), layout="constrained")
     counts, _, _ = ax.hist(v, bins=edges, color="C0", alpha=0.75, edgecolor="white", linewidth=0.5,
                            label=f"ok instances (n = {v.size})")
     ax.set_ylim(0, max(1.0, counts.max()) * 1.45)  # headroom for the legend and the text box
@@ -464,7 +529,7 @@ def plot_cdf(study, q, out, written):
         note(f"cdf_{q}: no finite values of ok instances; skipped")
         return
     log = spread_is_large(v)
-    fig, ax = plt.subplots(figsize=(8, 5.2), layout="constrained")
+    fig, ax = subplots(figsize=(8, 5.2), layout="constrained")
     y = np.arange(1, v.size + 1) / v.size
     ax.step(np.concatenate([[v[0]], v]), np.concatenate([[0.0], y]), where="post", color="C0", lw=1.5,
             label=f"empirical CDF (n ok = {v.size})")
@@ -550,7 +615,7 @@ def plot_sobol(study, q, out, written):
     et, lot, hit = err(st, "total_ci_low", "total_ci_high")
     x = np.arange(k)
     w = 0.38
-    fig, ax = plt.subplots(figsize=(max(6.5, 1.3 * k + 3), 5.2), layout="constrained")
+    fig, ax = subplots(figsize=(max(6.5, 1.3 * k + 3), 5.2), layout="constrained")
     conf = attr_float(g, "confidence")
     level = f" ({conf:.0%} CI)" if np.isfinite(conf) else ""
     ax.bar(x - w / 2, np.nan_to_num(s1), w, yerr=e1, capsize=4, color="C0", label=f"first order $S_i${level}")
@@ -639,7 +704,7 @@ def plot_map(study, q, layout, out, written):
     if yf < 0:
         ye = ye[::-1]
 
-    fig, ax = plt.subplots(figsize=(8.5, 6.2), layout="constrained")
+    fig, ax = subplots(figsize=(8.5, 6.2), layout="constrained")
     ax.set_facecolor("0.88")
     ax.patch.set_hatch("///")  # cells without a value show the hatched background
     ax.patch.set_edgecolor("0.55")
@@ -650,7 +715,7 @@ def plot_map(study, q, layout, out, written):
     elif finite.size and finite.min() == finite.max():
         c = finite[0]
         w = 0.05 * abs(c) if c != 0 else 1.0
-        norm = matplotlib.colors.Normalize(vmin=c - w, vmax=c + w)
+        norm = Normalize(vmin=c - w, vmax=c + w)
     mesh = ax.pcolormesh(xe, ye, np.ma.masked_invalid(z), cmap="viridis", norm=norm, shading="flat")
     fig.colorbar(mesh, ax=ax, label=label(q, unit))
     if xlog:
@@ -689,8 +754,8 @@ def plot_scatter(study, q, out, written):
     k = len(study.varied)
     ncols = 2 if k == 4 else min(3, k)
     nrows = math.ceil(k / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(4.3 * ncols + 0.6, 3.6 * nrows + 1.0), sharey=True,
-                             layout="constrained", squeeze=False)
+    fig, axes = subplots(nrows, ncols, figsize=(4.3 * ncols + 0.6, 3.6 * nrows + 1.0), sharey=True,
+                         layout="constrained", squeeze=False)
     ylog = spread_is_large(y[ok])
     size = float(np.clip(3000.0 / max(study.n, 1), 3, 30))
     alpha = float(np.clip(400.0 / max(study.n, 1), 0.25, 0.9))
@@ -775,8 +840,8 @@ def plot_time_histories(study, instances, out, written):
         note(f"time_histories: none of the channels {d}, p2, p3, U; skipped")
         return
     t_factor, t_unit = display_scale(attr_text(tr["t"], "unit", "s"))
-    fig, axes = plt.subplots(len(panels), 1, figsize=(10, 2.4 * len(panels) + 2.0), sharex=True,
-                             layout="constrained", squeeze=False)
+    fig, axes = subplots(len(panels), 1, figsize=(10, 2.4 * len(panels) + 2.0), sharex=True,
+                         layout="constrained", squeeze=False)
     axes = axes[:, 0]
     styles = ["-", "--", "-.", ":"]
     handles = []
@@ -846,9 +911,9 @@ def run(args):
         out = Path(args.out) if args.out else directory / "plots"
         if out.exists() and not out.is_dir():
             raise UsageError(f"--out {out} exists and is not a directory")
+        written = Figures(getattr(args, "format", FORMATS[0]))
         out.mkdir(parents=True, exist_ok=True)
         retire_plot_set(out)
-        written = []
         if not quantities:
             note("no quantity to plot (no /analysis quantities and no p2_max output)")
         for q in quantities:
@@ -900,8 +965,6 @@ def main():
     p.add_argument("--instances", metavar="I", type=int, nargs="+", action="extend",
                    help="instance indices for the time histories (default: 5 spread out + the first failed)")
     args = p.parse_args()
-    global FIGURE_FORMAT
-    FIGURE_FORMAT = args.format
     fail_without_traceback(run, args)
 
 

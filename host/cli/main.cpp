@@ -297,6 +297,17 @@ struct PlotFlags {
   std::string format = "png";           // --format png|pdf|svg
 };
 
+// `hydrosweep plot`'s run of a plot script: its exit status as the CLI's
+// (2: usage, else 1); python3 or its plotting packages missing is the same
+// error for a run's plots and a map's (the script names the missing module
+// first, status 3).
+int run_plot_script(const std::string& script, const std::vector<std::string>& args) {
+  const int rc = run_python(script, args, false);
+  if (rc == 127) throw std::runtime_error("cannot run python3 (scripts/setup.sh installs it)");
+  if (rc == 3) throw std::runtime_error("python3 lacks h5py, matplotlib or numpy (scripts/setup.sh installs them)");
+  return rc == 0 ? 0 : rc == 2 ? kExitUsage : rc == 130 ? 130 : kExitFailure;  // 130: interrupted (Ctrl-C)
+}
+
 int plot(const std::string& dir, const std::string& plot_dir, const PlotFlags& flags) {
   namespace fs = std::filesystem;
   // A final write that a killed run committed is finished first, so that the
@@ -314,26 +325,18 @@ int plot(const std::string& dir, const std::string& plot_dir, const PlotFlags& f
     std::vector<std::string> args = {dir, "--format", flags.format};
     if (!plot_dir.empty()) { args.push_back("--out"); args.push_back(plot_dir); }
     for (const auto& s : flags.slices) { args.push_back("--slice"); args.push_back(s); }
-    const int rc = run_python(kStabilityPlotScript, args, false);
-    if (rc == 127) throw std::runtime_error("cannot run python3");
-    if (rc == 3) throw std::runtime_error("python3 lacks h5py, matplotlib or numpy (scripts/setup.sh installs them)");
-    if (rc != 0) return rc == 2 ? kExitUsage : kExitFailure;
-    if (!run) return 0;
+    const int rc = run_plot_script(kStabilityPlotScript, args);
+    if (rc != 0 || !run) return rc;
   }
   const std::string script = plot_script("plot_study.py");
   if (::access(script.c_str(), R_OK) != 0) throw UsageError("plot script not found: " + script);
-  std::vector<std::string> args = {"python3", script, dir, "--format", flags.format};
+  std::vector<std::string> args = {dir, "--format", flags.format};
   if (!plot_dir.empty()) { args.push_back("--out"); args.push_back(plot_dir); }
   if (!flags.quantities.empty()) {
     args.push_back("--quantity");
     args.insert(args.end(), flags.quantities.begin(), flags.quantities.end());
   }
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::fflush(stdout);
-  ::execvp("python3", argv.data());
-  throw std::runtime_error(std::string("cannot run python3: ") + std::strerror(errno));
+  return run_plot_script(script, args);
 }
 
 struct StabilityFlags {

@@ -11,7 +11,9 @@ Python bindings of the hydrosweep host library (the code behind the
 Functions: run, stability, check, read_results, models, parameters, study_text.
 Classes: Results, StabilityMap. Exceptions: StudyError (ValueError),
 HydrosweepError (RuntimeError; its subclass OutputError); a
-HydrosweepWarning carries the host's notes.
+HydrosweepWarning carries the host's notes. Submodule hydrosweep.plot
+(``import hydrosweep.plot``; the [plot] extra, matplotlib): the figures of
+``hydrosweep plot``, hydrosweep.plot.plot(DIR), study(DIR), stability(DIR).
 """
 from ._core import HydrosweepError, OutputError, StudyError
 from ._core import has_cuda, has_kokkos
@@ -26,4 +28,5 @@ __all__ = [
     "Results", "StabilityMap",
     "StudyError", "HydrosweepError", "OutputError", "HydrosweepWarning",
     "DICT_STUDY_NAME", "has_cuda", "has_kokkos", "__version__",
+    "plot",  # the submodule (imported on use; its calls need matplotlib)
 ]
