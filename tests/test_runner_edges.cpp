@@ -935,3 +935,82 @@ TEST(RunnerEdges, ARunRetiresTheEarlierRunsPlotsAndKeepsTheUsersFiles) {
   EXPECT_EQ(directory_names(plots), (std::vector<std::string>{"hist_stale.png", "mine.png"}));
   EXPECT_EQ(read_file(plots / "mine.png"), "the user's picture");
 }
+
+// `--extend N` (docs/study-files.md, "Extending a Monte Carlo study"): 30
+// instances, then 20 more, then 5 more in chunks of 7, equal one run of 55
+// value for value (results.h5 outside the run record, summary.csv byte for
+// byte); the study file keeps its count = 30 throughout. Refused (exit 2,
+// nothing changed): another study's results, a design that is not Monte
+// Carlo, and a directory without a finished run.
+TEST(RunnerEdges, ExtendingAMonteCarloStudyEqualsOneRunOfTheLargerCount) {
+  TempDir tmp;
+  const std::string text = R"([integrator]
+duration = 0.4
+[sample]
+method = "monte-carlo"
+count = 30
+seed = 9
+[[factor]]
+parameter = "circuit.oil_bulk_modulus"
+min = 1.0e9
+max = 1.8e9
+[[factor]]
+parameter = "friction.coulomb_force"
+distribution = "truncated-normal"
+mean = 200.0
+std = 60.0
+min = 50.0
+max = 400.0
+[output]
+trajectory_stride = 40
+[analysis]
+quantities = ["p2_max", "q1"]
+bootstrap = 50
+[analysis.limit]
+quantity = "p2_max"
+above = 3.3e6
+)";
+  const fs::path study = write_study(tmp.path, "mc.toml", text);
+  std::string larger = text;
+  larger.replace(larger.find("count = 30"), 10, "count = 55");
+  // The same file name in another folder: study_name and study_path agree.
+  fs::create_directories(tmp.path / "whole");
+  const fs::path whole_study = write_study(tmp.path / "whole", "mc.toml", larger);
+  const fs::path out = tmp.path / "out", whole = tmp.path / "whole" / "out";
+  ASSERT_EQ(run(whole_study, whole, "-j 2 -q", tmp.path).code, 0);
+  ASSERT_EQ(run(study, out, "-j 2 -q", tmp.path).code, 0);
+  const Result more = run(study, out, "--extend 20 -j 2 --progress none", tmp.path);
+  ASSERT_EQ(more.code, 0) << more.err;
+  EXPECT_NE(more.out.find("ran 20 instances"), npos) << more.out;
+  EXPECT_NE(more.out.find("(30 kept from the finished run it extends)"), npos) << more.out;
+  ASSERT_EQ(run(study, out, "--extend 5 --chunk-size 7 -j 1 -q", tmp.path).code, 0);
+  EXPECT_EQ(read_file(out / "summary.csv"), read_file(whole / "summary.csv"));
+  std::map<std::string, std::string> a = h5_results(out / "results.h5"), b = h5_results(whole / "results.h5");
+  a.erase("/metadata@study_path");
+  b.erase("/metadata@study_path");
+  expect_same(a, b, "extended vs one run of 55");
+  {
+    H5File f(out / "results.h5");
+    EXPECT_EQ(int_attribute(f.id, "/metadata", "instance_count"), 55);
+    EXPECT_EQ(int_attribute(f.id, "/metadata", "resumed_instances"), 50);  // not run by the last call
+  }
+  EXPECT_NE(read_file(study).find("count = 30"), npos);
+
+  // Refusals leave the directory as it was.
+  const auto before = file_tree(out);
+  std::string other = text;
+  other.replace(other.find("seed = 9"), 8, "seed = 8");
+  const fs::path other_study = write_study(tmp.path, "other.toml", other);
+  Result r = run(other_study, out, "--extend 5 -q", tmp.path);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("holds the results of another study"), npos) << r.err;
+  std::string lhs = text;
+  lhs.replace(lhs.find("monte-carlo"), 11, "lhs");
+  r = run(write_study(tmp.path, "lhs.toml", lhs), out, "--extend 5 -q", tmp.path);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--extend adds samples to a Monte Carlo study"), npos) << r.err;
+  r = run(study, tmp.path / "empty", "--extend 5 -q", tmp.path);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("has no results.h5 (run the study first)"), npos) << r.err;
+  EXPECT_EQ(file_tree(out), before);
+}

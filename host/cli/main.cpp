@@ -33,12 +33,15 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <memory>
+#include <tuple>
 #include <string>
 #include <vector>
 
 #include "host/build_paths.hpp"
 #include "host/run/batch.hpp"
 #include "host/results/output.hpp"
+#include "host/results/finished_run.hpp"
 #include "host/results/report.hpp"
 #include "host/registry/models.hpp"
 #include "host/run/rank_collectives.hpp"
@@ -150,17 +153,60 @@ struct RunFlags {
   int lanes = 0;  // 0: automatic
   bool quiet = false, resume = false;
   long chunk_size = 0;
+  long extend = 0;  // --extend N: Monte Carlo samples added to the finished run in DIR
   std::string progress = "auto";
   std::string backend = "auto";
 };
+
+// `--extend N`: the study of the finished run in DIR with N more Monte Carlo
+// samples (sample.count = the run's instances + N, the text otherwise the
+// file's), and that run, whose instances the new run keeps. Instance i of a
+// Monte Carlo design is a pure function of (seed, i) (host/design/sampling.hpp),
+// so the result equals one run of the larger count. Refused (usage, exit 2)
+// unless DIR holds a finished run of this study file (the file's text with
+// its count set to the run's), and the design is Monte Carlo.
+std::pair<hs::Study, std::unique_ptr<hs::FinishedRun>> extended_study(const hs::Study& study, const std::string& study_path,
+                                                                      const std::string& out_dir, long more) {
+  namespace fs = std::filesystem;
+  if (study.design().method != hs::SampleMethod::monte_carlo)
+    throw UsageError("--extend adds samples to a Monte Carlo study; " + study_path + " uses sample.method = \"" +
+                     hs::sample_method_name(study.design().method) +
+                     "\" (a Latin hypercube, Sobol' or Saltelli design of another count is another design)");
+  hs::finish_interrupted_write(out_dir);
+  const fs::path results = fs::path(out_dir) / "results.h5";
+  if (!fs::exists(results))
+    throw UsageError("--extend adds to a finished run; " + out_dir + " has no results.h5 (run the study first)");
+  std::unique_ptr<hs::FinishedRun> done;
+  try {
+    done = std::make_unique<hs::FinishedRun>(results.string());
+  } catch (const hs::OutputError& e) {
+    throw UsageError(e.what());
+  }
+  const long have = done->instance_count();
+  if (hs::study_text_with_sample_count(study.record().text, study_path, have) != done->study_text())
+    throw UsageError(results.string() + " holds the results of another study (its study_text differs from " + study_path +
+                     " with sample.count = " + std::to_string(have) + "); --extend adds samples to the same study");
+  if (more > hs::kMaxInstances - have)
+    throw UsageError("--extend " + std::to_string(more) + ": " + std::to_string(have) + " + " + std::to_string(more) +
+                     " instances is more than the limit of " + std::to_string(hs::kMaxInstances) + " per study");
+  const std::string text = hs::study_text_with_sample_count(study.record().text, study_path, have + more);
+  hs::Study larger = hs::parse_study(text, study_path);
+  hs::require_command(larger, "run");
+  // The outputs are rewritten whole: results.h5 and summary.csv are replaced
+  // together at the end (host/results/commit.hpp), so an interrupted
+  // extension leaves the finished run as it was.
+  return {std::move(larger), std::move(done)};
+}
 
 // Under mpirun/srun every rank runs this with the same arguments
 // (host/run/ranks.hpp); rank 0 alone prints.
 int run(const std::string& study_path, const std::string& out_dir, RunFlags flags, const hs::Ranks& ranks) {
   if (!ranks.root()) flags.quiet = true;
-  const hs::Study study = hs::load_study(study_path);  // StudyError: exit 2, nothing written
+  hs::Study study = hs::load_study(study_path);  // StudyError: exit 2, nothing written
   hs::require_command(study, "run");  // StudyError: exit 2
   check_out_dir(out_dir);
+  std::unique_ptr<hs::FinishedRun> finished;
+  if (flags.extend > 0) std::tie(study, finished) = extended_study(study, study_path, out_dir, flags.extend);
   if (!flags.quiet) print_study(study);
 
   hs::StudyRunOptions opt;
@@ -174,6 +220,7 @@ int run(const std::string& study_path, const std::string& out_dir, RunFlags flag
                  : flags.progress == "none" ? hs::ProgressStyle::none : hs::ProgressStyle::automatic;
   opt.cancel = &g_cancel;
   opt.ranks = &ranks;
+  opt.extend = finished.get();
   hs::parse_backend(flags.backend, opt.backend);
   std::signal(SIGINT, on_interrupt);
   hs::StudyRunReport rep;
@@ -190,8 +237,9 @@ int run(const std::string& study_path, const std::string& out_dir, RunFlags flag
     if (saved == 0)  // run_study removed the empty partial directory
       std::fprintf(stderr, "interrupted before the first chunk finished: nothing was saved\n");
     else
-      std::fprintf(stderr, "interrupted: %ld of %ld instances are saved in %s/%s; continue with\n  hydrosweep run %s --out %s --resume\n",
-                   saved, rep.instances, out_dir.c_str(), hs::kPartialDirName, study_path.c_str(), out_dir.c_str());
+      std::fprintf(stderr, "interrupted: %ld of %ld instances are saved in %s/%s; continue with\n  hydrosweep run %s --out %s%s --resume\n",
+                   saved, rep.instances, out_dir.c_str(), hs::kPartialDirName, study_path.c_str(), out_dir.c_str(),
+                   flags.extend > 0 ? (" --extend " + std::to_string(flags.extend)).c_str() : "");
     return kExitInterrupted;
   }
   if (flags.quiet) return 0;
@@ -209,6 +257,7 @@ int run(const std::string& study_path, const std::string& out_dir, RunFlags flag
     std::printf(", %d-lane lockstep (lane utilization %.1f%%)", rep.lanes,
                 100.0 * static_cast<double>(rep.active_lane_iterations) / static_cast<double>(rep.lane_iterations));
   if (rep.resumed > 0) std::printf(" (%ld more resumed from the interrupted run)", rep.resumed);
+  if (rep.extended_from > 0) std::printf(" (%ld kept from the finished run it extends)", rep.extended_from);
   std::printf("\nfailed: %ld of %ld", rep.failed, rep.instances);
   if (!rep.failures.empty()) {
     std::printf(" (");
@@ -513,6 +562,9 @@ int main(int argc, char** argv) {
           },
           "BUILT", "built lane width"));
   run_cmd->add_flag("--resume", flags.resume, "Continue an interrupted run in DIR (same study file)");
+  run_cmd->add_option("--extend", flags.extend,
+                      "Add N Monte Carlo samples to the finished run in DIR (the same as one run of the larger count)")
+      ->check(CLI::Range(1L, hs::kMaxInstances));
   run_cmd->add_option("--chunk-size", flags.chunk_size, "Instances per chunk (resume granularity; default: study or automatic)")
       ->check(whole_number_from_1_to(std::numeric_limits<long>::max()));
   run_cmd->add_option("--progress", flags.progress, "Progress display: auto (bar on a terminal), bar, lines, none")

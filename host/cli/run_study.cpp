@@ -8,6 +8,7 @@
 #include <string>
 
 #include "host/registry/models.hpp"
+#include "host/results/finished_run.hpp"
 #include "host/results/study_analysis.hpp"
 #include "host/run/device_verification.hpp"
 #include "host/run/memory_budget.hpp"
@@ -20,6 +21,9 @@
 
 namespace hs {
 namespace fs = std::filesystem;
+
+// --extend: rows of the finished run read back per block (bounded memory).
+constexpr long kExtendReadBlock = 1L << 16;
 
 
 StudyRunReport run_study(const StudyRecord& record, const Design& design, const std::string& out_dir,
@@ -54,9 +58,18 @@ StudyRunReport run_study(const StudyRecord& record, const Design& design, const 
   }
   rep.backend = backend_name(backend);
   const Ranks& ranks = opt.ranks ? *opt.ranks : single_process();
+  if (opt.extend && ranks.size() > 1)
+    throw ResumeError("--extend runs in one process (the finished run is read by one); run it without mpirun");
   if (ranks.size() > 1) use_device_of_local_rank(backend, ranks.local_rank());
   const long n = design.instance_count();
   const long samples = sample_count(record.settings, record.trajectory_stride);
+  // --extend: instances [0, kept) come from the finished run; the chunks
+  // cover [kept, n) (chunk c: kept + c * chunk ...).
+  const long kept = opt.extend ? opt.extend->instance_count() : 0;
+  if (opt.extend && (kept < 0 || kept > n))
+    throw ResumeError("--extend: the finished run has " + std::to_string(kept) + " instances, more than the extended study's " +
+                      std::to_string(n));
+  rep.extended_from = kept;
   rep.instances = n;
   rep.ranks = ranks.size();
   const int threads = ranks.threads_per_rank(opt.threads);  // the ranks on a node share its cores
@@ -74,7 +87,10 @@ StudyRunReport run_study(const StudyRecord& record, const Design& design, const 
                                backend == Backend::cuda);
 
   std::error_code ec;
-  const std::vector<ManifestLine> manifest = manifest_lines(record, design, n, samples);
+  std::vector<ManifestLine> manifest = manifest_lines(record, design, n, samples);
+  if (opt.extend)  // an interrupted extension resumes only as the same extension
+    manifest.push_back({"extends", std::to_string(kept), ManifestSource::study,
+                        "the instances of the finished run this run extends (--extend)"});
   PartialDirGuard partial_guard(partial);  // armed on rank 0 only: the directory is its to remove
   std::unique_ptr<RunLock> lock;           // rank 0's, for the whole run (declared after the guard: released first)
   // Rank 0 creates the partial directory and its manifest, or checks the
@@ -112,10 +128,11 @@ StudyRunReport run_study(const StudyRecord& record, const Design& design, const 
   });
   if (ranks.size() > 1) chunk = ranks.broadcast(chunk);
   rep.chunk_size = chunk;
-  const long chunks = (n + chunk - 1) / chunk;
+  const long chunks = (n - kept + chunk - 1) / chunk;
   const ChunkIdentity identity{study_hash(record), chunk};
   rep.chunks = chunks;
-  auto chunk_instances = [&](long c) { return std::min(chunk, n - c * chunk); };
+  auto chunk_first = [&](long c) { return kept + c * chunk; };
+  auto chunk_instances = [&](long c) { return std::min(chunk, n - chunk_first(c)); };
 
   // Which chunks are done? A damaged one stops the resume before anything
   // runs; leftover *.tmp files of a killed run are not chunks and are ignored
@@ -134,10 +151,23 @@ StudyRunReport run_study(const StudyRecord& record, const Design& design, const 
     for (size_t k = 0; k < analysed.size(); ++k)
       for (long i = 0; i < count; ++i) analysed[k][first + i] = rows[i * C + analysed_index[k]];
   };
+  if (opt.extend) {
+    // The finished run's statuses and analysed columns, a block of rows at a
+    // time (its summary rows stay in its file until the writers stream them).
+    const std::vector<Status> old = opt.extend->statuses(kept);
+    std::copy(old.begin(), old.end(), status.begin());
+    std::vector<double> rows;
+    for (long first = 0; first < kept; first += kExtendReadBlock) {
+      const long count = std::min(kExtendReadBlock, kept - first);
+      rows.resize(static_cast<size_t>(count * C));
+      opt.extend->summary_rows(first, count, design.descriptor->summary_columns, rows.data());
+      keep_analysed(first, count, rows.data());
+    }
+  }
   std::vector<double> chunk_rows;  // one chunk's summary rows, read back on resume
   // A chunk file's statuses and analysed columns into the run's; "" or what is wrong with it.
   auto load_chunk = [&](long c) {
-    const long first = c * chunk, count = chunk_instances(c);
+    const long first = chunk_first(c), count = chunk_instances(c);
     chunk_rows.resize(static_cast<size_t>(count * C));
     const std::string problem = read_chunk_summaries(chunk_path(partial, c), first, layout(count), identity,
                                                      status.data() + first, chunk_rows.data());
@@ -189,7 +219,7 @@ StudyRunReport run_study(const StudyRecord& record, const Design& design, const 
   };
   // Several ranks: rank 0 shows the progress of its own share.
   Progress progress(ranks.root() ? opt.progress : ProgressStyle::none, ranks.size() > 1 ? own_instances : n,
-                    ranks.size() > 1 ? 0 : rep.resumed, opt.progress_callback);
+                    ranks.size() > 1 ? 0 : rep.resumed + kept, opt.progress_callback);
   base.progress = &progress.counter();
   on_every_rank(ranks, [&] {
     for (long c = 0; c < chunks; ++c) {
@@ -198,7 +228,7 @@ StudyRunReport run_study(const StudyRecord& record, const Design& design, const 
         rep.interrupted = true;
         break;
       }
-      const long first = c * chunk, count = chunk_instances(c);
+      const long first = chunk_first(c), count = chunk_instances(c);
       BatchSpec spec = batch_spec(record, design, threads, first, count);
       spec.lanes = opt.lanes;
       spec.reference = base.reference;
@@ -270,7 +300,7 @@ StudyRunReport run_study(const StudyRecord& record, const Design& design, const 
     auto from_chunks = [&](long first, long count, long row_doubles, double* dst,
                            void (*read)(const fs::path&, const ChunkLayout&, long, long, double*)) {
       while (count > 0) {
-        const long c = first / chunk, in_chunk = first - c * chunk;
+        const long c = (first - kept) / chunk, in_chunk = first - chunk_first(c);
         const long chunk_count = chunk_instances(c);
         const long take = std::min(count, chunk_count - in_chunk);
         read(chunk_path(partial, c), layout(chunk_count), in_chunk, take, dst);
@@ -283,12 +313,16 @@ StudyRunReport run_study(const StudyRecord& record, const Design& design, const 
     res.status = std::move(status);
     res.summary_width = C;
     res.summaries = [&](long first, long count, double* dst) {
-      from_chunks(first, count, C, dst, read_chunk_summary_rows);
+      const long old = std::clamp(kept - first, 0L, count);  // the finished run's rows first
+      if (old > 0) opt.extend->summary_rows(first, old, design.descriptor->summary_columns, dst);
+      if (count > old) from_chunks(first + old, count - old, C, dst + old * C, read_chunk_summary_rows);
     };
     res.samples_per_instance = samples;
     res.sample_width = W;
     res.trajectories = [&](long first, long count, double* dst) {
-      from_chunks(first, count, samples * W, dst, read_chunk_trajectories);
+      const long old = std::clamp(kept - first, 0L, count);
+      if (old > 0) opt.extend->trajectory_rows(first, old, design.descriptor->trajectory_channels, samples, dst);
+      if (count > old) from_chunks(first + old, count - old, samples * W, dst + old * samples * W, read_chunk_trajectories);
     };
     res.run.backend = rep.backend;
     res.run.device = backend_device(backend);
@@ -297,7 +331,7 @@ StudyRunReport run_study(const StudyRecord& record, const Design& design, const 
     res.run.wall_seconds = rep.wall_seconds;
     res.run.chunk_size = chunk;
     res.run.chunks = chunks;
-    res.run.resumed_instances = rep.resumed;
+    res.run.resumed_instances = rep.resumed + kept;  // instances this call did not run
     res.analysis = &analysis;
     try {
       rep.paths = write_outputs(out_dir, record, design, res);

@@ -28,6 +28,8 @@
 
 namespace hs {
 
+class FinishedRun;  // host/results/finished_run.hpp
+
 struct StudyRunOptions {
   int threads = 0;                       // 0: all cores (CPU backend)
   int lanes = 0;                         // CPU backend: lockstep SIMD lanes, BatchSpec::lanes (0: automatic)
@@ -42,6 +44,11 @@ struct StudyRunOptions {
   // share of the chunks, rank 0 prepares the partial directory and writes the
   // outputs; an error anywhere ends every rank with the same exception.
   const Ranks* ranks = nullptr;
+  // `--extend`: the finished run in the output directory whose instances
+  // [0, extend->instance_count()) this run keeps (read back, value for
+  // value) while it runs the rest of the study's, then writes the whole.
+  // Null: an ordinary run. One process only.
+  const FinishedRun* extend = nullptr;
 };
 
 constexpr size_t kInvalidReasonsKept = 10;
@@ -50,6 +57,7 @@ struct StudyRunReport {
   long instances = 0;
   long ran = 0;      // instances integrated by this call
   long resumed = 0;  // instances read back from an earlier, interrupted call
+  long extended_from = 0;  // --extend: the finished run's instances, kept
   long failed = 0;
   long steps = 0;                        // successful steps of the instances this call ran
   std::map<std::string, long> failures;  // status name -> count

@@ -1202,3 +1202,35 @@ Study load_study(const std::string& path) {
 }
 
 }  // namespace hs
+
+namespace hs {
+
+std::string study_text_with_sample_count(const std::string& text, const std::string& path, long count) {
+  toml::table root;
+  try {
+    root = toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    throw StudyError(path + ": " + std::string(e.description()));
+  }
+  const toml::node* node = root.at_path("sample.count").node();
+  if (!node || !node->is_integer())
+    throw StudyError(path + ": --extend needs [sample] count = N (an integer) to change");
+  const toml::source_region& at = node->source();
+  // Lines and columns are 1-based; the value is ASCII digits, so its columns
+  // are bytes when the line holds ASCII before it (checked below).
+  size_t line_start = 0;
+  for (size_t line = 1; line < at.begin.line; ++line) {
+    line_start = text.find('\n', line_start);
+    if (line_start == std::string::npos) break;
+    ++line_start;
+  }
+  const size_t begin = line_start + at.begin.column - 1, end = line_start + at.end.column - 1;
+  const std::string digits = std::to_string(node->as_integer()->get());
+  if (line_start == std::string::npos || at.end.line != at.begin.line || end > text.size() ||
+      text.compare(begin, end - begin, digits) != 0)
+    throw StudyError(path + ":" + std::to_string(at.begin.line) + ": sample.count is not written as plain digits (" + digits +
+                     "); write it so to use --extend");
+  return text.substr(0, begin) + std::to_string(count) + text.substr(end);
+}
+
+}  // namespace hs

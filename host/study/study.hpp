@@ -175,6 +175,12 @@ Study parse_study(const std::string& text, const std::string& path);
 // `models`, which must outlive the study.
 Study parse_study(const std::string& text, const std::string& path, const std::vector<ModelDescriptor>& models);
 
+// The study text with [sample] count replaced by `count`, byte for byte
+// otherwise (`hydrosweep run --extend`: the study a finished run plus its
+// extension equals); throws StudyError naming the file when the text has no
+// integer sample.count written as plain digits.
+std::string study_text_with_sample_count(const std::string& text, const std::string& path, long count);
+
 // Limits enforced by the parser.
 constexpr long kMaxInstances = 100'000'000;
 // The largest study file read (host/study/study.cpp load_study).
