@@ -34,14 +34,12 @@
 #include <limits>
 #include <map>
 #include <memory>
-#include <tuple>
 #include <string>
 #include <vector>
 
 #include "host/build_paths.hpp"
 #include "host/run/batch.hpp"
 #include "host/results/output.hpp"
-#include "host/results/finished_run.hpp"
 #include "host/results/report.hpp"
 #include "host/registry/models.hpp"
 #include "host/run/rank_collectives.hpp"
@@ -158,46 +156,6 @@ struct RunFlags {
   std::string backend = "auto";
 };
 
-// `--extend N`: the study of the finished run in DIR with N more Monte Carlo
-// samples (sample.count = the run's instances + N, the text otherwise the
-// file's), and that run, whose instances the new run keeps. Instance i of a
-// Monte Carlo design is a pure function of (seed, i) (host/design/sampling.hpp),
-// so the result equals one run of the larger count. Refused (usage, exit 2)
-// unless DIR holds a finished run of this study file (the file's text with
-// its count set to the run's), and the design is Monte Carlo.
-std::pair<hs::Study, std::unique_ptr<hs::FinishedRun>> extended_study(const hs::Study& study, const std::string& study_path,
-                                                                      const std::string& out_dir, long more) {
-  namespace fs = std::filesystem;
-  if (study.design().method != hs::SampleMethod::monte_carlo)
-    throw UsageError("--extend adds samples to a Monte Carlo study; " + study_path + " uses sample.method = \"" +
-                     hs::sample_method_name(study.design().method) +
-                     "\" (a Latin hypercube, Sobol' or Saltelli design of another count is another design)");
-  hs::finish_interrupted_write(out_dir);
-  const fs::path results = fs::path(out_dir) / "results.h5";
-  if (!fs::exists(results))
-    throw UsageError("--extend adds to a finished run; " + out_dir + " has no results.h5 (run the study first)");
-  std::unique_ptr<hs::FinishedRun> done;
-  try {
-    done = std::make_unique<hs::FinishedRun>(results.string());
-  } catch (const hs::OutputError& e) {
-    throw UsageError(e.what());
-  }
-  const long have = done->instance_count();
-  if (hs::study_text_with_sample_count(study.record().text, study_path, have) != done->study_text())
-    throw UsageError(results.string() + " holds the results of another study (its study_text differs from " + study_path +
-                     " with sample.count = " + std::to_string(have) + "); --extend adds samples to the same study");
-  if (more > hs::kMaxInstances - have)
-    throw UsageError("--extend " + std::to_string(more) + ": " + std::to_string(have) + " + " + std::to_string(more) +
-                     " instances is more than the limit of " + std::to_string(hs::kMaxInstances) + " per study");
-  const std::string text = hs::study_text_with_sample_count(study.record().text, study_path, have + more);
-  hs::Study larger = hs::parse_study(text, study_path);
-  hs::require_command(larger, "run");
-  // The outputs are rewritten whole: results.h5 and summary.csv are replaced
-  // together at the end (host/results/commit.hpp), so an interrupted
-  // extension leaves the finished run as it was.
-  return {std::move(larger), std::move(done)};
-}
-
 // Under mpirun/srun every rank runs this with the same arguments
 // (host/run/ranks.hpp); rank 0 alone prints.
 int run(const std::string& study_path, const std::string& out_dir, RunFlags flags, const hs::Ranks& ranks) {
@@ -206,7 +164,15 @@ int run(const std::string& study_path, const std::string& out_dir, RunFlags flag
   hs::require_command(study, "run");  // StudyError: exit 2
   check_out_dir(out_dir);
   std::unique_ptr<hs::FinishedRun> finished;
-  if (flags.extend > 0) std::tie(study, finished) = extended_study(study, study_path, out_dir, flags.extend);
+  if (flags.extend > 0) {
+    try {
+      hs::ExtendedStudy larger = hs::extend_study(study, out_dir, flags.extend);
+      study = std::move(larger.study);
+      finished = std::move(larger.finished);
+    } catch (const hs::ResumeError& e) {
+      throw UsageError(e.what());
+    }
+  }
   if (!flags.quiet) print_study(study);
 
   hs::StudyRunOptions opt;

@@ -26,6 +26,42 @@ namespace fs = std::filesystem;
 constexpr long kExtendReadBlock = 1L << 16;
 
 
+// `--extend N` (run_study.hpp): the refusals are ResumeErrors (the CLI's
+// exit 2, Python's StudyError).
+ExtendedStudy extend_study(const Study& study, const std::string& out_dir, long more) {
+  const std::string& study_path = study.record().path;
+  if (more < 1) throw ResumeError("--extend " + std::to_string(more) + ": the samples to add must be >= 1");
+  if (study.design().method != SampleMethod::monte_carlo)
+    throw ResumeError("--extend adds samples to a Monte Carlo study; " + study_path + " uses sample.method = \"" +
+                      sample_method_name(study.design().method) +
+                      "\" (a Latin hypercube, Sobol' or Saltelli design of another count is another design)");
+  finish_interrupted_write(out_dir);
+  const fs::path results = fs::path(out_dir) / "results.h5";
+  if (!fs::exists(results))
+    throw ResumeError("--extend adds to a finished run; " + out_dir + " has no results.h5 (run the study first)");
+  ExtendedStudy out;
+  try {
+    out.finished = std::make_unique<FinishedRun>(results.string());
+  } catch (const OutputError& e) {
+    throw ResumeError(e.what());
+  }
+  const long have = out.finished->instance_count();
+  try {
+    if (study_text_with_sample_count(study.record().text, study_path, have) != out.finished->study_text())
+      throw ResumeError(results.string() + " holds the results of another study (its study_text differs from " +
+                        study_path + " with sample.count = " + std::to_string(have) +
+                        "); --extend adds samples to the same study");
+    if (more > kMaxInstances - have)
+      throw ResumeError("--extend " + std::to_string(more) + ": " + std::to_string(have) + " + " + std::to_string(more) +
+                        " instances is more than the limit of " + std::to_string(kMaxInstances) + " per study");
+    out.study = parse_study(study_text_with_sample_count(study.record().text, study_path, have + more), study_path);
+    require_command(out.study, "run");
+  } catch (const StudyError& e) {
+    throw ResumeError(e.what());
+  }
+  return out;
+}
+
 StudyRunReport run_study(const StudyRecord& record, const Design& design, const std::string& out_dir,
                          const StudyRunOptions& opt) {
   // The CLI refuses first (exit 2); this guards library callers.

@@ -16,9 +16,11 @@
 #pragma once
 #include <atomic>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "host/results/finished_run.hpp"
 #include "host/results/output.hpp"
 #include "host/run/chunk_store.hpp"
 #include "host/run/errors.hpp"
@@ -27,8 +29,6 @@
 #include "host/study/study.hpp"
 
 namespace hs {
-
-class FinishedRun;  // host/results/finished_run.hpp
 
 struct StudyRunOptions {
   int threads = 0;                       // 0: all cores (CPU backend)
@@ -80,6 +80,22 @@ struct StudyRunReport {
   long invalid_count = 0;
   OutputPaths paths;  // empty when interrupted
 };
+
+// `--extend N`: the study of the finished run in out_dir with N more Monte
+// Carlo samples (sample.count = the run's instances + N, the text otherwise
+// the study's, host/study/study.hpp study_text_with_sample_count) and that
+// run, to pass as StudyRunOptions::extend. Instance i of a Monte Carlo design
+// is a pure function of (seed, i) (host/design/sampling.hpp), so the result
+// equals one run of the larger count. Throws ResumeError unless out_dir holds
+// a finished run of this study (its text with the count set to the run's),
+// the design is Monte Carlo and N >= 1 (docs/study-files.md, "Extending a
+// Monte Carlo study"). The outputs are replaced together at the end
+// (host/results/output.hpp): an interrupted extension leaves the finished run.
+struct ExtendedStudy {
+  Study study;
+  std::unique_ptr<FinishedRun> finished;
+};
+ExtendedStudy extend_study(const Study& study, const std::string& out_dir, long more);
 
 // Throws StudyError-free errors only: ResumeError, OutputError, std::exception.
 StudyRunReport run_study(const StudyRecord& record, const Design& design, const std::string& out_dir,

@@ -25,6 +25,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <limits>
 #include <cstring>
 #include <mutex>
 #include <new>
@@ -35,6 +37,8 @@
 #include "host/registry/models.hpp"
 #include "host/results/commit.hpp"
 #include "host/results/output.hpp"
+#include "host/run/chunk_store.hpp"
+#include "host/run/memory_budget.hpp"
 #include "host/run/batch.hpp"
 #include "host/run/ranks.hpp"
 #include "host/cli/run_study.hpp"
@@ -151,12 +155,13 @@ void check_counts(int threads, long chunk_size) {
 }
 
 // hydrosweep run STUDY --out DIR [--threads N] [--backend B] [--chunk-size N]
-// [--resume] --progress none --quiet (host/cli/main.cpp, run()).
+// [--resume] [--extend N] --progress none --quiet (host/cli/main.cpp, run()).
 // progress: None, or a callable(done, total, final) the run calls every 250 ms
 // and once at the end, from its progress thread with the GIL taken; an
 // exception it raises is reported as unraisable and the run goes on.
 py::dict run(const std::string& path, const std::optional<std::string>& text, const std::string& out_dir, int threads,
-             const std::string& backend, long chunk_size, bool resume, bool handle_interrupt, py::object progress) {
+             const std::string& backend, long chunk_size, bool resume, long extend, bool handle_interrupt,
+             py::object progress) {
   return guarded([&] {
     check_counts(threads, chunk_size);
     hs::StudyRunOptions opt;
@@ -183,9 +188,18 @@ py::dict run(const std::string& path, const std::optional<std::string>& text, co
     {
       py::gil_scoped_release nogil;
       std::lock_guard<std::mutex> lock(g_run_mutex);
-      const hs::Study study = load(path, text);
+      hs::Study study = load(path, text);
       hs::require_command(study, "run");
       check_out_dir(out_dir);
+      // extend > 0: the study with `extend` more samples, keeping the finished
+      // run in out_dir (hs::extend_study; its refusals are ResumeErrors).
+      std::unique_ptr<hs::FinishedRun> finished;
+      if (extend != 0) {
+        hs::ExtendedStudy larger = hs::extend_study(study, out_dir, extend);
+        study = std::move(larger.study);
+        finished = std::move(larger.finished);
+        opt.extend = finished.get();
+      }
       InterruptScope interrupts(handle_interrupt);
       opt.cancel = handle_interrupt ? &g_cancel : &never;
       // hs::ResumeError (a refused resume or backend): StudyError, the CLI's exit 2.
@@ -196,13 +210,14 @@ py::dict run(const std::string& path, const std::optional<std::string>& text, co
       if (saved == 0) throw Interrupted("interrupted before the first chunk finished: nothing was saved");
       throw Interrupted("interrupted: " + std::to_string(saved) + " of " + std::to_string(rep.instances) +
                         " instances are saved in " + out_dir + "/" + hs::kPartialDirName +
-                        "; continue with resume=True");
+                        "; continue with resume=True" + (extend != 0 ? " and extend=" + std::to_string(extend) : ""));
     }
     py::dict r;
     r["command"] = "run";
     r["instances"] = rep.instances;
     r["ran"] = rep.ran;
     r["resumed"] = rep.resumed;
+    r["extended_from"] = rep.extended_from;
     r["failed"] = rep.failed;
     r["steps"] = rep.steps;
     py::dict failures;
@@ -321,6 +336,84 @@ py::dict check(const std::string& path, const std::optional<std::string>& text, 
   });
 }
 
+// The finished chunks of an interrupted run in out_dir (hydrosweep.read_partial):
+// the study (the one the run was started with) rebuilds the manifest the
+// chunks must match, as a resume does (a mismatch is a StudyError naming the
+// lines); every chunk present and intact gives its statuses and summary rows,
+// the others stay not_run / NaN; a damaged chunk is listed, not read.
+// Returned as bytes (status int32, summaries float64 N x C, varied float64
+// N x V) for numpy.frombuffer.
+py::dict partial(const std::string& path, const std::optional<std::string>& text, const std::string& out_dir) {
+  return guarded([&] {
+    namespace fs = std::filesystem;
+    const hs::Study study = load(path, text);
+    hs::require_command(study, "run");
+    const fs::path partial_dir = fs::path(out_dir) / hs::kPartialDirName, manifest_path = partial_dir / "manifest";
+    if (!fs::exists(manifest_path))
+      throw UsageError(out_dir + " holds no interrupted run (no " + manifest_path.string() +
+                       (fs::exists(fs::path(out_dir) / "results.h5") ? "; the run finished: read_results reads it)" : ")"));
+    const long n = study.instance_count();
+    const long samples = hs::sample_count(study.settings, study.trajectory_stride);
+    const long chunk = hs::check_manifest(manifest_path, out_dir, hs::manifest_lines(study.record(), study.design(), n, samples), n);
+    const auto& columns = study.descriptor->summary_columns;
+    const long C = static_cast<long>(columns.size()), W = static_cast<long>(study.descriptor->trajectory_channels.size());
+    const std::vector<std::string> varied_names = study.varied_names();
+    const long V = static_cast<long>(varied_names.size());
+    hs::require_memory(study.record(), static_cast<double>(n) * static_cast<double>((C + V) * sizeof(double) + sizeof(std::int32_t)),
+                       "sample.count", "the partial results' statuses, summary rows and varied inputs",
+                       "read them on a machine with more memory");
+    std::vector<hs::Status> status(static_cast<size_t>(n), hs::Status::not_run);
+    std::vector<double> rows(static_cast<size_t>(n * C), std::numeric_limits<double>::quiet_NaN());
+    const hs::ChunkIdentity identity{hs::study_hash(study.record()), chunk};
+    long finished = 0;
+    py::list damaged;
+    for (long c = 0, first = 0; first < n; ++c, first += chunk) {
+      const fs::path p = hs::chunk_path(partial_dir, c);
+      if (!fs::exists(p)) continue;
+      const long count = std::min(chunk, n - first);
+      std::vector<hs::Status> st(static_cast<size_t>(count));
+      std::vector<double> r(static_cast<size_t>(count * C));
+      const std::string problem = hs::read_chunk_summaries(p, first, hs::ChunkLayout{count, samples, C, W}, identity,
+                                                           st.data(), r.data());
+      if (!problem.empty()) {
+        damaged.append(py::make_tuple(p.string(), problem));
+        continue;
+      }
+      std::copy(st.begin(), st.end(), status.begin() + first);
+      std::copy(r.begin(), r.end(), rows.begin() + first * C);
+      finished += count;
+    }
+    std::vector<std::int32_t> status32(status.size());
+    for (size_t i = 0; i < status.size(); ++i) status32[i] = static_cast<std::int32_t>(status[i]);
+    std::vector<double> varied(static_cast<size_t>(n * V));
+    for (long i = 0; i < n && V > 0; ++i) {
+      const std::vector<double> v = study.varied_values(i);
+      std::copy(v.begin(), v.end(), varied.begin() + i * V);
+    }
+    auto bytes = [](const auto& v) {
+      return py::bytes(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(v[0]));
+    };
+    py::dict d;
+    d["instance_count"] = n;
+    d["finished"] = finished;
+    d["chunk_size"] = chunk;
+    d["model"] = study.model;
+    d["sample_method"] = std::string(hs::sample_method_name(study.method));
+    d["status"] = bytes(status32);
+    std::vector<std::string> status_names;  // as /outputs/status's attribute: code k's name
+    for (int code = 0; std::string(hs::status_name(static_cast<hs::Status>(code))) != "unknown"; ++code)
+      status_names.push_back(hs::status_name(static_cast<hs::Status>(code)));
+    d["status_names"] = status_names;
+    d["summaries"] = bytes(rows);
+    d["output_names"] = outputs_of(columns);
+    d["varied_names"] = varied_names;
+    d["varied_units"] = study.varied_units();
+    d["varied"] = bytes(varied);
+    d["damaged"] = damaged;
+    return d;
+  });
+}
+
 // Every registered model (host/registry/models.hpp), in the CLI's order.
 py::list models() {
   return guarded([] {
@@ -402,7 +495,8 @@ PYBIND11_MODULE(_core, m) {
 
   m.def("version", [] { return std::string(hs::hydrosweep_version()); });
   m.def("run", &run, py::arg("path"), py::arg("text"), py::arg("out"), py::arg("threads"), py::arg("backend"),
-        py::arg("chunk_size"), py::arg("resume"), py::arg("handle_interrupt"), py::arg("progress") = py::none());
+        py::arg("chunk_size"), py::arg("resume"), py::arg("extend"), py::arg("handle_interrupt"),
+        py::arg("progress") = py::none());
   m.def("stability", &stability, py::arg("path"), py::arg("text"), py::arg("out"), py::arg("threads"),
         py::arg("backend"));
   // A final write a killed run committed is completed before the package
@@ -411,6 +505,7 @@ PYBIND11_MODULE(_core, m) {
     return guarded([&] { return hs::finish_interrupted_commit(dir); });
   }, py::arg("dir"));
   m.def("check", &check, py::arg("path"), py::arg("text"), py::arg("rows"));
+  m.def("partial", &partial, py::arg("path"), py::arg("text"), py::arg("out"));
   m.def("models", &models);
   m.def("parameters", &parameters, py::arg("model"), py::arg("schedule"));
 #ifdef HYDROSWEEP_HAVE_CUDA

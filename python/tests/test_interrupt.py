@@ -1,6 +1,7 @@
 """Ctrl-C during hydrosweep.run (from the main thread): the run stops after the
 instances in flight, keeps its finished chunks and raises KeyboardInterrupt
-with the CLI's account of what was saved; resume=True then finishes the
+with the CLI's account of what was saved; read_partial reads the finished
+chunks (equal to the final results' rows); resume=True then finishes the
 study; Python's own SIGINT handling is back afterwards. Run in a child
 process, which interrupts itself once the first chunk is on disk.
 """
@@ -44,12 +45,32 @@ SCRIPT = textwrap.dedent(r"""
     assert os.path.isdir(os.path.join(out, ".hydrosweep-partial"))
     assert not os.path.exists(os.path.join(out, "results.h5"))
 
+    # The finished chunks, read without finishing the run (read_partial).
+    import numpy as np
+    part = hydrosweep.read_partial(path, out)
+    done = part.finished
+    assert len(part) == 400 and 0 < done.sum() < 400 and done.sum() % 8 == 0, done.sum()
+    assert not part.damaged
+    assert all(part.status_text[i] == "not_run" for i in np.flatnonzero(~done))
+    assert np.isnan(part.outputs[~done]).all() and not np.isnan(part.outputs[done]).any()
+
     res = hydrosweep.run(path, out, threads=2, chunk_size=8, resume=True)
     r = res.report
     print("resumed", r["resumed"], "ran", r["ran"])
     assert r["resumed"] > 0 and r["resumed"] + r["ran"] == len(res) == 400
+    assert r["resumed"] == done.sum()
     assert (res.status == 0).all()
     assert not os.path.exists(os.path.join(out, ".hydrosweep-partial"))
+    # What read_partial gave is the final results' rows, bit for bit.
+    assert np.array_equal(part.varied, res.varied) and part.varied_names == res.varied_names
+    assert part.output_names == res.output_names
+    assert part.outputs[done].tobytes() == res.outputs[done].tobytes()
+    assert np.array_equal(part.status[done], res.status[done])
+    try:
+        hydrosweep.read_partial(path, out)
+        sys.exit("read_partial of a finished run did not raise")
+    except hydrosweep.StudyError as e:
+        assert "holds no interrupted run" in str(e) and "the run finished" in str(e), e
 
     # Python's SIGINT handler is back: KeyboardInterrupt, not the end of the process.
     # The kill is process-directed: the kernel may hand it to an idle OpenMP worker,

@@ -110,11 +110,11 @@ def _progress_display(progress):
     return show
 
 
-def run(study, out, *, threads=0, backend="auto", chunk_size=0, resume=False, progress=None):
+def run(study, out, *, threads=0, backend="auto", chunk_size=0, resume=False, extend=0, progress=None):
     """Run every instance of a study and write OUT/results.h5 and OUT/summary.csv.
 
     The same as ``hydrosweep run STUDY --out OUT [--threads N] [--backend B]
-    [--chunk-size N] [--resume] --quiet`` (same host calls, same files).
+    [--chunk-size N] [--resume] [--extend N] --quiet`` (same host calls, same files).
 
     study: path (str or os.PathLike) of a TOML study file, or a dict with the
         file's tables (converted to TOML; named "<dict>" in messages). A dict's
@@ -126,6 +126,11 @@ def run(study, out, *, threads=0, backend="auto", chunk_size=0, resume=False, pr
         "kokkos" (this package is built for the CPU only; "auto" runs there).
     chunk_size: instances per chunk (0: the study's [execution] chunk_size, else
         automatic). resume: continue an interrupted run in OUT.
+    extend: N > 0 adds N samples to the finished Monte Carlo run in OUT (the
+        study's text with count = the run's + N; equal to one run of that count;
+        docs/study-files.md "Extending a Monte Carlo study"). The study's own
+        count may stay as it was; a refusal (not Monte Carlo, another study,
+        no finished run) is a StudyError.
     progress: None (quiet, the default); True: a tqdm bar when tqdm is
         installed, else a line on stderr; or a callable(done, total) called
         about every 250 ms and once at the end (from the run's progress thread).
@@ -140,10 +145,27 @@ def run(study, out, *, threads=0, backend="auto", chunk_size=0, resume=False, pr
     """
     path, text = _source(_with_rows(study, out))
     main = threading.current_thread() is threading.main_thread()
-    report = _core.run(path, text, os.fspath(out), threads, backend, chunk_size, resume, main,
+    if isinstance(extend, bool) or not isinstance(extend, int) or extend < 0:
+        raise ValueError(f"extend = {extend!r}: a whole number of samples to add, >= 0 (0: an ordinary run)")
+    report = _core.run(path, text, os.fspath(out), threads, backend, chunk_size, resume, extend, main,
                        _progress_display(progress))
     _note(report)
     return Results(out, report=report)
+
+
+def read_partial(study, out):
+    """The finished part of an interrupted run in OUT (its chunks in
+    OUT/.hydrosweep-partial), without finishing it: a PartialResults whose
+    instances not finished yet have status "not_run" and NaN outputs.
+
+    study: the study the run was started with (path or dict, as for run()):
+    the chunks must belong to it, as for resume=True; a mismatch, or an OUT
+    without an interrupted run, raises StudyError naming what differs.
+    """
+    from ._results import PartialResults
+
+    path, text = _source(study)
+    return PartialResults(out, _core.partial(path, text, os.fspath(out)))
 
 
 def stability(study, out, *, threads=0, backend="auto"):

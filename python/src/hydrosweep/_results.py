@@ -11,7 +11,7 @@ import os
 import h5py
 import numpy as np
 
-__all__ = ["Results", "StabilityMap", "read_results"]
+__all__ = ["Results", "PartialResults", "StabilityMap", "read_results"]
 
 RESULTS_FILE = "results.h5"
 STABILITY_FILE = "stability.h5"
@@ -261,6 +261,43 @@ class Results(_Directory):
         failed = int(np.count_nonzero(self.status != 0))
         return (f"<hydrosweep.Results {self.path!r}: {len(self)} instances, {len(self.varied_names)} varied inputs, "
                 f"{len(self.output_names)} outputs, {failed} failed>")
+
+
+class PartialResults(Results):
+    """The finished chunks of an interrupted `hydrosweep run` (read_partial):
+    the arrays of Results for every instance of the study, those not finished
+    yet with status "not_run" and NaN outputs. `finished` (bool (N,)) marks the
+    instances read back; `damaged` lists (chunk file, what is wrong) of the
+    chunks that could not be read (a resume refuses them too). inputs are the
+    varied inputs (the full parameter rows are written with the results);
+    there are no trajectories and no analysis until the run finishes.
+    """
+
+    def __init__(self, path, partial):
+        self.path = os.path.abspath(os.fspath(path))
+        self.report = None
+        n = int(partial["instance_count"])
+        self.metadata = {"model": partial["model"], "sample_method": partial["sample_method"],
+                         "chunk_size": int(partial["chunk_size"])}
+        self.status = np.frombuffer(partial["status"], dtype=np.int32).copy()
+        self.status_names = list(partial["status_names"])
+        columns = partial["output_names"]
+        self.outputs = np.frombuffer(partial["summaries"], dtype=np.float64).reshape(n, len(columns)).copy()
+        self.output_names = [c["name"] for c in columns]
+        self.output_units = [c["unit"] for c in columns]
+        self.output_integer = [bool(c["integer"]) for c in columns]
+        self.varied_names = list(partial["varied_names"])
+        self.varied_units = list(partial["varied_units"])
+        self.varied = np.frombuffer(partial["varied"], dtype=np.float64).reshape(n, len(self.varied_names)).copy()
+        self.inputs, self.input_names, self.input_units = self.varied, self.varied_names, self.varied_units
+        self.finished = self.status != self.status_names.index("not_run")
+        self.damaged = [tuple(d) for d in partial["damaged"]]
+        self._trajectory_names, self._trajectories = [], {}
+        self.analysis = {}
+
+    def __repr__(self):
+        return (f"<hydrosweep.PartialResults {self.path!r}: {int(self.finished.sum())} of {len(self)} instances "
+                f"finished, {len(self.damaged)} damaged chunks>")
 
 
 class StabilityMap(_Directory):
