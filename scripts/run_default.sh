@@ -14,13 +14,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+source scripts/python_env.sh
 cuda=OFF
 if [[ "${HYDROSWEEP_CUDA:-0}" == 1 ]] || { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; }; then
   cuda=ON
 fi
 build=build
 SECONDS=0
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DHYDROSWEEP_CUDA="$cuda" >/dev/null
+# The test suites need GoogleTest, which only the test command installs
+# (setup.sh --tests): without it they are left out of this configuration;
+# scripts/test.sh turns them on.
+tests=()
+dpkg-query -W -f='${Status}' libgtest-dev 2>/dev/null | grep -q "install ok installed" || tests=(-DHYDROSWEEP_TESTS=OFF)
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DHYDROSWEEP_CUDA="$cuda" "${tests[@]}" >/dev/null
 cmake --build "$build" -j"$(nproc)" --target hydrosweep
 echo "run_default: the CLI built in ${SECONDS} s"
 hs="./$build/host/cli/hydrosweep"

@@ -17,7 +17,8 @@
 # kernel-resources gate, and the sanitizer flavour (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh --tests
+source scripts/python_env.sh
 jobs="$(nproc)"
 
 cuda=OFF
@@ -26,7 +27,12 @@ if [[ "${HYDROSWEEP_CUDA:-0}" == 1 ]] || { command -v nvidia-smi >/dev/null 2>&1
 fi
 
 SECONDS=0
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DHYDROSWEEP_CUDA="$cuda" >/dev/null
+# The suites on (run_default.sh may have configured build/ without them), and
+# the tests' Python the project's (a build/ configured before .venv existed
+# keeps the interpreter it found otherwise).
+py="$VIRTUAL_ENV/bin/python3"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DHYDROSWEEP_CUDA="$cuda" -DHYDROSWEEP_TESTS=ON \
+      -DPython3_EXECUTABLE="$py" -DHYDROSWEEP_PYTHON3="$py" >/dev/null
 cmake --build build -j"$jobs"
 build_s=$SECONDS
 SECONDS=0

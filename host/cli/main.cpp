@@ -243,10 +243,35 @@ int run(const std::string& study_path, const std::string& out_dir, RunFlags flag
   return 0;
 }
 
-// Runs python3 SCRIPT ARGS... and waits: its exit status, 127 when python3
-// cannot be started. quiet: its stdout goes to /dev/null.
+// Whether this binary is an installed one (PREFIX/bin beside
+// PREFIX/share/hydrosweep, cmake/install.cmake) rather than a build in the source tree.
+bool installed_cli() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return !ec && fs::is_directory(exe.parent_path().parent_path() / "share" / "hydrosweep" / "studies", ec);
+}
+
+// The interpreter of the plot scripts: $HYDROSWEEP_PYTHON; else the project's
+// virtual environment that scripts/setup.sh fills ($HYDROSWEEP_VENV, or
+// .venv in the source tree of a build that is not installed), where it
+// exists; else python3 on PATH.
+std::string plot_python() {
+  namespace fs = std::filesystem;
+  if (const char* p = std::getenv("HYDROSWEEP_PYTHON"); p && *p) return p;
+  std::error_code ec;
+  if (const char* v = std::getenv("HYDROSWEEP_VENV"); v && *v && fs::exists(fs::path(v) / "bin" / "python3", ec))
+    return (fs::path(v) / "bin" / "python3").string();
+  const fs::path venv = fs::path(HYDROSWEEP_SOURCE_DIR) / ".venv" / "bin" / "python3";
+  if (!installed_cli() && fs::exists(venv, ec)) return venv.string();
+  return "python3";
+}
+
+// Runs PYTHON SCRIPT ARGS... (plot_python) and waits: its exit status, 127
+// when the interpreter cannot be started. quiet: its stdout goes to /dev/null.
 int run_python(const std::string& script, std::vector<std::string> args, bool quiet) {
-  args.insert(args.begin(), {"python3", script});
+  const std::string python = plot_python();
+  args.insert(args.begin(), {python, script});
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -258,7 +283,7 @@ int run_python(const std::string& script, std::vector<std::string> args, bool qu
     if (quiet) {
       if (std::FILE* null = std::freopen("/dev/null", "w", stdout); !null) ::_exit(127);
     }
-    ::execvp("python3", argv.data());
+    ::execvp(python.c_str(), argv.data());  // a name is looked up on PATH, a path run as it is
     ::_exit(127);
   }
   int status = 0;
@@ -298,8 +323,12 @@ std::string plot_stability_map(const std::string& dir, const std::string& plot_d
     return std::filesystem::absolute((plot_dir.empty() ? std::filesystem::path(dir) : std::filesystem::path(plot_dir)) /
                                      "stability_map.png")
         .string();
-  if (rc == 127) std::fprintf(stderr, "hydrosweep: warning: python3 not found; no stability_map.png (plot later with `hydrosweep plot DIR`)\n");
-  else if (rc == 3) std::fprintf(stderr, "hydrosweep: warning: python3 lacks h5py, matplotlib or numpy (scripts/setup.sh installs them); no stability_map.png\n");
+  if (rc == 127)
+    std::fprintf(stderr, "hydrosweep: warning: %s not found; no stability_map.png (plot later with `hydrosweep plot DIR`)\n",
+                 plot_python().c_str());
+  else if (rc == 3)
+    std::fprintf(stderr, "hydrosweep: warning: %s lacks h5py, matplotlib or numpy (scripts/setup.sh installs them); no stability_map.png\n",
+                 plot_python().c_str());
   else std::fprintf(stderr, "hydrosweep: warning: plot_stability.py failed (exit %d); no stability_map.png\n", rc);
   return "";
 }
@@ -318,8 +347,8 @@ struct PlotFlags {
 // first, status 3).
 int run_plot_script(const std::string& script, const std::vector<std::string>& args) {
   const int rc = run_python(script, args, false);
-  if (rc == 127) throw std::runtime_error("cannot run python3 (scripts/setup.sh installs it)");
-  if (rc == 3) throw std::runtime_error("python3 lacks h5py, matplotlib or numpy (scripts/setup.sh installs them)");
+  if (rc == 127) throw std::runtime_error("cannot run " + plot_python() + " (scripts/setup.sh installs python3)");
+  if (rc == 3) throw std::runtime_error(plot_python() + " lacks h5py, matplotlib or numpy (scripts/setup.sh installs them)");
   return rc == 0 ? 0 : rc == 2 ? kExitUsage : rc == 130 ? 130 : kExitFailure;  // 130: interrupted (Ctrl-C)
 }
 

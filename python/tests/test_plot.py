@@ -251,14 +251,15 @@ def test_scripts_still_run_as_scripts(run_dir, map3_dir, tmp_path):
 
 
 def cli_env(tmp_path, with_matplotlib=True):
-    """The CLI runs `python3`: this interpreter (first on PATH, so that it has
-    the test environment's packages), optionally without matplotlib."""
+    """The CLI's plot interpreter (HYDROSWEEP_PYTHON, which it takes before a
+    project .venv or PATH): this one, so that it has the test environment's
+    packages, optionally without matplotlib."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
     wrapper = bin_dir / "python3"
     wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
     wrapper.chmod(0o755)
-    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", HYDROSWEEP_PYTHON=str(wrapper))
     if not with_matplotlib:
         (tmp_path / "nompl").mkdir(exist_ok=True)
         (tmp_path / "nompl" / "matplotlib.py").write_text(NO_MATPLOTLIB)
@@ -295,5 +296,5 @@ def test_cli_without_matplotlib_says_so_without_a_traceback(cli, run_dir, map3_d
     r = subprocess.run([cli, "stability", str(DATA / "stability_small.toml"), "--out", str(tmp_path / "s"),
                         "--threads", "2", "--backend", "cpu", "--quiet"], capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr
-    assert "hydrosweep: warning: python3 lacks h5py, matplotlib or numpy" in r.stderr, r.stderr
+    assert f"hydrosweep: warning: {tmp_path / 'bin' / 'python3'} lacks h5py, matplotlib or numpy" in r.stderr, r.stderr
     assert not (tmp_path / "s" / "stability_map.png").exists()

@@ -322,7 +322,7 @@ def test_layout_comment_lists_everything_written(tmp_path):
     assert not missing, f"results.h5 holds names host/results/output.hpp does not document: {missing}"
     (tmp_path / "stab.toml").write_text(textwrap.dedent(study))
     r = subprocess.run([EXE, "stability", str(tmp_path / "stab.toml"), "--out", str(tmp_path / "stab"), "-q"],
-                       capture_output=True, text=True, env={**os.environ, "PATH": "/nonexistent"})
+                       capture_output=True, text=True, env={**os.environ, "PATH": "/nonexistent", "HYDROSWEEP_PYTHON": "/nonexistent/python3"})
     assert r.returncode == 0, r.stderr
     g = h5py.File(tmp_path / "stab" / "stability.h5", "r")
     missing = sorted(n for n in layout_names(g) if n not in words)
