@@ -299,13 +299,13 @@ TEST(RunnerEdges, StreamedSummaryRowsBelongToTheirInstancesAcrossChunksAndBlocks
 
 // `hydrosweep stability` at -j 1 and -j 2: stability.csv byte for byte, and
 // stability.h5 except the run record (wall time, date, threads, points/s).
-// Without python3 on PATH the map's PNG, not compared here, is skipped with a
-// warning (it takes 3 s a run).
+// With no Python (HYDROSWEEP_PYTHON naming none, nothing on PATH) the map's
+// PNG, not compared here, is skipped with a warning (it takes 3 s a run).
 TEST(RunnerEdges, StabilityIsIdenticalAtOneAndTwoThreads) {
   TempDir tmp;
   const fs::path study = write_study(tmp.path, "map.toml", kStabilityStudy);
   for (const char* j : {"1", "2"}) {
-    const Result r = hydrosweep_after("export PATH=/nonexistent",
+    const Result r = hydrosweep_after("export PATH=/nonexistent HYDROSWEEP_PYTHON=/nonexistent/python3",
                                       "stability " + q(study) + " --out " + q(tmp.path / ("j" + std::string(j))) + " -j " + j + " -q",
                                       tmp.path);
     ASSERT_EQ(r.code, 0) << r.err;
