@@ -6,7 +6,8 @@
 #
 #   here:   cmake -S . -B build-device -DCMAKE_BUILD_TYPE=Release -DHYDROSWEEP_NATIVE=OFF
 #           cmake --build build-device --target test_gpu test_gpu_eigen hydrosweep \
-#                 bench_throughput bench_stability_throughput bench_eigen_throughput device_trace
+#                 bench_throughput bench_stability_throughput bench_eigen_throughput device_trace \
+#                 device_trace_variants      # the trace at -G, -Xptxas -O0, -O1 (step "bisect")
 #           bash scripts/device_check.sh pack build-device      # -> .devcarry/bundle.tar.xz (git-ignored)
 #   there:  bash scripts/device_check.sh run                    # -> $OUT/device-check.tar.gz, $OUT/device-check.log
 #
@@ -24,11 +25,14 @@ mode="${1:-}"
 # (the device tool carries 64 MiB in all).
 programs=(${DEVICE_CHECK_PROGRAMS:-tests/test_gpu tests/test_gpu_eigen host/cli/hydrosweep bench/bench_throughput
           bench/bench_stability_throughput bench/bench_eigen_throughput tests/device_trace})
+# The trace's code-generation variants (tests/CMakeLists.txt), packed when built.
+variants=(tests/device_trace_debug tests/device_trace_ptxas_O0 tests/device_trace_ptxas_O1)
 
 if [[ "$mode" == pack ]]; then
   build="${2:?usage: device_check.sh pack BUILD_DIR}"
   rm -rf .devcarry && mkdir -p .devcarry/bin .devcarry/lib
   for p in "${programs[@]}"; do cp "$build/$p" .devcarry/bin/ || exit 1; done
+  for p in "${variants[@]}"; do [ -x "$build/$p" ] && cp "$build/$p" .devcarry/bin/; done
   # Every shared library the programs load, except the C runtime and the
   # compiler's (the device image's are newer) and CUDA's own (the device has
   # the same CUDA 13 toolkit; cuSOLVER and cuBLAS are too large to carry).
@@ -66,8 +70,8 @@ done
 export LD_LIBRARY_PATH="$carry/lib${cuda_lib}:${LD_LIBRARY_PATH:-}"
 export OMP_NUM_THREADS="$(nproc)"
 bin="$carry/bin"
-# DEVICE_CHECK_STEPS: the groups to run (default all): trace tests sanitizer runs studies maps ncu
-steps="${DEVICE_CHECK_STEPS:-trace tests sanitizer runs studies maps ncu}"
+# DEVICE_CHECK_STEPS: the groups to run (default all): trace bisect tests sanitizer runs studies maps ncu
+steps="${DEVICE_CHECK_STEPS:-trace bisect tests sanitizer runs studies maps ncu}"
 want() { [[ " $steps " == *" $1 "* ]]; }
 step() { echo; echo "=== $(date +%T) $*"; }
 # Each step under its own limit; the results so far are packed after each
@@ -86,6 +90,23 @@ ldd "$bin/hydrosweep" | grep -i "not found" && echo "MISSING LIBRARIES"
 if want trace; then
 step "device_trace: where the disagreeing combinations leave the CPU"
 run 120 "$bin/device_trace"
+fi
+
+if want bisect; then
+# The same trace under other device code generation (-G, ptxas -O0/-O1): a
+# disagreement that one of them removes is the compiler's. Its lines are
+# compared with the normal build's in the log (docs/gpu.md §3).
+step "device_trace under other code generation (bisect)"
+# The normal trace takes ~4 s on an H200; -G runs unoptimized device code.
+for v in debug:90 ptxas_O0:45 ptxas_O1:45; do
+  limit="${v#*:}"; v="${v%%:*}"
+  if [ -x "$bin/device_trace_$v" ]; then
+    echo "--- device_trace_$v"
+    run "$limit" "$bin/device_trace_$v"
+  else
+    echo "--- device_trace_$v: not packed (cmake --build BUILD --target device_trace_variants)"
+  fi
+done
 fi
 
 if want tests; then
