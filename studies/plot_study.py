@@ -15,6 +15,8 @@ stderr):
                      P_f when /analysis/failure is about q
   sobol_<q>.png      first-order and total Sobol indices per factor with
                      confidence intervals (/analysis/sobol/<q>)
+  sobol2_<q>.png     with sample.second_order: the second-order indices S_jk
+                     of the factor pairs, each with its interval
   map_<q>.png        grid designs with exactly two varied inputs: heat map of
                      q over the grid (log axes for log-spaced axes); failed
                      points marked
@@ -646,6 +648,41 @@ def plot_sobol(study, q, out, written):
     titles(fig, study, f"Sobol indices of {q}")
     ax.set_title(", ".join(details), fontsize="small")
     save(fig, out / f"sobol_{safe_name(q)}.png", written)
+    if "second_order" in g:
+        plot_sobol_pairs(study, q, g, factors, details, out, written)
+
+
+def plot_sobol_pairs(study, q, g, factors, details, out, written):
+    """sobol2_<q>: the second-order indices S_jk (sample.second_order) as a
+    matrix over the pairs j < k, each cell with its value and interval."""
+    s2 = read_array(g["second_order"])
+    k = len(factors)
+    if s2.ndim != 2 or s2.shape != (k, k) or k < 2:
+        note(f"sobol2_{q}: /analysis/sobol/{q}/second_order is not {k} x {k}; skipped")
+        return
+    lo = read_array(g["second_order_ci_low"]) if "second_order_ci_low" in g else np.full((k, k), np.nan)
+    hi = read_array(g["second_order_ci_high"]) if "second_order_ci_high" in g else np.full((k, k), np.nan)
+    upper = np.triu(np.ones((k, k), dtype=bool), 1)
+    shown = np.where(upper, s2, np.nan)
+    finite = shown[np.isfinite(shown)]
+    top = max(float(np.abs(finite).max()) if finite.size else 0.0, 1e-3)
+    fig, ax = subplots(figsize=(max(8.0, 1.4 * k + 3.5), max(5.0, 1.2 * k + 2.5)), layout="constrained")
+    image = ax.imshow(np.ma.masked_invalid(shown), cmap="RdBu_r", vmin=-top, vmax=top)
+    fig.colorbar(image, ax=ax, label="second-order index $S_{jk}$ [-]")
+    for j in range(k):
+        for m in range(j + 1, k):
+            v = s2[j, m]
+            interval = f"\n[{fmt(lo[j, m], 2)}, {fmt(hi[j, m], 2)}]" if np.isfinite(lo[j, m]) else ""
+            dark = np.isfinite(v) and abs(v) > 0.6 * top  # the colour map's ends are dark
+            ax.text(m, j, fmt(v, 3) + interval, ha="center", va="center", fontsize="small",
+                    color="white" if dark else "black")
+    ax.set_xticks(range(k))
+    ax.set_yticks(range(k))
+    ax.set_xticklabels(factors, rotation=25, ha="right")
+    ax.set_yticklabels(factors)
+    titles(fig, study, f"Second-order Sobol indices of {q}")
+    ax.set_title(", ".join(details), fontsize="small")
+    save(fig, out / f"sobol2_{safe_name(q)}.png", written)
 
 
 # ---- grid heat map and scatter ----------------------------------------------------------

@@ -94,3 +94,18 @@ def test_second_order_needs_saltelli_and_two_factors(tmp_path):
         hydrosweep.check(dict(STUDY, sample={"method": "monte-carlo", "count": 4, "second_order": True}))
     with pytest.raises(hydrosweep.StudyError, match="needs at least two"):
         hydrosweep.check(dict(STUDY, factor=FACTORS[:1]))
+
+
+def test_the_pairs_are_drawn(results, tmp_path):
+    """sobol2_<q>: the S_jk matrix, each pair's value written in its cell
+    (studies/plot_study.py plot_sobol_pairs); no such figure without pairs."""
+    pytest.importorskip("matplotlib", reason="the [plot] extra (scripts/test_python.sh installs it)")
+    import hydrosweep.plot
+
+    written = hydrosweep.plot.study(results.path, tmp_path / "plots", quantity=["p2_max"], format="svg")
+    names = [p.name for p in written]
+    assert "sobol_p2_max.svg" in names and "sobol2_p2_max.svg" in names, names
+    svg = (tmp_path / "plots" / "sobol2_p2_max.svg").read_text()
+    second = np.asarray(results.analysis["sobol"]["p2_max"]["second_order"])
+    for j, k in ((0, 1), (0, 2), (1, 2)):  # the plot's 3-digit text of every pair
+        assert f"{second[j, k]:.3g}" in svg, (j, k, second[j, k])
