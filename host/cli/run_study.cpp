@@ -25,7 +25,6 @@ namespace fs = std::filesystem;
 // --extend: rows of the finished run read back per block (bounded memory).
 constexpr long kExtendReadBlock = 1L << 16;
 
-
 // `--extend N` (run_study.hpp): the refusals are ResumeErrors (the CLI's
 // exit 2, Python's StudyError).
 ExtendedStudy extend_study(const Study& study, const std::string& out_dir, long more) {
@@ -189,12 +188,12 @@ StudyRunReport run_study(const StudyRecord& record, const Design& design, const 
   };
   if (opt.extend) {
     // The finished run's statuses and analysed columns, a block of rows at a
-    // time (its summary rows stay in its file until the writers stream them).
-    const std::vector<Status> old = opt.extend->statuses(kept);
-    std::copy(old.begin(), old.end(), status.begin());
+    // time into the run's own (its summary rows stay in its file until the
+    // writers stream them): nothing study-sized beyond what plan_run_memory counted.
     std::vector<double> rows;
     for (long first = 0; first < kept; first += kExtendReadBlock) {
       const long count = std::min(kExtendReadBlock, kept - first);
+      opt.extend->statuses(first, count, status.data() + first);
       rows.resize(static_cast<size_t>(count * C));
       opt.extend->summary_rows(first, count, design.descriptor->summary_columns, rows.data());
       keep_analysed(first, count, rows.data());

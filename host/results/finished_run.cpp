@@ -68,12 +68,10 @@ FinishedRun::~FinishedRun() {
   if (file_ >= 0) H5Fclose(static_cast<hid_t>(file_));
 }
 
-std::vector<Status> FinishedRun::statuses(long n) const {
-  std::vector<int> raw(static_cast<size_t>(n));
-  if (n > 0) read_rows(static_cast<hid_t>(file_), "outputs/status", 0, n, H5T_NATIVE_INT, raw.data(), path_);
-  std::vector<Status> s(raw.size());
-  for (size_t i = 0; i < raw.size(); ++i) s[i] = static_cast<Status>(raw[i]);
-  return s;
+void FinishedRun::statuses(long first, long count, Status* out) const {
+  std::vector<int> raw(static_cast<size_t>(count));
+  if (count > 0) read_rows(static_cast<hid_t>(file_), "outputs/status", first, count, H5T_NATIVE_INT, raw.data(), path_);
+  for (long i = 0; i < count; ++i) out[i] = static_cast<Status>(raw[i]);
 }
 
 void FinishedRun::summary_rows(long first, long count, const std::vector<OutputInfo>& columns, double* out) const {

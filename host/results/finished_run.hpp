@@ -30,8 +30,8 @@ class FinishedRun {
   const std::string& sample_method() const { return sample_method_; }
   long instance_count() const { return instance_count_; }
 
-  // Statuses of instances [0, n).
-  std::vector<Status> statuses(long n) const;
+  // Statuses of instances [first, first + count) into out.
+  void statuses(long first, long count, Status* out) const;
   // Summary rows of instances [first, first + count): row-major, the model's
   // summary columns in order (OutputInfo::name datasets of /outputs).
   void summary_rows(long first, long count, const std::vector<OutputInfo>& columns, double* out) const;
