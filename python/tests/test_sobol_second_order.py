@@ -109,3 +109,29 @@ def test_the_pairs_are_drawn(results, tmp_path):
     second = np.asarray(results.analysis["sobol"]["p2_max"]["second_order"])
     for j, k in ((0, 1), (0, 2), (1, 2)):  # the plot's 3-digit text of every pair
         assert f"{second[j, k]:.3g}" in svg, (j, k, second[j, k])
+
+
+def test_analysis_as_tables(results):
+    """Results.statistics() and Results.sobol_indices(q): the /analysis values
+    as DataFrames, equal to the nested dict's, with units and intervals."""
+    pytest.importorskip("pandas", reason="pandas (scripts/test_python.sh installs it)")
+    st = results.statistics()
+    assert list(st.index) == ["p2_max", "q1"]
+    for q in st.index:
+        g = results.analysis["statistics"][q]
+        assert st.loc[q, "mean"] == g["mean"] and st.loc[q, "std_ci_high"] == g["std_ci_high"]
+        assert st.loc[q, "count_ok"] == g["count_ok"]
+        for level, v, lo in zip(g["quantile_levels"], g["quantiles"], g["quantile_ci_low"]):
+            assert st.loc[q, f"q{level:g}"] == v and st.loc[q, f"q{level:g}_ci_low"] == lo
+    assert st.loc["p2_max", "unit"] == "Pa" and st.loc["q1", "unit"] == "rad"
+    assert st.attrs["confidence"] == results.analysis["confidence"]
+
+    so = results.sobol_indices("p2_max")
+    g = results.analysis["sobol"]["p2_max"]
+    assert list(so.index) == [f["parameter"] for f in FACTORS]
+    np.testing.assert_array_equal(so["first_order"].to_numpy(), g["first_order"])
+    np.testing.assert_array_equal(so["total_ci_high"].to_numpy(), g["total_ci_high"])
+    np.testing.assert_array_equal(so.attrs["second_order"].to_numpy(), g["second_order"])
+    assert so.attrs["base_samples"] == N
+    with pytest.raises(KeyError, match="have: p2_max, q1"):
+        results.sobol_indices("steps")

@@ -257,6 +257,57 @@ class Results(_Directory):
         ds["status"].attrs["status_names"] = list(self.status_names)
         return ds
 
+    def statistics(self):
+        """The /analysis statistics as a pandas DataFrame, one row per analysed
+        quantity (index "quantity"): unit, mean, mean_ci_low, mean_ci_high,
+        std, std_ci_low, std_ci_high, count_ok, count_failed,
+        count_undefined, and per quantile level p the columns q<p>,
+        q<p>_ci_low, q<p>_ci_high (e.g. q0.05). attrs["confidence"]: the
+        intervals' level. Empty without an [analysis]. ImportError without pandas."""
+        pd = _pandas()
+        rows = {}
+        for q, g in self.analysis.get("statistics", {}).items():
+            row = {"unit": self.output_units[self.output_names.index(q)] if q in self.output_names else ""}
+            for key in ("mean", "mean_ci_low", "mean_ci_high", "std", "std_ci_low", "std_ci_high",
+                        "count_ok", "count_failed", "count_undefined"):
+                if key in g:
+                    row[key] = g[key]
+            for level, v, lo, hi in zip(*(np.asarray(g.get(k, []), dtype=float).reshape(-1) for k in
+                                          ("quantile_levels", "quantiles", "quantile_ci_low", "quantile_ci_high"))):
+                name = f"q{level:g}"
+                row[name], row[name + "_ci_low"], row[name + "_ci_high"] = v, lo, hi
+            rows[q] = row
+        df = pd.DataFrame.from_dict(rows, orient="index")
+        df.index.name = "quantity"
+        df.attrs["confidence"] = self.analysis.get("confidence")
+        return df
+
+    def sobol_indices(self, quantity):
+        """Sobol' indices of one analysed quantity (saltelli designs) as a pandas
+        DataFrame, one row per factor (index "factor"): first_order,
+        first_order_ci_low, first_order_ci_high, total, total_ci_low,
+        total_ci_high. attrs: base_samples, dropped_rows, confidence,
+        variance, and with sample.second_order "second_order" (a factor x
+        factor DataFrame, S_jk at j < k, NaN elsewhere) with
+        "second_order_ci_low"/"_ci_high". KeyError naming the quantities that
+        have indices; ImportError without pandas."""
+        pd = _pandas()
+        sobol = self.analysis.get("sobol", {})
+        if quantity not in sobol:
+            raise KeyError(f"no Sobol' indices of {quantity!r} in {self.path} (have: {', '.join(sobol) or 'none'})")
+        g = sobol[quantity]
+        factors = list(g["factors"])
+        cols = ("first_order", "first_order_ci_low", "first_order_ci_high", "total", "total_ci_low", "total_ci_high")
+        df = pd.DataFrame({c: np.asarray(g[c], dtype=float).reshape(-1) for c in cols if c in g},
+                          index=pd.Index(factors, name="factor"))
+        for key in ("base_samples", "dropped_rows", "confidence", "variance"):
+            if key in g:
+                df.attrs[key] = g[key]
+        for key in ("second_order", "second_order_ci_low", "second_order_ci_high"):
+            if key in g:
+                df.attrs[key] = pd.DataFrame(np.asarray(g[key], dtype=float), index=factors, columns=factors)
+        return df
+
     def __repr__(self):
         failed = int(np.count_nonzero(self.status != 0))
         return (f"<hydrosweep.Results {self.path!r}: {len(self)} instances, {len(self.varied_names)} varied inputs, "
