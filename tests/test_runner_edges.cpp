@@ -979,7 +979,8 @@ above = 3.3e6
   const fs::path out = tmp.path / "out", whole = tmp.path / "whole" / "out";
   ASSERT_EQ(run(whole_study, whole, "-j 2 -q", tmp.path).code, 0);
   ASSERT_EQ(run(study, out, "-j 2 -q", tmp.path).code, 0);
-  const Result more = run(study, out, "--extend 20 -j 2 --progress none", tmp.path);
+  // 20 more in chunks of 7: three chunks after the 30 kept (their offsets).
+  const Result more = run(study, out, "--extend 20 --chunk-size 7 -j 2 --progress none", tmp.path);
   ASSERT_EQ(more.code, 0) << more.err;
   EXPECT_NE(more.out.find("ran 20 instances"), npos) << more.out;
   EXPECT_NE(more.out.find("(30 kept from the finished run it extends)"), npos) << more.out;
@@ -1013,4 +1014,48 @@ above = 3.3e6
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("has no results.h5 (run the study first)"), npos) << r.err;
   EXPECT_EQ(file_tree(out), before);
+}
+
+// An interrupted `--extend` (SIGINT once chunks exist) continues only as that
+// extension: a plain --resume of the larger study text is refused naming
+// --extend, nothing changed; `--extend N --resume` completes it, equal to one
+// run of the larger count (summary.csv byte for byte).
+TEST(RunnerEdges, AnInterruptedExtensionResumesOnlyAsThatExtension) {
+  TempDir tmp;
+  const std::string text = R"([integrator]
+duration = 2.0
+[sample]
+method = "monte-carlo"
+count = 10
+seed = 4
+[[factor]]
+parameter = "circuit.oil_bulk_modulus"
+min = 1.0e9
+max = 1.8e9
+)";
+  const fs::path study = write_study(tmp.path, "mc.toml", text);
+  std::string larger = text;
+  larger.replace(larger.find("count = 10"), 10, "count = 250");
+  fs::create_directories(tmp.path / "big");
+  const fs::path big = write_study(tmp.path / "big", "mc.toml", larger);
+  const fs::path out = tmp.path / "out";
+  ASSERT_EQ(run(study, out, "-j 1 -q", tmp.path).code, 0);
+  const pid_t pid = spawn({"run", study.string(), "--out", out.string(), "--extend", "240", "--chunk-size", "3", "-j", "1",
+                           "-q"},
+                          tmp.path / "extend.log");
+  wait_for_chunks(out / kPartial, 2, pid);
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (!fs::exists(out / kPartial / "manifest")) GTEST_SKIP() << "the extension finished before the interrupt";
+  EXPECT_NE(read_file(out / kPartial / "manifest").find("extends 10"), npos);
+  const auto before = file_tree(out);
+  const Result plain = run(big, out, "--resume -q", tmp.path);
+  EXPECT_EQ(plain.code, 2) << plain.err;
+  EXPECT_NE(plain.err.find("extends a finished run of 10 instances"), npos) << plain.err;
+  EXPECT_NE(plain.err.find("--extend N --resume"), npos) << plain.err;
+  EXPECT_EQ(file_tree(out), before);
+  ASSERT_EQ(run(study, out, "--extend 240 --resume -j 2 -q", tmp.path).code, 0);
+  ASSERT_EQ(run(big, tmp.path / "big" / "out", "-j 2 -q", tmp.path).code, 0);
+  EXPECT_EQ(read_file(out / "summary.csv"), read_file(tmp.path / "big" / "out" / "summary.csv"));
 }

@@ -165,6 +165,10 @@ int run(const std::string& study_path, const std::string& out_dir, RunFlags flag
   check_out_dir(out_dir);
   std::unique_ptr<hs::FinishedRun> finished;
   if (flags.extend > 0) {
+    // Refused before anything in DIR is touched (extend_study completes a
+    // committed write): one process reads the finished run.
+    if (ranks.size() > 1)
+      throw UsageError("--extend runs in one process (the finished run is read by one); run it without mpirun");
     try {
       hs::ExtendedStudy larger = hs::extend_study(study, out_dir, flags.extend);
       study = std::move(larger.study);

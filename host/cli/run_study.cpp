@@ -14,6 +14,7 @@
 #include "host/run/memory_budget.hpp"
 #include "host/run/rank_collectives.hpp"
 #include "host/run/reference_run.hpp"
+#include "host/version.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -44,6 +45,12 @@ ExtendedStudy extend_study(const Study& study, const std::string& out_dir, long 
   } catch (const OutputError& e) {
     throw ResumeError(e.what());
   }
+  // Rows of another build (other kernels, other column layout) are not those
+  // this build would compute: one run of the larger count is what is promised.
+  if (out.finished->version() != hydrosweep_version())
+    throw ResumeError("--extend: " + results.string() + " was written by hydrosweep " + out.finished->version() +
+                      ", this is " + hydrosweep_version() +
+                      "; its instances are not this build's. Run the study again with the larger count");
   const long have = out.finished->instance_count();
   try {
     if (study_text_with_sample_count(study.record().text, study_path, have) != out.finished->study_text())

@@ -98,7 +98,7 @@ struct SobolIndices {
   std::size_t base_rows = 0;     // N: outputs.size() / block (d + 2, or 2d + 2 with second order)
   std::size_t valid_rows = 0;    // base rows used
   std::size_t dropped_rows = 0;  // base rows with a non-finite output in their block
-  std::vector<std::size_t> dropped;  // their indices r (block r = outputs r(d+2) .. r(d+2)+d+1)
+  std::vector<std::size_t> dropped;  // their indices r (block r = outputs r·b .. r·b + b − 1, b the block size)
   double output_mean = std::numeric_limits<double>::quiet_NaN();      // pooled over f(A), f(B)
   double output_variance = std::numeric_limits<double>::quiet_NaN();  // V, pooled over f(A), f(B), unbiased
   std::vector<IndexEstimate> first_order;  // S_i

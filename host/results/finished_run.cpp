@@ -49,6 +49,8 @@ FinishedRun::FinishedRun(const std::string& results_h5) : path_(results_h5) {
   H5Handle meta{H5Gopen2(f, "metadata", H5P_DEFAULT), H5Gclose};
   const auto text = read_string_attribute(meta.id, "study_text");
   const auto method = read_string_attribute(meta.id, "sample_method");
+  const auto version = read_string_attribute(meta.id, "hydrosweep_version");
+  version_ = version.empty() ? "" : version[0];
   study_text_ = text.empty() ? "" : text[0];
   sample_method_ = method.empty() ? "" : method[0];
   long n = -1;

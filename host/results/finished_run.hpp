@@ -28,6 +28,7 @@ class FinishedRun {
   const std::string& path() const { return path_; }
   const std::string& study_text() const { return study_text_; }
   const std::string& sample_method() const { return sample_method_; }
+  const std::string& version() const { return version_; }  // /metadata hydrosweep_version: the build that wrote it
   long instance_count() const { return instance_count_; }
 
   // Statuses of instances [first, first + count) into out.
@@ -40,7 +41,7 @@ class FinishedRun {
   void trajectory_rows(long first, long count, const std::vector<OutputInfo>& channels, long m, double* out) const;
 
  private:
-  std::string path_, study_text_, sample_method_;
+  std::string path_, study_text_, sample_method_, version_;
   long instance_count_ = 0;
   std::int64_t file_ = -1;  // the open file (an HDF5 hid_t)
 };

@@ -324,6 +324,16 @@ long check_manifest(const fs::path& manifest_path, const std::string& out_dir,
                       manifest_path.string() + " records " + build_diff +
                       ". Resume it with the build that wrote it (hydrosweep " + value("version") + "), or " +
                       start_over);
+  // An interrupted `--extend` (its manifest's "extends" line, host/cli/run_study.cpp)
+  // continues only as that extension: its chunks start after the finished
+  // run's instances, so a plain resume would read them as the wrong ones.
+  const bool expects_extension =
+      std::any_of(expected.begin(), expected.end(), [](const ManifestLine& l) { return l.key == "extends"; });
+  if (found.count("extends") && !expects_extension)
+    throw ResumeError("--resume: the interrupted run in " + out_dir + " extends a finished run of " + value("extends") +
+                      " instances (" + manifest_path.string() +
+                      " records extends = " + value("extends") + "): continue it with the same study file and "
+                      "--extend N --resume, N the samples it was adding, or " + start_over);
   if (!study_diff.empty())
     throw ResumeError("--resume: the interrupted run in " + out_dir +
                       " was made from a different study text: " + manifest_path.string() + " records " + study_diff +

@@ -50,7 +50,8 @@ double parse_size(const std::string& text) {
 std::string instances_key(const Design& design) {
   if (design.method == SampleMethod::grid) return "the grid's size ([[grid]] values/count)";
   if (design.method == SampleMethod::rows) return "the rows of sample.file";
-  return design.method == SampleMethod::saltelli ? "sample.count (x factors + 2)" : "sample.count";
+  if (design.method != SampleMethod::saltelli) return "sample.count";
+  return design.second_order ? "sample.count (x 2 factors + 2)" : "sample.count (x factors + 2)";
 }
 
 }  // namespace

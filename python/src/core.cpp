@@ -359,8 +359,12 @@ py::dict partial(const std::string& path, const std::optional<std::string>& text
     const long C = static_cast<long>(columns.size()), W = static_cast<long>(study.descriptor->trajectory_channels.size());
     const std::vector<std::string> varied_names = study.varied_names();
     const long V = static_cast<long>(varied_names.size());
-    hs::require_memory(study.record(), static_cast<double>(n) * static_cast<double>((C + V) * sizeof(double) + sizeof(std::int32_t)),
-                       "sample.count", "the partial results' statuses, summary rows and varied inputs",
+    // The arrays here and their copies into Python bytes (then numpy): twice
+    // the statuses (both widths), summary rows and varied inputs.
+    hs::require_memory(study.record(),
+                       2.0 * static_cast<double>(n) *
+                           static_cast<double>((C + V) * sizeof(double) + sizeof(hs::Status) + sizeof(std::int32_t)),
+                       "sample.count", "the partial results' statuses, summary rows and varied inputs (and their copies)",
                        "read them on a machine with more memory");
     std::vector<hs::Status> status(static_cast<size_t>(n), hs::Status::not_run);
     std::vector<double> rows(static_cast<size_t>(n * C), std::numeric_limits<double>::quiet_NaN());

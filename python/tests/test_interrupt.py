@@ -53,6 +53,10 @@ SCRIPT = textwrap.dedent(r"""
     assert not part.damaged
     assert all(part.status_text[i] == "not_run" for i in np.flatnonzero(~done))
     assert np.isnan(part.outputs[~done]).all() and not np.isnan(part.outputs[done]).any()
+    import importlib.util
+    if importlib.util.find_spec("pandas"):  # integer outputs stay float: NaN, not a cast of NaN
+        df = part.to_dataframe()
+        assert df["steps"][~done].isna().all() and (df["steps"][done] > 0).all()
 
     res = hydrosweep.run(path, out, threads=2, chunk_size=8, resume=True)
     r = res.report

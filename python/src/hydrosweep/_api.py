@@ -1,4 +1,5 @@
 """run, stability, models, parameters: the CLI's commands as functions."""
+import numbers
 import os
 import sys
 import threading
@@ -145,9 +146,9 @@ def run(study, out, *, threads=0, backend="auto", chunk_size=0, resume=False, ex
     """
     path, text = _source(_with_rows(study, out))
     main = threading.current_thread() is threading.main_thread()
-    if isinstance(extend, bool) or not isinstance(extend, int) or extend < 0:
+    if isinstance(extend, bool) or not isinstance(extend, numbers.Integral) or extend < 0:
         raise ValueError(f"extend = {extend!r}: a whole number of samples to add, >= 0 (0: an ordinary run)")
-    report = _core.run(path, text, os.fspath(out), threads, backend, chunk_size, resume, extend, main,
+    report = _core.run(path, text, os.fspath(out), threads, backend, chunk_size, resume, int(extend), main,
                        _progress_display(progress))
     _note(report)
     return Results(out, report=report)
@@ -164,7 +165,7 @@ def read_partial(study, out):
     """
     from ._results import PartialResults
 
-    path, text = _source(study)
+    path, text = _source(_with_rows(study, out))
     return PartialResults(out, _core.partial(path, text, os.fspath(out)))
 
 

@@ -321,7 +321,8 @@ class PartialResults(Results):
     instances read back; `damaged` lists (chunk file, what is wrong) of the
     chunks that could not be read (a resume refuses them too). inputs are the
     varied inputs (the full parameter rows are written with the results);
-    there are no trajectories and no analysis until the run finishes.
+    there are no trajectories and no analysis until the run finishes. The
+    integer outputs (steps, Newton counts) are float64 here, NaN where not run.
     """
 
     def __init__(self, path, partial):
@@ -336,7 +337,10 @@ class PartialResults(Results):
         self.outputs = np.frombuffer(partial["summaries"], dtype=np.float64).reshape(n, len(columns)).copy()
         self.output_names = [c["name"] for c in columns]
         self.output_units = [c["unit"] for c in columns]
-        self.output_integer = [bool(c["integer"]) for c in columns]
+        # Unfinished instances are NaN in every column, so the integer ones
+        # (steps, Newton counts) stay float64 here: to_dataframe/to_xarray
+        # then keep NaN instead of casting it to an integer.
+        self.output_integer = [False] * len(columns)
         self.varied_names = list(partial["varied_names"])
         self.varied_units = list(partial["varied_units"])
         self.varied = np.frombuffer(partial["varied"], dtype=np.float64).reshape(n, len(self.varied_names)).copy()
