@@ -247,13 +247,15 @@ int run(const std::string& study_path, const std::string& out_dir, RunFlags flag
   return 0;
 }
 
-// Whether this binary is an installed one (PREFIX/bin beside
-// PREFIX/share/hydrosweep, cmake/install.cmake) rather than a build in the source tree.
-bool installed_cli() {
+// The studies folder of an installed CLI (PREFIX/share/hydrosweep/studies
+// beside PREFIX/bin, cmake/install.cmake); empty for a build in the source tree.
+std::filesystem::path installed_studies_dir() {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return !ec && fs::is_directory(exe.parent_path().parent_path() / "share" / "hydrosweep" / "studies", ec);
+  if (ec) return {};
+  const fs::path studies = exe.parent_path().parent_path() / "share" / "hydrosweep" / "studies";
+  return fs::is_directory(studies, ec) ? studies : fs::path();
 }
 
 // The interpreter of the plot scripts: $HYDROSWEEP_PYTHON; else the project's
@@ -267,7 +269,7 @@ std::string plot_python() {
   if (const char* v = std::getenv("HYDROSWEEP_VENV"); v && *v && fs::exists(fs::path(v) / "bin" / "python3", ec))
     return (fs::path(v) / "bin" / "python3").string();
   const fs::path venv = fs::path(HYDROSWEEP_SOURCE_DIR) / ".venv" / "bin" / "python3";
-  if (!installed_cli() && fs::exists(venv, ec)) return venv.string();
+  if (installed_studies_dir().empty() && fs::exists(venv, ec)) return venv.string();
   return "python3";
 }
 
@@ -302,11 +304,8 @@ int run_python(const std::string& script, std::vector<std::string> args, bool qu
 std::string plot_script(const std::string& name) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const fs::path installed = exe.parent_path().parent_path() / "share" / "hydrosweep" / "studies" / name;
-    if (fs::exists(installed, ec)) return installed.string();
-  }
+  const fs::path installed = installed_studies_dir();
+  if (!installed.empty() && fs::exists(installed / name, ec)) return (installed / name).string();
   return std::string(HYDROSWEEP_SOURCE_DIR) + "/studies/" + name;
 }
 

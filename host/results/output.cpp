@@ -244,16 +244,6 @@ void matrix_dataset(hid_t parent, const std::string& name, hsize_t rows, hsize_t
   if (annotate) annotate(d);
 }
 
-std::vector<std::string> status_names() {
-  std::vector<std::string> names;
-  for (int code = 0;; ++code) {
-    const std::string n = status_name(static_cast<Status>(code));
-    if (n == "unknown") break;
-    names.push_back(n);
-  }
-  return names;
-}
-
 void analysis_group(hid_t file, const StudyAnalysis& a) {
   Handle g = group(file, "analysis");
   std::vector<std::string> quantities;
@@ -659,6 +649,16 @@ std::vector<ColumnDoc> summary_column_docs(const Design& design, const VariedInp
 void check_output_names(const std::string& dir, const std::vector<std::string>& names);
 
 }  // namespace
+
+std::vector<std::string> status_names() {
+  std::vector<std::string> names;
+  for (int code = 0;; ++code) {
+    const std::string n = status_name(static_cast<Status>(code));
+    if (n == "unknown") break;
+    names.push_back(n);
+  }
+  return names;
+}
 
 void check_output_dir(const std::string& dir) {
   if (dir.empty()) throw OutputError("the output directory is empty: name one (an empty name would write into the working directory)");

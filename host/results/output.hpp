@@ -99,6 +99,10 @@ void check_output_dir(const std::string& dir);
 // commands that read DIR (`plot`) as check_output_dir does for the writers.
 void finish_interrupted_write(const std::string& dir);
 
+// The names of the Status codes in code order, as /outputs/status and
+// /stability/status record them (status_names[code]).
+std::vector<std::string> status_names();
+
 // What a study's analysis found (host/results/study_analysis.cpp computes it).
 struct StudyAnalysis {
   double confidence = 0.95;

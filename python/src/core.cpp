@@ -404,10 +404,7 @@ py::dict partial(const std::string& path, const std::optional<std::string>& text
     d["model"] = study.model;
     d["sample_method"] = std::string(hs::sample_method_name(study.method));
     d["status"] = bytes(status32);
-    std::vector<std::string> status_names;  // as /outputs/status's attribute: code k's name
-    for (int code = 0; std::string(hs::status_name(static_cast<hs::Status>(code))) != "unknown"; ++code)
-      status_names.push_back(hs::status_name(static_cast<hs::Status>(code)));
-    d["status_names"] = status_names;
+    d["status_names"] = hs::status_names();  // as /outputs/status records them
     d["summaries"] = bytes(rows);
     d["output_names"] = outputs_of(columns);
     d["varied_names"] = varied_names;
