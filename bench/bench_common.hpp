@@ -62,13 +62,8 @@ inline std::vector<FourBarParams> perturbed_four_bars(long n, uint64_t seed = 20
 // batch with Brown–McPhee friction and the double step (the host's flat
 // representation). Every actuator's Coulomb force takes the instance's one
 // scale; a model with a controller runs it (lift-tilt: the VDC inside the kernel).
-inline hs::BatchSpec perturbed_batch(long n, const std::string& model = "four-bar", uint64_t seed = 2024) {
-  const hs::ModelDescriptor* found = hs::find_model(model);
-  if (!found) {
-    std::fprintf(stderr, "bench: unknown model '%s'\n", model.c_str());
-    std::exit(2);
-  }
-  const hs::ModelDescriptor& m = *found;
+// The descriptor may also be a model file's (bench/model_file_throughput.cpp).
+inline hs::BatchSpec perturbed_batch(long n, const hs::ModelDescriptor& m, uint64_t seed = 2024) {
   hs::BatchSpec spec;
   spec.model = &m;
   spec.friction = "brown-mcphee";
@@ -89,6 +84,14 @@ inline hs::BatchSpec perturbed_batch(long n, const std::string& model = "four-ba
     spec.parameters.insert(spec.parameters.end(), row.begin(), row.end());
   }
   return spec;
+}
+inline hs::BatchSpec perturbed_batch(long n, const std::string& model = "four-bar", uint64_t seed = 2024) {
+  const hs::ModelDescriptor* found = hs::find_model(model);
+  if (!found) {
+    std::fprintf(stderr, "bench: unknown model '%s'\n", model.c_str());
+    std::exit(2);
+  }
+  return perturbed_batch(n, *found, seed);
 }
 
 // Sum of a summary column over a batch's instances.

@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -41,6 +42,7 @@
 #include "host/run/batch.hpp"
 #include "host/results/output.hpp"
 #include "host/results/report.hpp"
+#include "host/registry/model_file.hpp"
 #include "host/registry/models.hpp"
 #include "host/run/rank_collectives.hpp"
 #include "host/run/ranks.hpp"
@@ -501,11 +503,14 @@ int check(const std::string& study_path) {
 }
 
 int parameters(const std::string& model) {
-  const hs::ModelDescriptor* m = hs::find_model(model);
+  // A model file (docs/model-files.md) or a compiled model.
+  std::shared_ptr<const hs::ModelDescriptor> from_file;
+  if (hs::names_model_file(model)) from_file = hs::load_model_file(model);
+  const hs::ModelDescriptor* m = from_file ? from_file.get() : hs::find_model(model);
   if (!m) {
     std::string names;
     for (const auto& n : hs::model_names()) names += (names.empty() ? "" : ", ") + n;
-    throw UsageError("--model \"" + model + "\" is not one of " + names);
+    throw UsageError("--model \"" + model + "\" is not one of " + names + ", nor a model file (FILE.toml)");
   }
   std::printf("Model %s: %s (%s; %s)\n", m->name.c_str(), m->title.c_str(), m->source.c_str(), m->doc.c_str());
   std::printf("Supports: %s\n\n", hs::model_support_text(*m).c_str());
@@ -521,6 +526,15 @@ int parameters(const std::string& model) {
     std::printf("\nThe valve schedule (input.segments, input.time1..%d, input.value1..%d) is set by a study's [input] "
                 "table (times, values); /inputs/all records it per instance.\n",
                 hs::InputSchedule::kMaxSegments, hs::InputSchedule::kMaxSegments);
+  // A model file's coordinates: which joint each q<k> column is (docs/model-files.md §3).
+  if (!m->file_path.empty()) {
+    std::printf("\nCoordinates of its runs (columns q1, qd1, ...):\n");
+    for (const auto& c : m->summary_columns)
+      if (c.name.size() > 1 && c.name[0] == 'q' && std::isdigit(static_cast<unsigned char>(c.name[1]))) {
+        const std::string what = c.description.rfind("final ", 0) == 0 ? c.description.substr(6) : c.description;
+        std::printf("- %s [%s]: %s\n", c.name.c_str(), c.unit.c_str(), what.c_str());
+      }
+  }
   return 0;
 }
 
@@ -573,7 +587,7 @@ int main(int argc, char** argv) {
   CLI::App* check_cmd = app.add_subcommand("check", "Validate a study file and print its design (the varied inputs of every instance)");
   check_cmd->add_option("study", study_path, "Study file (TOML)")->required();
   CLI::App* params_cmd = app.add_subcommand("parameters", "Print the parameter table (Markdown)");
-  params_cmd->add_option("--model", model, "Model whose defaults are shown");
+  params_cmd->add_option("--model", model, "Model whose defaults are shown: a compiled model's name or a model file (FILE.toml)");
   CLI::App* report_cmd = app.add_subcommand("report", "Print a finished study's analysis: statistics, failure probability, Sobol' indices, with units");
   report_cmd->add_option("dir", out_dir, "Study output directory (holding results.h5)")->required();
   CLI::App* plot_cmd = app.add_subcommand("plot", "Plot a finished study (histograms, CDFs, Sobol indices, maps, time histories)");
@@ -638,6 +652,9 @@ int main(int argc, char** argv) {
     std::cerr << "hydrosweep: error: " << elided(e.what(), kMaxMessage) << "\n";  // every rank: they cannot talk to each other
     return kExitFailure;
   } catch (const hs::StudyError& e) {
+    report(e.what());
+    return kExitUsage;
+  } catch (const hs::ModelFileError& e) {
     report(e.what());
     return kExitUsage;
   } catch (const UsageError& e) {

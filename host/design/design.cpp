@@ -8,14 +8,6 @@
 
 namespace hs {
 
-std::string round_trip_text(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
-}
-
 namespace {
 std::string fmt(double v) { return round_trip_text(v); }
 }  // namespace

@@ -15,11 +15,9 @@
 #include "host/design/sampling.hpp"
 #include "host/registry/models.hpp"
 #include "host/design/expression.hpp"
+#include "host/text.hpp"
 
 namespace hs {
-
-// Shortest text that reads back to the same double ("0.001", "1e+12", "nan").
-std::string round_trip_text(double v);
 
 enum class SampleMethod { grid, lhs, sobol, monte_carlo, saltelli, rows };
 const char* sample_method_name(SampleMethod m);
@@ -50,6 +48,9 @@ struct DerivedParameter {
 
 struct Design {
   const ModelDescriptor* descriptor = nullptr;  // the model's description (host/registry/models.hpp)
+  // A model read from a model file ([study] model_file, host/registry/
+  // model_file.hpp): owned here, `descriptor` points into it.
+  std::shared_ptr<const ModelDescriptor> file_model;
   std::vector<double> base;  // parameter row: model defaults + [input] + [parameters]
   double dt = 0.0;           // the integrator's step and duration (the model's instance_check reads them)
   double duration = 0.0;

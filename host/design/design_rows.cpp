@@ -20,15 +20,16 @@ std::string DesignRows::where(long i) const {
   return path + " row " + std::to_string(i + 1);
 }
 
-namespace {
-
-[[noreturn]] void fail(const std::string& what) { throw DesignRowsError(what); }
-
-std::uint64_t fnv1a(const std::string& bytes) {
+std::uint64_t content_digest(const std::string& bytes) {
   std::uint64_t h = 0xcbf29ce484222325ULL;
   for (unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ULL;
   return h;
 }
+
+namespace {
+
+[[noreturn]] void fail(const std::string& what) { throw DesignRowsError(what); }
+
 
 std::string lower_extension(const std::string& path) {
   std::string e = std::filesystem::path(path).extension().string();
@@ -309,7 +310,7 @@ DesignRows read_design_rows(const std::string& path, const std::vector<std::stri
     DesignRows d = ext == ".csv" ? read_csv(path, bytes, columns, max_rows)
                  : ext == ".npy" ? read_npy(path, bytes, columns, max_rows)
                                  : read_hdf5(path, dataset, columns, max_rows);
-    d.digest = fnv1a(bytes);
+    d.digest = content_digest(bytes);
     return d;
   } catch (const std::bad_alloc&) {
     fail(path + ": not enough memory to hold the design");

@@ -48,4 +48,8 @@ constexpr long kMaxDesignRowsBytes = 4L << 30;
 DesignRows read_design_rows(const std::string& path, const std::vector<std::string>& columns,
                             const std::string& dataset, long max_rows);
 
+// FNV-1a of a file's bytes: the identity of an input outside the study
+// text (a design file, a model file) that a resumed run checks.
+std::uint64_t content_digest(const std::string& bytes);
+
 }  // namespace hs

@@ -348,6 +348,12 @@ void study_metadata(hid_t g, const StudyRecord& record, const Design& design) {
   attribute(g, "study_description", record.description);
   attribute(g, "hydrosweep_version", std::string(hydrosweep_version()));
   attribute(g, "model", record.model);
+  // A model file's path and text (docs/model-files.md): the study text alone
+  // names the file, which may change after the run.
+  if (design.descriptor && !design.descriptor->file_path.empty()) {
+    attribute(g, "model_file_path", design.descriptor->file_path);
+    attribute(g, "model_file_text", design.descriptor->file_text);
+  }
   attribute(g, "friction", record.friction);
   attribute(g, "sample_method", std::string(sample_method_name(design.method)));
   attribute(g, "sample_count", design.sample_count);

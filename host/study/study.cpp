@@ -20,50 +20,14 @@
 
 #include <toml++/toml.h>
 
+#include "host/registry/model_file.hpp"
+#include "host/text.hpp"
+
 namespace hs {
 namespace {
 
 // Shortest text that reads back to the same double ("0.001", "1e+12").
 std::string fmt(double v) { return round_trip_text(v); }
-
-std::string join(const std::vector<std::string>& items, const std::string& sep, const std::string& quote = "") {
-  std::string out;
-  for (size_t i = 0; i < items.size(); ++i) out += (i ? sep : "") + quote + items[i] + quote;
-  return out;
-}
-
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
-// Closest candidate. A name without a dot is also compared with the last
-// component of dotted candidates, so "oil_bulk_modulus" finds
-// "circuit.oil_bulk_modulus". Empty if nothing is reasonably close and
-// `always` is false.
-std::string closest(const std::string& name, const std::vector<std::string>& candidates, bool always) {
-  std::string best;
-  size_t best_d = std::string::npos;
-  for (const auto& c : candidates) {
-    size_t d = edit_distance(name, c);
-    const auto dot = c.rfind('.');
-    if (name.find('.') == std::string::npos && dot != std::string::npos)
-      d = std::min(d, edit_distance(name, c.substr(dot + 1)));
-    if (d < best_d) { best_d = d; best = c; }
-  }
-  if (!always && best_d > std::max<size_t>(2, name.size() / 3)) return "";
-  return best;
-}
 
 // An admissible interval with its text, "(0, inf)" or "[1, 1000]".
 struct Range {
@@ -303,7 +267,7 @@ class Parser {
   // ---- sections ---------------------------------------------------------
   void read_study(const toml::table* t) {
     if (!t) return;
-    check_keys(*t, "study", {"name", "description", "model", "formulation", "friction"});
+    check_keys(*t, "study", {"name", "description", "model", "model_file", "formulation", "friction"});
     if (auto n = t->get("name")) {
       s_.name = string(*n, "study.name");
       // The name heads the CSV outputs (a "# ..." line) and the plots' titles:
@@ -314,7 +278,10 @@ class Parser {
                            std::to_string(static_cast<int>(c)) + ")");
     }
     if (auto n = t->get("description")) s_.description = string(*n, "study.description");
-    if (auto n = t->get("model")) {
+    if (auto f = t->get("model_file")) {
+      if (t->get("model")) fail(at(*f), "give study.model (a compiled model) or study.model_file, not both");
+      read_model_file(*f);
+    } else if (auto n = t->get("model")) {
       std::vector<std::string> names;
       for (const auto& m : models_) names.push_back(m.name);
       s_.model = choice(*n, "study.model", names);
@@ -334,11 +301,25 @@ class Parser {
                                                                                  m.friction_laws, s_.friction));
     }
   }
+  // [study] model_file: a path relative to the study file's folder
+  // (docs/model-files.md); its problems are the study's (exit 2).
+  void read_model_file(const toml::node& n) {
+    const std::string given = string(n, "study.model_file");
+    std::filesystem::path file(given);
+    if (file.is_relative()) file = std::filesystem::path(s_.path).parent_path() / file;
+    try {
+      s_.file_model = load_model_file(file.string());
+    } catch (const ModelFileError& e) {
+      fail(at(n), "study.model_file = \"" + given + "\": " + e.what());
+    }
+    s_.model = s_.file_model->name;
+    s_.inputs_digest = content_digest(s_.file_model->file_text);  // a resume refuses an edited model file
+  }
   // The model's description, defaults, default friction law and formulation.
   void use_model() {
-    s_.descriptor = nullptr;
+    s_.descriptor = s_.file_model.get();
     for (const auto& m : models_)
-      if (m.name == s_.model) s_.descriptor = &m;
+      if (!s_.descriptor && m.name == s_.model) s_.descriptor = &m;
     if (!s_.descriptor) fail(at(0), "model \"" + s_.model + "\" is not registered");
     s_.base = s_.descriptor->defaults;
     s_.friction = s_.descriptor->friction_laws.empty() ? "" : s_.descriptor->friction_laws.front();
@@ -735,7 +716,7 @@ class Parser {
       }
     s_.user_rows = rows;
     s_.sample_count = rows->row_count();
-    s_.inputs_digest = rows->digest;
+    s_.inputs_digest = s_.inputs_digest ? (s_.inputs_digest ^ rows->digest) * 0x100000001b3ULL : rows->digest;
   }
 
   void read_factors(const toml::table& root) {

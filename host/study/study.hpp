@@ -137,7 +137,7 @@ struct StabilitySpec {
 struct StudyRecord {
   std::string path;   // as given (used in messages and metadata)
   std::string text;   // the whole file, stored verbatim in the outputs
-  std::uint64_t inputs_digest = 0;  // method rows: FNV-1a of the design file (a resume checks the same rows)
+  std::uint64_t inputs_digest = 0;  // FNV-1a of the design file (method rows) and of the model file: a resume checks the same inputs
   std::string name, description;
   std::string model = "four-bar";
   std::string formulation;  // one the model supports

@@ -38,6 +38,7 @@
 #include "../models/constrained_descriptor.hpp"
 #include "../models/four_bar_descriptor.hpp"
 #include "../models/lift_tilt_descriptor.hpp"
+#include "../models/planar_multibody_descriptor.hpp"
 #include "../models/quick_return_descriptor.hpp"
 #include "../models/rigid_double_pendulum_descriptor.hpp"
 
@@ -50,7 +51,8 @@ using ModelCatalog = TypeList<  //
     LiftTiltPhysics,
     NLoopLinkagePhysics,
     FlexiblePendulumPhysics,
-    RigidDoublePendulumPhysics>;
+    RigidDoublePendulumPhysics,
+    PlanarMultibodyPhysics>;
 
 // Whether an entry is a constrained system of run-time size (it declares
 // `Constrained`), and whether that system also runs per thread.
@@ -226,24 +228,43 @@ void fill_support(ModelDescriptor& d, TypeList<Friction...> laws, TypeList<Formu
   (add_linearizable(Friction::name, linearizable_friction<Friction>), ...);
 }
 
+// What physics Ph declares, into a model of it: support and stability sizes.
+template <class Ph>
+void complete(ModelDescriptor& d) {
+  if constexpr (!IsConstrainedEntry<Ph>::value)
+    fill_support<Ph>(d, typename Ph::FrictionLaws{}, typename Ph::Formulations{});
+  if constexpr (Ph::linearizes) {
+    using System = typename StabilityCombination<Ph, typename FirstOf<FrictionPoliciesOf<Ph>>::type>::System;
+    d.stability_eigenvalues = StabilityOf<System>::capacity;
+    d.stability_pressures = System::r < kStabilityPressures ? System::r : kStabilityPressures;
+  }
+}
+
 template <class... P>
 std::vector<ModelDescriptor> describe(TypeList<P...>) {
   std::vector<ModelDescriptor> all;
   auto add = [&](auto physics_tag) {
     using Ph = decltype(physics_tag);
     for (auto& d : Ph::describe()) {
-      if constexpr (!IsConstrainedEntry<Ph>::value)
-        fill_support<Ph>(d, typename Ph::FrictionLaws{}, typename Ph::Formulations{});
-      if constexpr (Ph::linearizes) {
-        using System = typename StabilityCombination<Ph, typename FirstOf<FrictionPoliciesOf<Ph>>::type>::System;
-        d.stability_eigenvalues = StabilityOf<System>::capacity;
-        d.stability_pressures = System::r < kStabilityPressures ? System::r : kStabilityPressures;
-      }
+      complete<Ph>(d);
       all.push_back(std::move(d));
     }
   };
   (add(P{}), ...);
   return all;
+}
+template <class... P>
+bool complete_by_key(TypeList<P...>, ModelDescriptor& d) {
+  bool found = false;
+  auto one = [&](auto physics_tag) {
+    using Ph = decltype(physics_tag);
+    if (!found && d.physics == Ph::key) {
+      found = true;
+      complete<Ph>(d);
+    }
+  };
+  (one(P{}), ...);
+  return found;
 }
 
 template <class... P>
@@ -293,6 +314,10 @@ inline int catalog_position(const std::string& key) { return catalog_detail::pos
 
 // Every model of every entry, in catalog order.
 inline std::vector<ModelDescriptor> describe_catalog() { return catalog_detail::describe(ModelCatalog{}); }
+// A model described at run time (a model file, host/registry/model_file.cpp)
+// gets what its physics entry declares (friction laws, formulations, device
+// support, stability sizes); false if no entry has its `physics` key.
+inline bool complete_from_catalog(ModelDescriptor& d) { return catalog_detail::complete_by_key(ModelCatalog{}, d); }
 
 // f(Entry{}) for every constrained entry (the host builds its function
 // tables from them: host/constrained/points.cpp).

@@ -116,25 +116,39 @@ ComponentTable<Params, Get> component_table(ParameterTableBuilder<Params>& t, st
 
 }  // namespace actuated_parameters_detail
 
+// Actuator a's circuit parameters under `circuit_prefix` and its friction
+// parameters under `friction_prefix`; `suffix` ends every description.
+template <class Params>
+void actuator_parameters(ParameterTableBuilder<Params>& t, int a, const std::string& circuit_prefix,
+                         const std::string& friction_prefix, const std::string& suffix) {
+  using namespace actuated_parameters_detail;
+  using CircuitParamsT = decltype(Params::actuator[0].circuit);
+  circuit_parameters(component_table(t, circuit_prefix, suffix,
+                                     [a](Params& p) -> CircuitParamsT& { return p.actuator[a].circuit; }),
+                     static_cast<const CircuitParamsT*>(nullptr));
+  friction_parameters(component_table(t, friction_prefix, suffix,
+                                      [a](Params& p) -> FrictionParams& { return p.actuator[a].friction; }));
+}
+
+// input.gain when the input is the open-loop schedule.
+template <class Params>
+void input_gain_parameter(ParameterTableBuilder<Params>& t) {
+  if constexpr (std::is_same<decltype(Params::input), InputSchedule>::value)
+    t.add("input.gain", "-", -1e3, 1e3, false, "multiplies every U_ref value of the schedule",
+          [](Params& p) -> double& { return p.input.gain; });
+}
+
 // Every actuator's circuit.* and friction.* (prefixed per actuator_prefix),
 // then input.gain when the input is the open-loop schedule.
 template <class Params>
 void actuator_and_input_parameters(ParameterTableBuilder<Params>& t) {
-  using namespace actuated_parameters_detail;
   constexpr int na = static_cast<int>(std::extent<decltype(Params::actuator)>::value);
-  using CircuitParamsT = decltype(Params::actuator[0].circuit);
   for (int a = 0; a < na; ++a) {
     const std::string pre = actuator_prefix(a, na);
     const std::string suffix = na == 1 ? std::string() : " (actuator " + std::to_string(a + 1) + ")";
-    circuit_parameters(component_table(t, pre + "circuit.", suffix,
-                                       [a](Params& p) -> CircuitParamsT& { return p.actuator[a].circuit; }),
-                       static_cast<const CircuitParamsT*>(nullptr));
-    friction_parameters(component_table(t, pre + "friction.", suffix,
-                                        [a](Params& p) -> FrictionParams& { return p.actuator[a].friction; }));
+    actuator_parameters(t, a, pre + "circuit.", pre + "friction.", suffix);
   }
-  if constexpr (std::is_same<decltype(Params::input), InputSchedule>::value)
-    t.add("input.gain", "-", -1e3, 1e3, false, "multiplies every U_ref value of the schedule",
-          [](Params& p) -> double& { return p.input.gain; });
+  input_gain_parameter(t);
 }
 
 // The valve schedule's segments (input.segments, input.timeK, input.valueK):

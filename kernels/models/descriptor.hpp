@@ -81,6 +81,9 @@ struct ModelDescriptor {
   std::string source;        // seed and section, e.g. "seed 002 §4"
   std::string doc;           // docs/models/<file>.md
   std::string physics;       // key of its kernel in the instantiation list
+  // A model read from a model file (host/registry/model_file.hpp): the file
+  // as given and its text, recorded in the outputs; empty for compiled models.
+  std::string file_path, file_text;
   std::vector<ParameterInfo> parameters;  // row order
   std::vector<double> defaults;           // the default row
   // The model's default instance of its Params, as bytes: fields the table

@@ -1,0 +1,131 @@
+// Throughput of the models described in model files against the compiled
+// models they re-describe (issue 38's goal: ≥ 0.5× on the CPU), measured in
+// one process, one thread, one instance at a time (lanes = 1: the file models
+// have no lockstep lanes yet, docs/models/planar-multibody.md §6), with the
+// compiled model's lanes beside it for reference.
+//
+// Workload per pair: N instances (Coulomb force scaled by U(0.9, 1.1), as
+// bench_cpu_throughput), the 10 s work cycle at dt = 1 ms, Brown–McPhee
+// friction, the double step. Each repeat runs the compiled model then the
+// file model back to back; the ratio is taken per repeat and the median kept
+// (this machine's speed drifts between minutes, not within a pair).
+//
+//   bench_model_file_throughput [--instances N] [--repeats R] [--out FILE]
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "bench/bench_common.hpp"
+#include "host/registry/model_file.hpp"
+#include "host/run/batch.hpp"
+
+namespace hb = hs::bench;
+
+namespace {
+
+const char* kUsage =
+    "usage: bench_model_file_throughput [--instances N] [--repeats R] [--out FILE]\n"
+    "  --instances N  batch size per model (default 64)\n"
+    "  --repeats R    timed pairs per model (default 5; the median ratio is reported)\n"
+    "  --out FILE     result file (default bench/results/model-file-throughput-<machine>.json)\n";
+
+double steps_per_second(const hs::BatchSpec& spec) {
+  const hs::BatchResult r = hs::run_batch_cpu(spec);
+  return hb::column_sum(r, *spec.model, "steps") / r.wall_seconds;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+struct Pair {
+  std::string compiled, file;
+  double compiled_rate = 0, file_rate = 0, compiled_lanes_rate = 0, ratio = 0;
+  int lanes = 1;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const hb::Args args(argc, argv);
+  args.check_known({"--instances", "--repeats", "--out"}, {}, kUsage);
+  const long n = static_cast<long>(args.number("--instances", 64));
+  const int repeats = static_cast<int>(args.number("--repeats", 5));
+  const std::string out_path = args.get(
+      "--out", std::string(HS_SOURCE_DIR) + "/bench/results/model-file-throughput-" + hb::machine_tag() + ".json");
+  if (n < 1 || repeats < 1) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  std::vector<Pair> pairs = {{"four-bar", "four_bar.toml"},
+                             {"four-bar-seed001", "four_bar_seed001.toml"},
+                             {"quick-return", "quick_return.toml"}};
+  std::printf("bench_model_file_throughput: %ld instances x 10 s, dt = 1 ms, brown-mcphee, double step, 1 thread, %s\n",
+              n, hb::cpu_model().c_str());
+  std::printf("\n%-18s %22s %22s %8s %24s\n", "model", "compiled [steps/s]", "model file [steps/s]", "ratio",
+              "compiled, lanes [steps/s]");
+  for (auto& p : pairs) {
+    std::shared_ptr<const hs::ModelDescriptor> file_model;
+    try {
+      file_model = hs::load_model_file(std::string(HS_SOURCE_DIR) + "/models/" + p.file);
+    } catch (const hs::ModelFileError& e) {
+      std::printf("%-18s not run: %s\n", p.compiled.c_str(), e.what());
+      continue;
+    }
+    hs::BatchSpec compiled = hb::perturbed_batch(n, p.compiled);
+    hs::BatchSpec file = hb::perturbed_batch(n, *file_model);
+    for (hs::BatchSpec* s : {&compiled, &file}) {
+      s->threads = 1;
+      s->lanes = 1;
+      s->trajectory_stride = 0;
+    }
+    hs::BatchSpec lanes = compiled;
+    lanes.lanes = 0;  // the widest this build has, where the model has lanes
+    steps_per_second(compiled);  // warm-up: code and data pages
+    steps_per_second(file);
+    std::vector<double> c, f, ratio;
+    for (int r = 0; r < repeats; ++r) {
+      c.push_back(steps_per_second(compiled));
+      f.push_back(steps_per_second(file));
+      ratio.push_back(f.back() / c.back());
+    }
+    p.compiled_rate = median(c);
+    p.file_rate = median(f);
+    p.ratio = median(ratio);
+    const hs::BatchResult lr = hs::run_batch_cpu(lanes);
+    p.lanes = lr.lanes_used;
+    p.compiled_lanes_rate = hb::column_sum(lr, *lanes.model, "steps") / lr.wall_seconds;
+    std::printf("%-18s %22.4g %22.4g %7.2fx %17.4g (%d)\n", p.compiled.c_str(), p.compiled_rate, p.file_rate, p.ratio,
+                p.compiled_lanes_rate, p.lanes);
+  }
+
+  hb::Json j;
+  j.begin_object().field("benchmark", "model_file_throughput");
+  hb::write_machine(j);
+  j.begin_object("workload")
+      .field("instances", n)
+      .field("duration_s", 10.0)
+      .field("dt_s", 1e-3)
+      .field("friction", "brown-mcphee")
+      .field("formulation", "double-step")
+      .field("threads", 1)
+      .field("repeats", repeats)
+      .field("timing", "median over repeats of (compiled, file) pairs run back to back; instance loop only")
+      .end_object();
+  j.begin_array("results");
+  for (const auto& p : pairs)
+    j.begin_object()
+        .field("compiled_model", p.compiled)
+        .field("model_file", "models/" + p.file)
+        .field("compiled_instance_steps_per_s", p.compiled_rate)
+        .field("file_instance_steps_per_s", p.file_rate)
+        .field("file_over_compiled", p.ratio)
+        .field("compiled_lanes", p.lanes)
+        .field("compiled_with_lanes_instance_steps_per_s", p.compiled_lanes_rate)
+        .end_object();
+  j.end_array().end_object();
+  if (!hb::save_result(out_path, j)) return 1;
+  return 0;
+}

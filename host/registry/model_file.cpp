@@ -1,0 +1,817 @@
+#include "host/registry/model_file.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include <toml++/toml.h>
+
+#include "host/registry/models.hpp"
+#include "host/text.hpp"
+#include "kernels/catalog/catalog.hpp"
+#include "kernels/models/actuated_parameters.hpp"
+
+namespace hs {
+
+bool names_model_file(const std::string& model) {
+  return model.size() > 5 && model.compare(model.size() - 5, 5, ".toml") == 0;
+}
+
+namespace {
+
+using Params = PlanarFileModelParams;
+using Mechanism = PlanarMultibodyParams<PlanarFileCapacity>;
+using Dae = PlanarFileDae;
+constexpr int kNq = PlanarFileCapacity::nq;
+constexpr int kNc = PlanarFileCapacity::nc;
+constexpr int kNi = kNq - kNc;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+std::string fmt(double v) { return round_trip_text(v); }
+
+// ---- assembly (docs/model-files.md §5) --------------------------------------
+
+// Gaussian elimination with full pivoting on a rows × cols matrix: the rank
+// and which rows and columns hold a pivot (relative threshold).
+struct Elimination {
+  int rank = 0;
+  std::vector<bool> row_pivoted, col_pivoted;
+};
+Elimination eliminate(std::vector<std::vector<double>> a, double relative_tolerance = 1e-10) {
+  const int rows = static_cast<int>(a.size()), cols = rows ? static_cast<int>(a[0].size()) : 0;
+  Elimination e;
+  e.row_pivoted.assign(rows, false);
+  e.col_pivoted.assign(cols, false);
+  std::vector<int> row_id(rows);
+  for (int r = 0; r < rows; ++r) row_id[r] = r;
+  double scale = 0.0;
+  for (const auto& row : a)
+    for (double v : row) scale = std::max(scale, std::fabs(v));
+  const double tol = relative_tolerance * std::max(scale, 1e-300);
+  std::vector<bool> col_used(cols, false);
+  for (int k = 0; k < rows; ++k) {
+    int pr = -1, pc = -1;
+    double best = tol;
+    for (int r = k; r < rows; ++r)
+      for (int c = 0; c < cols; ++c)
+        if (!col_used[c] && std::fabs(a[r][c]) > best) { best = std::fabs(a[r][c]); pr = r; pc = c; }
+    if (pr < 0) break;
+    std::swap(a[k], a[pr]);
+    std::swap(row_id[k], row_id[pr]);
+    col_used[pc] = true;
+    e.row_pivoted[row_id[k]] = true;
+    e.col_pivoted[pc] = true;
+    ++e.rank;
+    for (int r = k + 1; r < rows; ++r) {
+      const double f = a[r][pc] / a[k][pc];
+      for (int c = 0; c < cols; ++c) a[r][c] -= f * a[k][c];
+    }
+  }
+  return e;
+}
+
+// Φ and Φ_x of the padded mechanism at x.
+void constraints_at(const Mechanism& P, const double* x, double* phi, double (*J)[kNq]) {
+  using Jx = Dual<kNq, double>;
+  Jx xj[kNq], cj[kNc];
+  for (int k = 0; k < kNq; ++k) xj[k] = Jx::variable(x[k], k);
+  Dae::constraints(P, xj, cj);
+  for (int r = 0; r < kNc; ++r) {
+    phi[r] = cj[r].a;
+    for (int k = 0; k < kNq; ++k) J[r][k] = cj[r].v[k];
+  }
+}
+
+// Newton on the dependent coordinates (slots ni … nq−1) with the driving
+// ones held, from the file's guesses: what the integrators' assembly does.
+struct Assembly {
+  bool closed = false;
+  bool singular = false;  // Φ_d singular on the way
+  double residual = 0.0;  // |Φ|∞ at the end
+  double x[kNq] = {};
+  double phi[kNc] = {};
+  double J[kNc][kNq] = {};
+};
+Assembly assemble(const Mechanism& P) {
+  Assembly a;
+  Dae::initial_guess(P, a.x);
+  for (int it = 0; it <= 50; ++it) {
+    constraints_at(P, a.x, a.phi, a.J);
+    a.residual = 0.0;
+    for (double v : a.phi) a.residual = std::max(a.residual, std::fabs(v));
+    if (!std::isfinite(a.residual)) return a;
+    if (a.residual <= 1e-11) {
+      a.closed = true;
+      return a;
+    }
+    // Solve Φ_d Δ = Φ by elimination with partial pivoting (kNc × kNc).
+    double M[kNc][kNc + 1];
+    for (int r = 0; r < kNc; ++r) {
+      for (int c = 0; c < kNc; ++c) M[r][c] = a.J[r][kNi + c];
+      M[r][kNc] = a.phi[r];
+    }
+    for (int k = 0; k < kNc; ++k) {
+      int p = k;
+      for (int r = k + 1; r < kNc; ++r)
+        if (std::fabs(M[r][k]) > std::fabs(M[p][k])) p = r;
+      if (!(std::fabs(M[p][k]) > 1e-14)) {
+        a.singular = true;
+        return a;
+      }
+      for (int c = 0; c <= kNc; ++c) std::swap(M[k][c], M[p][c]);
+      for (int r = k + 1; r < kNc; ++r) {
+        const double f = M[r][k] / M[k][k];
+        for (int c = k; c <= kNc; ++c) M[r][c] -= f * M[k][c];
+      }
+    }
+    double d[kNc];
+    for (int k = kNc - 1; k >= 0; --k) {
+      double s = M[k][kNc];
+      for (int c = k + 1; c < kNc; ++c) s -= M[k][c] * d[c];
+      d[k] = s / M[k][k];
+    }
+    for (int c = 0; c < kNc; ++c) a.x[kNi + c] -= d[c];
+  }
+  return a;
+}
+
+// ---- the file ------------------------------------------------------------------
+
+struct NamedPoint {
+  std::string owner, name;  // owner "ground" or a body's name
+  double x = 0.0, y = 0.0;
+  int line = 0;
+};
+struct BodyIn {
+  std::string name;
+  double mass = 0.0, inertia = 0.0, com_x = 0.0, com_y = 0.0;
+  int line = 0;
+};
+struct JointIn {
+  std::string name, type;
+  bool cut = false;
+  int parent_point = -1;  // tree joint: the parent's point
+  int child = -1;         // tree joint: the body (file order)
+  int point_a = -1, point_b = -1;  // cut joint
+  double initial = 0.0, axis = 0.0, orientation = 0.0, angle = 0.0;
+  bool driving = false;
+  int line = 0;
+};
+struct CylinderIn {
+  std::string name;
+  int base = -1, rod = -1;
+  std::vector<std::pair<std::string, const toml::node*>> settings;  // parameter keys after "cylinder.<name>."
+  int line = 0;
+};
+
+class Reader {
+ public:
+  Reader(std::string path, std::string text) : path_(std::move(path)), text_(std::move(text)) {}
+
+  std::shared_ptr<const ModelDescriptor> read() {
+    toml::table root;
+    try {
+      root = toml::parse(text_, path_);
+    } catch (const toml::parse_error& e) {
+      const auto& b = e.source().begin;
+      throw ModelFileError(path_ + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) +
+                           ": TOML syntax error: " + std::string(e.description()));
+    }
+    check_keys(root, "", {"model", "ground", "body", "joint", "cylinder", "input"}, "a model file");
+    read_model(root);
+    read_ground(root);
+    read_bodies(root);
+    read_joints(root);
+    read_cylinders(root);
+    if (const toml::node* in = root.get("input")) read_input(*in);
+    build();
+    return std::make_shared<const ModelDescriptor>(std::move(d_));
+  }
+
+ private:
+  std::string path_, text_;
+  std::string name_, title_;
+  double gravity_[2] = {0.0, -9.81};
+  std::vector<NamedPoint> points_;
+  std::vector<BodyIn> bodies_;
+  std::vector<JointIn> joints_;
+  std::vector<CylinderIn> cylinders_;
+  InputSchedule schedule_;
+  int model_line_ = 0;
+  ModelDescriptor d_;
+
+  // ---- messages and typed readers ------------------------------------------
+  std::string at(int line) const { return line > 0 ? path_ + ":" + std::to_string(line) : path_; }
+  std::string at(const toml::node& n) const { return at(static_cast<int>(n.source().begin.line)); }
+  [[noreturn]] void fail(const std::string& where, const std::string& what) const {
+    throw ModelFileError(where + ": " + what);
+  }
+  double number(const toml::node& n, const std::string& key) const {
+    double v;
+    if (auto i = n.as_integer()) v = static_cast<double>(i->get());
+    else if (auto f = n.as_floating_point()) v = f->get();
+    else fail(at(n), key + " must be a number");
+    if (!std::isfinite(v)) fail(at(n), key + " = " + fmt(v) + " must be a finite number");
+    return v;
+  }
+  std::string string(const toml::node& n, const std::string& key) const {
+    if (!n.is_string()) fail(at(n), key + " must be a string");
+    return n.as_string()->get();
+  }
+  bool boolean(const toml::node& n, const std::string& key) const {
+    if (!n.is_boolean()) fail(at(n), key + " must be true or false");
+    return n.as_boolean()->get();
+  }
+  // [x, y]
+  void pair(const toml::node& n, const std::string& key, double& x, double& y) const {
+    const toml::array* a = n.as_array();
+    if (!a || a->size() != 2) fail(at(n), key + " must be a pair of numbers [x, y]");
+    x = number(*a->get(0), key + "[0]");
+    y = number(*a->get(1), key + "[1]");
+  }
+  // A name of an element or point: letters, digits, '_' and '-' (it becomes
+  // part of dotted parameter names and column descriptions).
+  std::string identifier(const toml::node& n, const std::string& key) const {
+    const std::string v = string(n, key);
+    if (v.empty()) fail(at(n), key + " must not be empty");
+    for (unsigned char c : v)
+      if (!(std::isalnum(c) || c == '_' || c == '-'))
+        fail(at(n), key + " = \"" + v + "\": names take letters, digits, '_' and '-' only (they become parameter names)");
+    return v;
+  }
+  const toml::node& required(const toml::table& t, const char* key, const std::string& element, int line) const {
+    const toml::node* n = t.get(key);
+    if (!n) fail(at(line), element + " has no `" + key + "`");
+    return *n;
+  }
+  void check_keys(const toml::table& t, const std::string& element, const std::vector<std::string>& allowed,
+                  const std::string& where) const {
+    for (auto&& [k, v] : t) {
+      const std::string key(k.str());
+      if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+      const std::string hint = closest(key, allowed, false);
+      fail(at(v), "unknown key '" + (element.empty() ? "" : element + ".") + key + "' in " + where + "; allowed: " +
+                      join(allowed, ", ") + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+    }
+  }
+  const toml::array* tables(const toml::table& root, const char* key) const {
+    const toml::node* n = root.get(key);
+    if (!n) return nullptr;
+    if (!n->is_array_of_tables()) fail(at(*n), std::string(key) + " must be an array of tables: write each one as [[" + key + "]]");
+    return n->as_array();
+  }
+  void unique(const std::string& kind, const std::string& name, int line, const std::vector<std::string>& taken) const {
+    if (std::find(taken.begin(), taken.end(), name) != taken.end())
+      fail(at(line), kind + " name \"" + name + "\" is used twice");
+  }
+
+  // ---- sections --------------------------------------------------------------
+  void read_model(const toml::table& root) {
+    const toml::table* t = root["model"].as_table();
+    if (!t) fail(at(0), "a model file needs a [model] table with its name");
+    model_line_ = static_cast<int>(t->source().begin.line);
+    check_keys(*t, "model", {"name", "title", "gravity"}, "[model]");
+    name_ = identifier(required(*t, "name", "[model]", model_line_), "model.name");
+    if (find_model(name_))
+      fail(at(*t->get("name")), "model.name = \"" + name_ + "\" is the name of a compiled model; choose another");
+    if (const toml::node* n = t->get("title")) title_ = string(*n, "model.title");
+    if (const toml::node* n = t->get("gravity")) pair(*n, "model.gravity", gravity_[0], gravity_[1]);
+  }
+  void read_points(const toml::node& n, const std::string& owner, const std::string& key) {
+    const toml::table* t = n.as_table();
+    if (!t) fail(at(n), key + " must be a table of named points, e.g. { A = [0.0, 1.0] }");
+    for (auto&& [k, v] : *t) {
+      NamedPoint p;
+      p.owner = owner;
+      p.name = std::string(k.str());
+      p.line = static_cast<int>(v.source().begin.line);
+      for (unsigned char c : p.name)
+        if (!(std::isalnum(c) || c == '_' || c == '-'))
+          fail(at(v), key + "." + p.name + ": point names take letters, digits, '_' and '-' only");
+      pair(v, key + "." + p.name, p.x, p.y);
+      points_.push_back(p);
+    }
+  }
+  void read_ground(const toml::table& root) {
+    const toml::node* g = root.get("ground");
+    if (!g) return;
+    const toml::table* t = g->as_table();
+    if (!t) fail(at(*g), "ground must be a table [ground] with `points`");
+    check_keys(*t, "ground", {"points"}, "[ground]");
+    if (const toml::node* n = t->get("points")) read_points(*n, "ground", "ground.points");
+  }
+  void read_bodies(const toml::table& root) {
+    const toml::array* list = tables(root, "body");
+    if (!list || list->empty()) fail(at(0), "a model file needs at least one [[body]]");
+    std::vector<std::string> names;
+    for (size_t i = 0; i < list->size(); ++i) {
+      const toml::table& t = *list->get(i)->as_table();
+      BodyIn b;
+      b.line = static_cast<int>(t.source().begin.line);
+      const std::string element = "body[" + std::to_string(i) + "]";
+      check_keys(t, "body", {"name", "mass", "inertia", "com", "points"}, "[[body]]");
+      b.name = identifier(required(t, "name", element, b.line), element + ".name");
+      if (b.name == "ground") fail(at(b.line), "body name \"ground\" is reserved for the ground");
+      unique("body", b.name, b.line, names);
+      names.push_back(b.name);
+      const std::string pre = "body." + b.name;
+      b.mass = number(required(t, "mass", pre, b.line), pre + ".mass");
+      b.inertia = number(required(t, "inertia", pre, b.line), pre + ".inertia");
+      if (const toml::node* n = t.get("com")) pair(*n, pre + ".com", b.com_x, b.com_y);
+      if (const toml::node* n = t.get("points")) read_points(*n, b.name, pre + ".points");
+      bodies_.push_back(b);
+    }
+  }
+  int body_index(const std::string& name) const {
+    for (size_t i = 0; i < bodies_.size(); ++i)
+      if (bodies_[i].name == name) return static_cast<int>(i);
+    return -1;
+  }
+  std::vector<std::string> owner_names() const {
+    std::vector<std::string> out = {"ground"};
+    for (const auto& b : bodies_) out.push_back(b.name);
+    return out;
+  }
+  // "body.point" → index into points_.
+  int point_ref(const toml::node& n, const std::string& key) const {
+    const std::string ref = string(n, key);
+    const auto dot = ref.find('.');
+    if (dot == std::string::npos)
+      fail(at(n), key + " = \"" + ref + "\" must name a point as \"BODY.POINT\" (or \"ground.POINT\")");
+    const std::string owner = ref.substr(0, dot), point = ref.substr(dot + 1);
+    if (owner != "ground" && body_index(owner) < 0) {
+      const std::string hint = closest(owner, owner_names(), false);
+      fail(at(n), key + " = \"" + ref + "\": no body \"" + owner + "\"; the bodies are " + join(owner_names(), ", ") +
+                      (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)"));
+    }
+    std::vector<std::string> names;
+    for (size_t i = 0; i < points_.size(); ++i) {
+      if (points_[i].owner != owner) continue;
+      if (points_[i].name == point) return static_cast<int>(i);
+      names.push_back(points_[i].name);
+    }
+    fail(at(n), key + " = \"" + ref + "\": " + owner + " has no point \"" + point + "\"; its points are " +
+                    (names.empty() ? std::string("none (add them to its `points` table)") : join(names, ", ")));
+  }
+  void read_joints(const toml::table& root) {
+    const toml::array* list = tables(root, "joint");
+    if (!list) fail(at(0), "a model file needs [[joint]] tables: every body hangs from one joint");
+    std::vector<std::string> names;
+    for (size_t i = 0; i < list->size(); ++i) {
+      const toml::table& t = *list->get(i)->as_table();
+      JointIn j;
+      j.line = static_cast<int>(t.source().begin.line);
+      const std::string element = "joint[" + std::to_string(i) + "]";
+      j.name = identifier(required(t, "name", element, j.line), element + ".name");
+      unique("joint", j.name, j.line, names);
+      names.push_back(j.name);
+      const std::string pre = "joint." + j.name;
+      const toml::node& type = required(t, "type", pre, j.line);
+      j.type = string(type, pre + ".type");
+      if (j.type != "revolute" && j.type != "prismatic")
+        fail(at(type), pre + ".type = \"" + j.type + "\" is not one of \"revolute\", \"prismatic\"");
+      const bool prismatic = j.type == "prismatic";
+      j.cut = t.get("between") != nullptr;
+      if (j.cut) {
+        std::vector<std::string> allowed = {"name", "type", "between"};
+        if (prismatic) allowed.insert(allowed.end(), {"axis", "angle"});
+        check_keys(t, pre, allowed, "a " + j.type + " loop-closing joint (with `between`)");
+        const toml::array* between = t.get("between")->as_array();
+        if (!between || between->size() != 2)
+          fail(at(*t.get("between")), pre + ".between must be two points [\"BODY.POINT\", \"BODY.POINT\"]");
+        j.point_a = point_ref(*between->get(0), pre + ".between[0]");
+        j.point_b = point_ref(*between->get(1), pre + ".between[1]");
+        if (points_[j.point_a].owner == points_[j.point_b].owner)
+          fail(at(*t.get("between")), pre + ".between: both points are on " + points_[j.point_a].owner +
+                                          "; a joint connects two different bodies");
+        if (const toml::node* n = t.get("axis")) j.axis = number(*n, pre + ".axis");
+        if (const toml::node* n = t.get("angle")) j.angle = number(*n, pre + ".angle");
+      } else {
+        std::vector<std::string> allowed = {"name", "type", "parent", "child", "initial", "driving"};
+        if (prismatic) allowed.insert(allowed.end(), {"axis", "orientation"});
+        check_keys(t, pre, allowed, "a " + j.type + " joint (with `parent` and `child`; a loop closes with `between`)");
+        j.parent_point = point_ref(required(t, "parent", pre, j.line), pre + ".parent");
+        const toml::node& child = required(t, "child", pre, j.line);
+        const std::string c = string(child, pre + ".child");
+        j.child = body_index(c);
+        if (j.child < 0) {
+          const std::string hint = closest(c, owner_names(), false);
+          fail(at(child), pre + ".child = \"" + c + "\" is not a body; the bodies are " + join(owner_names(), ", ", "") +
+                              (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)"));
+        }
+        if (points_[j.parent_point].owner == c)
+          fail(at(child), pre + ": body " + c + " cannot hang from its own point");
+        j.initial = number(required(t, "initial", pre, j.line), pre + ".initial");
+        if (const toml::node* n = t.get("driving")) j.driving = boolean(*n, pre + ".driving");
+        if (const toml::node* n = t.get("axis")) j.axis = number(*n, pre + ".axis");
+        if (const toml::node* n = t.get("orientation")) j.orientation = number(*n, pre + ".orientation");
+      }
+      joints_.push_back(j);
+    }
+  }
+  void read_cylinders(const toml::table& root) {
+    const toml::array* list = tables(root, "cylinder");
+    if (!list || list->empty()) fail(at(0), "a model file needs one [[cylinder]]: the hydraulic actuator");
+    std::vector<std::string> names;
+    for (size_t i = 0; i < list->size(); ++i) {
+      const toml::table& t = *list->get(i)->as_table();
+      CylinderIn c;
+      c.line = static_cast<int>(t.source().begin.line);
+      const std::string element = "cylinder[" + std::to_string(i) + "]";
+      c.name = identifier(required(t, "name", element, c.line), element + ".name");
+      unique("cylinder", c.name, c.line, names);
+      names.push_back(c.name);
+      const std::string pre = "cylinder." + c.name;
+      c.base = point_ref(required(t, "base", pre, c.line), pre + ".base");
+      c.rod = point_ref(required(t, "rod", pre, c.line), pre + ".rod");
+      if (const toml::node* n = t.get("circuit")) {
+        const std::string circuit = string(*n, pre + ".circuit");
+        if (circuit != "three-volume")
+          fail(at(*n), pre + ".circuit = \"" + circuit +
+                           "\": model files take the \"three-volume\" circuit for now (docs/model-files.md §3)");
+      }
+      // Every other key is one of the cylinder's parameters (checked once the
+      // table exists); `friction` is a table of friction parameters.
+      for (auto&& [k, v] : t) {
+        const std::string key(k.str());
+        if (key == "name" || key == "base" || key == "rod" || key == "circuit") continue;
+        if (key == "friction" && v.is_table()) {
+          for (auto&& [fk, fv] : *v.as_table()) c.settings.push_back({"friction." + std::string(fk.str()), &fv});
+          continue;
+        }
+        c.settings.push_back({key, &v});
+      }
+      cylinders_.push_back(c);
+    }
+    if (cylinders_.size() > static_cast<size_t>(PlanarFileCapacity::na))
+      fail(at(cylinders_[PlanarFileCapacity::na].line),
+           "this build's model files take " + std::to_string(PlanarFileCapacity::na) +
+               " cylinder (the compiled capacity, docs/models/planar-multibody.md §3); this file has " +
+               std::to_string(cylinders_.size()));
+  }
+  void read_input(const toml::node& n) {
+    const toml::table* t = n.as_table();
+    if (!t) fail(at(n), "input must be a table [input] with times, values (and gain)");
+    check_keys(*t, "input", {"times", "values", "gain"}, "[input]");
+    const toml::array* times = t->get("times") ? t->get("times")->as_array() : nullptr;
+    const toml::array* values = t->get("values") ? t->get("values")->as_array() : nullptr;
+    if (!times || !values || times->size() != values->size() || times->empty() ||
+        times->size() > static_cast<size_t>(InputSchedule::kMaxSegments))
+      fail(at(n), "[input] needs `times` and `values`, arrays of the same length, 1 to " +
+                      std::to_string(InputSchedule::kMaxSegments) + " entries");
+    schedule_.count = static_cast<int>(times->size());
+    for (size_t k = 0; k < times->size(); ++k) {
+      schedule_.start[k] = number(*times->get(k), "input.times[" + std::to_string(k) + "]");
+      schedule_.value[k] = number(*values->get(k), "input.values[" + std::to_string(k) + "]");
+      if (k > 0 && !(schedule_.start[k] > schedule_.start[k - 1]))
+        fail(at(*times->get(k)), "input.times must increase");
+    }
+    if (const toml::node* g = t->get("gain")) schedule_.gain = number(*g, "input.gain");
+  }
+
+  // ---- the mechanism -----------------------------------------------------------
+  void build() {
+    Params P;
+    Mechanism& M = P.mechanism;
+    const int nb = static_cast<int>(bodies_.size());
+    int ncut = 0;
+    for (const auto& j : joints_) ncut += j.cut;
+    // Capacity (docs/models/planar-multibody.md §3).
+    if (nb > PlanarFileCapacity::bodies)
+      fail(at(bodies_[PlanarFileCapacity::bodies].line),
+           "this build's model files take at most " + std::to_string(PlanarFileCapacity::bodies) +
+               " bodies (the compiled capacity, docs/models/planar-multibody.md §3); this file has " + std::to_string(nb));
+    if (ncut > PlanarFileCapacity::cuts)
+      fail(at(model_line_), "this build's model files take at most " + std::to_string(PlanarFileCapacity::cuts) +
+                                " loop-closing joints (`between`); this file has " + std::to_string(ncut));
+    if (points_.size() > static_cast<size_t>(PlanarFileCapacity::points))
+      fail(at(points_[PlanarFileCapacity::points].line),
+           "this build's model files take at most " + std::to_string(PlanarFileCapacity::points) + " named points");
+    // Every body hangs from exactly one tree joint.
+    std::vector<int> tree_joint(nb, -1);
+    for (size_t i = 0; i < joints_.size(); ++i) {
+      const auto& j = joints_[i];
+      if (j.cut) continue;
+      if (tree_joint[j.child] >= 0)
+        fail(at(j.line), "joint." + j.name + ": body " + bodies_[j.child].name + " already hangs from joint " +
+                             joints_[tree_joint[j.child]].name +
+                             "; a body hangs from one joint, and a loop closes with `between = [\"A.P\", \"B.Q\"]`");
+      tree_joint[j.child] = static_cast<int>(i);
+    }
+    for (int b = 0; b < nb; ++b)
+      if (tree_joint[b] < 0)
+        fail(at(bodies_[b].line), "body " + bodies_[b].name +
+                                      " is connected to nothing: no joint has `child = \"" + bodies_[b].name + "\"`");
+    // Parents before children, starting from the ground.
+    std::vector<int> order, placed(nb, -1);
+    bool grounded = false;
+    for (int b = 0; b < nb; ++b) grounded |= points_[joints_[tree_joint[b]].parent_point].owner == "ground";
+    if (!grounded) fail(at(model_line_), "no body hangs from the ground: give one joint `parent = \"ground.POINT\"`");
+    for (bool progress = true; progress;) {
+      progress = false;
+      for (int b = 0; b < nb; ++b) {
+        if (placed[b] >= 0) continue;
+        const std::string& owner = points_[joints_[tree_joint[b]].parent_point].owner;
+        if (owner == "ground" || placed[body_index(owner)] >= 0) {
+          placed[b] = static_cast<int>(order.size());
+          order.push_back(b);
+          progress = true;
+        }
+      }
+    }
+    for (int b = 0; b < nb; ++b)
+      if (placed[b] < 0)
+        fail(at(bodies_[b].line), "body " + bodies_[b].name +
+                                      " does not reach the ground through its joints' parents (their tree joints form "
+                                      "a loop: close loops with `between` instead of `parent`/`child`)");
+    // Degrees of freedom and the driving coordinates.
+    const int dof = nb - 2 * ncut;
+    if (dof < 1)
+      fail(at(model_line_), "the mechanism has no degree of freedom: " + std::to_string(nb) + " joint coordinates, " +
+                                std::to_string(2 * ncut) + " closure equations (redundant loop-closing joints?)");
+    if (dof != kNi)
+      fail(at(model_line_), "the mechanism has " + std::to_string(dof) + " degrees of freedom (" + std::to_string(nb) +
+                                " bodies, " + std::to_string(ncut) + " loop-closing joints × 2); this build's model files take " +
+                                std::to_string(kNi) + " (docs/models/planar-multibody.md §3)");
+    std::vector<int> driving;
+    for (int b = 0; b < nb; ++b)
+      if (joints_[tree_joint[order[b]]].driving) driving.push_back(order[b]);
+    if (driving.empty()) driving.push_back(order[0]);  // the first body's joint
+    if (static_cast<int>(driving.size()) != dof)
+      fail(at(joints_[tree_joint[driving.back()]].line),
+           std::to_string(driving.size()) + " joints are marked `driving`, and the mechanism has " + std::to_string(dof) +
+               " degree(s) of freedom: mark as many");
+    // Points: the file's, owners as body indices in tree order.
+    for (size_t i = 0; i < points_.size(); ++i) {
+      const auto& p = points_[i];
+      M.point[i].x = p.x;
+      M.point[i].y = p.y;
+      M.point[i].body = p.owner == "ground" ? -1 : placed[body_index(p.owner)];
+    }
+    for (size_t i = points_.size(); i < static_cast<size_t>(PlanarFileCapacity::points); ++i) M.point[i] = {0.0, 0.0, -1};
+    // Slots: driving first, then the other joints in tree order, then padding.
+    std::vector<int> slot_of(nb, -1);
+    int next = 0;
+    for (int b : driving) slot_of[b] = next++;
+    for (int b : order)
+      if (slot_of[b] < 0) slot_of[b] = next++;
+    M.bodies = nb;
+    for (int k = 0; k < nb; ++k) {
+      const int b = order[k];
+      const JointIn& j = joints_[tree_joint[b]];
+      auto& B = M.body[k];
+      B.mass = bodies_[b].mass;
+      B.inertia = bodies_[b].inertia;
+      B.com_x = bodies_[b].com_x;
+      B.com_y = bodies_[b].com_y;
+      B.initial = j.initial;
+      B.slide_angle = j.axis;
+      B.orientation = j.orientation;
+      B.joint_point = j.parent_point;
+      B.prismatic = j.type == "prismatic";
+      B.slot = slot_of[b];
+    }
+    for (int k = nb; k < PlanarFileCapacity::bodies; ++k) M.body[k] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    for (int k = 0; k < kNq; ++k) M.slot_used[k] = k < nb;
+    M.cuts = 0;
+    for (const auto& j : joints_)
+      if (j.cut) {
+        auto& C = M.cut[M.cuts++];
+        C.point_a = j.point_a;
+        C.point_b = j.point_b;
+        C.prismatic = j.type == "prismatic";
+        C.axis_angle = j.axis;
+        C.relative_angle = j.angle;
+      }
+    for (int k = M.cuts; k < PlanarFileCapacity::cuts; ++k) M.cut[k] = {0, 0, 0, 0, 0};
+    for (int r = 0; r < kNc; ++r) M.pad_slot[r] = 0;
+    for (int r = 2 * M.cuts, k = nb; r < kNc; ++r, ++k) M.pad_slot[r] = k;
+    M.gravity_x = gravity_[0];
+    M.gravity_y = gravity_[1];
+    M.cylinder[0].base_point = cylinders_[0].base;
+    M.cylinder[0].rod_point = cylinders_[0].rod;
+    P.input = schedule_;
+
+    check_assembly(M, tree_joint, driving);
+    describe(P, order, tree_joint, slot_of);
+  }
+
+  // The joints a constraint row belongs to, for messages.
+  std::string row_owner(int row) const {
+    int k = 0;
+    for (const auto& j : joints_)
+      if (j.cut && k++ == row / 2) return "joint " + j.name;
+    return "padding";
+  }
+  void check_assembly(const Mechanism& M, const std::vector<int>& tree_joint, const std::vector<int>& driving) const {
+    const Assembly a = assemble(M);
+    // Rank of Φ_x (the file's rows; the padding rows are independent by construction).
+    std::vector<std::vector<double>> J;
+    for (int r = 0; r < 2 * M.cuts; ++r) J.emplace_back(a.J[r], a.J[r] + kNq);
+    if (!J.empty()) {
+      const Elimination e = eliminate(J);
+      if (e.rank < 2 * M.cuts) {
+        std::set<std::string> joints;
+        for (int r = 0; r < 2 * M.cuts; ++r)
+          if (!e.row_pivoted[r]) joints.insert(row_owner(r));
+        fail(at(model_line_), "redundant constraints: Φ_q has rank " + std::to_string(e.rank) + " of " +
+                                  std::to_string(2 * M.cuts) + " rows at the initial configuration; the rows of " +
+                                  join(std::vector<std::string>(joints.begin(), joints.end()), ", ") +
+                                  " depend on the others (a loop closed twice, or a joint that cannot act in this pose)");
+      }
+    }
+    const JointIn& held = joints_[tree_joint[driving[0]]];
+    if (a.singular)
+      fail(at(held.line), "joint." + held.name + " cannot be the driving joint at its initial value: with it held, the "
+                          "loop-closing joints do not fix the other coordinates (Φ_d singular); mark another joint `driving`");
+    if (!a.closed) {
+      std::string worst;
+      double w = -1.0;
+      for (int r = 0; r < 2 * M.cuts; ++r)
+        if (std::fabs(a.phi[r]) > w) { w = std::fabs(a.phi[r]); worst = row_owner(r); }
+      fail(at(held.line), "the mechanism does not assemble with joint." + held.name + ".initial = " + fmt(held.initial) +
+                              " held: Newton from the other joints' `initial` guesses leaves |Φ| = " + fmt(a.residual) +
+                              " at " + worst + " (can the loop close at this driving value? are the guesses near an assembly?)");
+    }
+    const double s = Dae::actuator_length(M, a.x, 0);
+    if (!(s > 1e-9))
+      fail(at(cylinders_[0].line), "cylinder." + cylinders_[0].name + " has length " + fmt(s) +
+                                       " m at the initial configuration: its base and rod points coincide");
+  }
+
+  void describe(const Params& P, const std::vector<int>& order, const std::vector<int>& tree_joint,
+                const std::vector<int>& slot_of) {
+    ModelDescriptor& d = d_;
+    d.name = name_;
+    d.title = title_.empty() ? "planar mechanism of model file " + path_ : title_;
+    d.source = "model file " + path_;
+    d.doc = "docs/model-files.md";
+    d.physics = PlanarMultibodyPhysics::key;
+    d.file_path = path_;
+    d.file_text = text_;
+    ParameterTableBuilder<Params> t(P);
+    t.add("gravity_x", "m/s^2", -1e3, 1e3, false, "gravity, x component", [](Params& p) -> double& { return p.mechanism.gravity_x; });
+    t.add("gravity_y", "m/s^2", -1e3, 1e3, false, "gravity, y component", [](Params& p) -> double& { return p.mechanism.gravity_y; });
+    for (size_t i = 0; i < points_.size(); ++i) {
+      const auto& pt = points_[i];
+      const std::string stem = (pt.owner == "ground" ? std::string("ground.") : "body." + pt.owner + ".") + pt.name;
+      const std::string frame = pt.owner == "ground" ? "in the ground frame" : "in the frame of body " + pt.owner;
+      t.add(stem + "_x", "m", -kInf, kInf, false, "point " + pt.name + " " + frame + ", x",
+            [i](Params& p) -> double& { return p.mechanism.point[i].x; });
+      t.add(stem + "_y", "m", -kInf, kInf, false, "point " + pt.name + " " + frame + ", y",
+            [i](Params& p) -> double& { return p.mechanism.point[i].y; });
+    }
+    for (size_t k = 0; k < order.size(); ++k) {
+      const BodyIn& b = bodies_[order[k]];
+      const std::string pre = "body." + b.name + ".";
+      t.add(pre + "mass", "kg", 0, 1e9, true, "mass of body " + b.name, [k](Params& p) -> double& { return p.mechanism.body[k].mass; });
+      t.add(pre + "inertia", "kg m^2", 0, 1e12, true, "moment of inertia of body " + b.name + " about its centre of mass",
+            [k](Params& p) -> double& { return p.mechanism.body[k].inertia; });
+      t.add(pre + "com_x", "m", -kInf, kInf, false, "centre of mass of body " + b.name + " in its frame, x",
+            [k](Params& p) -> double& { return p.mechanism.body[k].com_x; });
+      t.add(pre + "com_y", "m", -kInf, kInf, false, "centre of mass of body " + b.name + " in its frame, y",
+            [k](Params& p) -> double& { return p.mechanism.body[k].com_y; });
+    }
+    for (size_t k = 0; k < order.size(); ++k) {
+      const JointIn& j = joints_[tree_joint[order[k]]];
+      const std::string pre = "joint." + j.name + ".";
+      const bool prismatic = j.type == "prismatic";
+      const bool held = slot_of[order[k]] < kNi;
+      const std::string what = std::string(prismatic ? "initial slide" : "initial angle") + " of joint " + j.name +
+                               (held ? " (driving: held at assembly)" : " (a guess: selects the assembly mode)");
+      if (prismatic)
+        t.add(pre + "initial", "m", -kInf, kInf, false, what, [k](Params& p) -> double& { return p.mechanism.body[k].initial; });
+      else
+        t.add(pre + "initial", "rad", -10, 10, false, what, [k](Params& p) -> double& { return p.mechanism.body[k].initial; });
+      if (prismatic) {
+        t.add(pre + "axis", "rad", -10, 10, false, "slide direction of joint " + j.name + " in the parent's frame",
+              [k](Params& p) -> double& { return p.mechanism.body[k].slide_angle; });
+        t.add(pre + "orientation", "rad", -10, 10, false, "angle of body " + bodies_[order[k]].name + " relative to its parent",
+              [k](Params& p) -> double& { return p.mechanism.body[k].orientation; });
+      }
+    }
+    int cut = 0;
+    for (const auto& j : joints_) {
+      if (!j.cut) continue;
+      const int c = cut++;
+      if (j.type != "prismatic") continue;
+      const std::string pre = "joint." + j.name + ".";
+      t.add(pre + "axis", "rad", -10, 10, false, "slot direction of joint " + j.name + " in the frame of its second body",
+            [c](Params& p) -> double& { return p.mechanism.cut[c].axis_angle; });
+      t.add(pre + "angle", "rad", -10, 10, false, "angle of the first body relative to the second at joint " + j.name,
+            [c](Params& p) -> double& { return p.mechanism.cut[c].relative_angle; });
+    }
+    const CylinderIn& cyl = cylinders_[0];
+    const std::string cpre = "cylinder." + cyl.name + ".";
+    actuator_parameters(t, 0, cpre, cpre + "friction.", " (cylinder " + cyl.name + ")");
+    input_gain_parameter(t);
+    valve_schedule_parameters(t);
+    t.fill(d);
+    // The cylinder's settings in the file override the component defaults.
+    for (const auto& [key, node] : cyl.settings) {
+      const std::string name = cpre + key;
+      const ParameterInfo* p = d.find_parameter(name);
+      if (!p) {
+        std::vector<std::string> keys;
+        for (const auto& q : d.parameters)
+          if (q.name.compare(0, cpre.size(), cpre) == 0) keys.push_back(q.name.substr(cpre.size()));
+        const std::string hint = closest(key, keys, false);
+        fail(at(*node), "unknown key '" + name + "'; a cylinder takes name, base, rod, circuit and its parameters " +
+                            join(keys, ", ") + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+      }
+      const double v = number(*node, name);
+      if (!p->admits(v)) fail(at(*node), name + " = " + fmt(v) + " is out of range " + p->range_text() + " " + p->unit);
+      d.defaults[p->index] = v;
+    }
+    // Ranges of the file's own values (mass, inertia, joint angles).
+    for (const auto& p : d.parameters)
+      if (!p.admits(d.defaults[p.index]))
+        fail(at(line_of(p.name)), p.name + " = " + fmt(d.defaults[p.index]) + " is out of range " + p.range_text() + " " + p.unit);
+    for (const char* rule : {"rod_diameter<piston_diameter", "piston_chamber_length0<cylinder_length",
+                             "tank_pressure<supply_pressure"}) {
+      const std::string r(rule);
+      const auto lt = r.find('<');
+      const std::string why = r.compare(0, 3, "rod") == 0      ? "the rod must be thinner than the piston"
+                              : r.compare(0, 6, "piston") == 0 ? "the piston must start inside the cylinder"
+                                                               : "the pump must deliver more than tank pressure";
+      d.rules.push_back({cpre + r.substr(0, lt), cpre + r.substr(lt + 1), why});
+    }
+    for (const auto& rule : d.rules) {
+      const double a = d.defaults[d.find_parameter(rule.a)->index], b = d.defaults[d.find_parameter(rule.b)->index];
+      if (!(a < b)) fail(at(cyl.line), rule.a + " = " + fmt(a) + " must be < " + rule.b + " = " + fmt(b) + ": " + rule.why);
+    }
+    // Outputs: the run columns of the padded coordinates, named after the joints.
+    StateNames n;
+    n.coordinate_units.assign(kNq, "-");
+    n.coordinate_descriptions.assign(kNq, "padding coordinate (always 0: the mechanism has fewer coordinates than the kernel)");
+    for (size_t k = 0; k < order.size(); ++k) {
+      const int b = order[k];
+      const JointIn& j = joints_[tree_joint[b]];
+      const int slot = slot_of[b];
+      n.coordinate_units[slot] = j.type == "prismatic" ? "m" : "rad";
+      n.coordinate_descriptions[slot] = std::string(j.type == "prismatic" ? "slide" : "angle") + " of joint " + j.name +
+                                        " (body " + bodies_[b].name + " relative to " + points_[j.parent_point].owner + ")" +
+                                        (slot < kNi ? ", driving" : "");
+    }
+    n.driving_coordinate = Dae::driving_coordinate();
+    n = three_volume_pressures(n);
+    d.summary_columns = run_columns::summary_columns<kNq, 3>(n);
+    d.trajectory_channels = run_columns::trajectory_channels<kNq, 3>(n);
+    d.driving_coordinate = run_columns::column_name("q", n.driving_coordinate);
+    d.commands = {"run", "stability"};
+    if (!complete_from_catalog(d)) fail(at(model_line_), "this build has no kernel for model files");
+    // Each instance must assemble as the file's values do (a sampled or swept
+    // geometry may not close): checked per row by the study and the runner.
+    d.instance_check = [held = "joint." + joints_[tree_joint[order[0]]].name + ".initial"](
+                           const ModelDescriptor& model, const double* row, double, double) -> ModelDescriptor::Problem {
+      Params base;
+      std::memcpy(&base, model.params_bytes.data(), sizeof base);
+      const Params p = unpack_row(model.parameters, row, base);
+      const Assembly a = assemble(p.mechanism);
+      if (!a.closed)
+        return {held, "the mechanism does not assemble at this instance (|Φ| = " + fmt(a.residual) +
+                          " after Newton from the joints' initial guesses)"};
+      const double s = Dae::actuator_length(p.mechanism, a.x, 0);
+      if (!(s > 1e-9)) return {held, "the cylinder has length " + fmt(s) + " m at this instance's assembly"};
+      return {};
+    };
+  }
+  // The line of the element a parameter comes from (for range messages).
+  int line_of(const std::string& name) const {
+    const auto dot = name.find('.');
+    const auto dot2 = name.find('.', dot + 1);
+    const std::string kind = name.substr(0, dot), element = dot2 == std::string::npos ? "" : name.substr(dot + 1, dot2 - dot - 1);
+    if (kind == "body")
+      for (const auto& b : bodies_)
+        if (b.name == element) return b.line;
+    if (kind == "joint")
+      for (const auto& j : joints_)
+        if (j.name == element) return j.line;
+    if (kind == "cylinder")
+      for (const auto& c : cylinders_)
+        if (c.name == element) return c.line;
+    return model_line_;
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<const ModelDescriptor> parse_model_file(const std::string& text, const std::string& path) {
+  return Reader(path, text).read();
+}
+
+std::shared_ptr<const ModelDescriptor> load_model_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ModelFileError(path + ": cannot read the model file (" + std::string(std::strerror(errno)) + ")");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_model_file(text.str(), path);
+}
+
+}  // namespace hs

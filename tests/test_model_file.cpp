@@ -1,0 +1,286 @@
+// Model files (docs/model-files.md; docs/models/planar-multibody.md §7 says
+// what each test asserts):
+//  - proof by re-description: the seed 002 and seed 001 four-bars and the
+//    quick-return written as model files (models/*.toml) run like the
+//    compiled models — every summary column of the same run, the same
+//    stability eigenvalues — within tolerances measured and stated below;
+//  - every class of bad model file is refused with the element and key named.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "host/build_paths.hpp"
+#include "host/registry/model_file.hpp"
+#include "host/registry/models.hpp"
+#include "host/run/stability_map.hpp"
+#include "tests/run_support.hpp"
+
+namespace {
+
+using hs::run_test::run_study_text;
+using hs::run_test::StudyRun;
+
+std::string model_path(const std::string& file) { return std::string(HYDROSWEEP_SOURCE_DIR) + "/models/" + file; }
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// One instance of a model over the work cycle.
+std::string study_of(const std::string& model_line, const std::string& friction, const std::string& formulation,
+                     double duration) {
+  std::ostringstream s;
+  s << "[study]\n" << model_line << "\nfriction = \"" << friction << "\"\nformulation = \"" << formulation << "\"\n"
+    << "[integrator]\ndt = 1e-3\nduration = " << duration << "\n";
+  return s.str();
+}
+
+// Columns of the compiled model and of the file model that are the same
+// quantity: q_k of the compiled model is q_{slot(k)} of the file model.
+struct ColumnPair {
+  std::string compiled, file;
+};
+std::vector<ColumnPair> same_columns(const hs::ModelDescriptor& compiled, const hs::ModelDescriptor& file,
+                                     const std::vector<int>& slot_of_coordinate) {
+  std::vector<ColumnPair> out;
+  for (const auto& c : compiled.summary_columns) {
+    std::string name = c.name;
+    for (size_t k = 0; k < slot_of_coordinate.size(); ++k)
+      for (const char* stem : {"q", "qd"}) {
+        if (name == stem + std::to_string(k + 1)) {
+          name = stem + std::to_string(slot_of_coordinate[k] + 1);
+          goto mapped;
+        }
+      }
+  mapped:
+    if (file.summary_column(name) >= 0) out.push_back({c.name, name});
+  }
+  return out;
+}
+
+// Every continuous column within rel·|a| + abs, the step count exactly.
+// rel = 1e-9 (measured ≤ 7.7e-11 over every column, case, formulation and
+// law below); the columns whose values are rounding-level residues get an
+// absolute floor ~10× their measured difference: the final rates at rest
+// (measured ≤ 8.4e-12 rad/s), the energy drifts (T + V − E0 − W of ~1e3 J,
+// measured ≤ 2.0e-9 J) and the constraint violation (the Newton tolerance's
+// residue, measured ≤ 1.8e-15). Newton counts are not compared: one more or
+// less iteration where a residual sits at the tolerance is rounding too.
+// Returns the largest relative difference seen.
+double expect_same_run(const StudyRun& a, const StudyRun& b, const std::vector<ColumnPair>& columns) {
+  double worst = 0.0;
+  for (const auto& c : columns) {
+    const double x = a.column(c.compiled.c_str()), y = b.column(c.file.c_str());
+    if (std::isnan(x) || std::isnan(y)) {
+      EXPECT_EQ(std::isnan(x), std::isnan(y)) << c.compiled;
+      continue;
+    }
+    if (c.compiled == "steps") {
+      EXPECT_EQ(x, y) << c.compiled;
+      continue;
+    }
+    if (c.compiled.find("newton_iterations") != std::string::npos) continue;
+    double abs = 0.0;
+    if (c.compiled.rfind("qd", 0) == 0) abs = 1e-10;
+    if (c.compiled.find("energy_drift") != std::string::npos) abs = 2e-8;
+    if (c.compiled == "max_constraint_violation") abs = 2e-14;
+    const double d = std::fabs(x - y);
+    EXPECT_LE(d, abs + 1e-9 * std::fabs(x)) << c.compiled << " vs " << c.file << ": " << x << " vs " << y;
+    if (abs == 0.0 && x != 0.0) worst = std::max(worst, d / std::fabs(x));
+    if (std::getenv("HS_SHOW_COLUMNS")) std::printf("    %s: %.17g vs %.17g\n", c.compiled.c_str(), x, y);
+  }
+  return worst;
+}
+
+struct Case {
+  const char* compiled;
+  const char* file;
+  std::vector<int> slot_of_coordinate;  // the compiled model's coordinate k is the file's slot
+};
+const std::vector<Case>& cases() {
+  static const std::vector<Case> c = {
+      {"four-bar", "four_bar.toml", {0, 1, 2}},
+      {"four-bar-seed001", "four_bar_seed001.toml", {0, 1, 2}},
+      // Compiled quick-return: z1 lever, z2 link, z3 ram, z4 crank (driving), z5
+      // slider; the file puts the driving crank first.
+      {"quick-return", "quick_return.toml", {1, 2, 3, 0, 4}},
+  };
+  return c;
+}
+
+// The file models run the compiled models' work cycles: every summary
+// column as expect_same_run says (docs/models/planar-multibody.md §7–§8).
+TEST(ModelFile, RedescribedModelsRunLikeTheCompiledOnes) {
+  for (const auto& c : cases())
+    for (const char* formulation : {"double-step", "penalty"})
+      for (const char* friction : {"brown-mcphee", "lugre"}) {
+        SCOPED_TRACE(std::string(c.compiled) + " " + formulation + " " + friction);
+        const StudyRun compiled = run_study_text(study_of("model = \"" + std::string(c.compiled) + "\"", friction, formulation, 10.0));
+        const StudyRun file =
+            run_study_text(study_of("model_file = \"" + model_path(c.file) + "\"", friction, formulation, 10.0));
+        ASSERT_EQ(compiled.result.status[0], hs::Status::ok);
+        ASSERT_EQ(file.result.status[0], hs::Status::ok) << hs::status_name(file.result.status[0]);
+        const auto columns = same_columns(*compiled.study.descriptor, *file.study.descriptor, c.slot_of_coordinate);
+        ASSERT_GT(columns.size(), 20u);
+        const double worst = expect_same_run(compiled, file, columns);
+        std::printf("  %s %s %s: largest relative difference %.3g over %zu columns (rates at rest, drifts, violation apart)\n", c.compiled, formulation,
+                    friction, worst, columns.size());
+        // Padding coordinates stay exactly at rest.
+        for (int k = static_cast<int>(c.slot_of_coordinate.size()); k < 5; ++k) {
+          EXPECT_EQ(file.column(("q" + std::to_string(k + 1)).c_str()), 0.0);
+          EXPECT_EQ(file.column(("qd" + std::to_string(k + 1)).c_str()), 0.0);
+        }
+      }
+}
+
+// The stability map's points: every eigenvalue of the reduced Jacobian at the
+// same equilibrium.
+TEST(ModelFile, RedescribedModelsHaveTheCompiledStabilityPoints) {
+  for (const auto& c : cases()) {
+    SCOPED_TRACE(c.compiled);
+    const hs::Study compiled = hs::parse_study("[study]\nmodel = \"" + std::string(c.compiled) + "\"\n", "compiled.toml");
+    const hs::Study file = hs::parse_study("[study]\nmodel_file = \"" + model_path(c.file) + "\"\n", "file.toml");
+    const auto a = hs::run_stability_cpu(compiled.record(), compiled.design(), 1);
+    const auto b = hs::run_stability_cpu(file.record(), file.design(), 1);
+    ASSERT_EQ(a.size(), 1u);
+    ASSERT_EQ(b.size(), 1u);
+    ASSERT_EQ(a[0].status, 0);
+    ASSERT_EQ(b[0].status, 0);
+    ASSERT_EQ(a[0].eigenvalue_count, b[0].eigenvalue_count);
+    double scale = 0.0;
+    for (int k = 0; k < a[0].eigenvalue_count; ++k) scale = std::max(scale, std::hypot(a[0].re[k], a[0].im[k]));
+    double worst = 0.0;
+    for (int k = 0; k < a[0].eigenvalue_count; ++k) {
+      EXPECT_NEAR(a[0].re[k], b[0].re[k], 1e-9 * scale) << "eigenvalue " << k;
+      EXPECT_NEAR(a[0].im[k], b[0].im[k], 1e-9 * scale) << "eigenvalue " << k;
+      worst = std::max(worst, std::hypot(a[0].re[k] - b[0].re[k], a[0].im[k] - b[0].im[k]) / scale);
+    }
+    std::printf("  %s: %d eigenvalues, largest difference %.3g of |lambda|max = %.4g 1/s\n", c.compiled,
+                a[0].eigenvalue_count, worst, scale);
+    EXPECT_NEAR(a[0].crank_angle, b[0].crank_angle, 1e-12);
+    for (int k = 0; k < a[0].pressure_count; ++k) EXPECT_NEAR(a[0].pressure[k], b[0].pressure[k], 1e-6 * std::fabs(a[0].pressure[k]));
+  }
+}
+
+TEST(ModelFile, ParametersAreNamedAfterTheFilesElements) {
+  const auto m = hs::load_model_file(model_path("four_bar.toml"));
+  EXPECT_EQ(m->name, "four-bar-file");
+  EXPECT_EQ(m->physics, "planar-multibody");
+  for (const char* name : {"body.crank.mass", "body.coupler.inertia", "body.rocker.com_x", "body.crank.C_x",
+                           "ground.E_x", "joint.O.initial", "joint.D.initial", "cylinder.lift.piston_diameter",
+                           "cylinder.lift.friction.coulomb_force", "gravity_y", "input.gain"})
+    EXPECT_NE(m->find_parameter(name), nullptr) << name;
+  EXPECT_EQ(m->defaults[m->find_parameter("body.coupler.mass")->index], 64.0);
+  EXPECT_EQ(m->defaults[m->find_parameter("ground.E_x")->index], 10.0);
+  EXPECT_EQ(m->file_text, read_text(model_path("four_bar.toml")));
+  EXPECT_TRUE(m->supports_command("stability"));
+}
+
+// A sampled geometry that cannot close is flagged per instance, not run.
+TEST(ModelFile, AnInstanceThatCannotAssembleIsNamed) {
+  const auto m = hs::load_model_file(model_path("four_bar.toml"));
+  std::vector<double> row = m->defaults;
+  row[m->find_parameter("ground.E_x")->index] = 100.0;  // rocker and coupler cannot reach
+  const auto problem = m->instance_check(*m, row.data(), 1e-3, 10.0);
+  EXPECT_EQ(problem.key, "joint.O.initial");
+  EXPECT_NE(problem.why.find("does not assemble"), std::string::npos) << problem.why;
+  EXPECT_TRUE(m->instance_check(*m, m->defaults.data(), 1e-3, 10.0).why.empty());
+}
+
+// ---- bad model files --------------------------------------------------------------
+
+// The four-bar file with each `from` replaced by its `to` must be refused
+// with a message that starts with the file's name and holds every one of
+// `expected`.
+using Edits = std::vector<std::pair<std::string, std::string>>;
+void expect_refused(const Edits& edits, const std::vector<std::string>& expected) {
+  std::string text = read_text(model_path("four_bar.toml"));
+  for (const auto& [from, to] : edits) {
+    const auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  }
+  try {
+    hs::parse_model_file(text, "bad.toml");
+    ADD_FAILURE() << "accepted: " << edits.front().second;
+  } catch (const hs::ModelFileError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("bad.toml:", 0), 0u) << what;
+    for (const auto& s : expected) EXPECT_NE(what.find(s), std::string::npos) << "'" << s << "' not in: " << what;
+  }
+}
+
+TEST(ModelFile, EveryClassOfBadFileIsRefusedNamingTheElement) {
+  // No ground: the crank hangs from the rocker, so no chain reaches the ground.
+  expect_refused({{"parent = \"ground.O\"", "parent = \"rocker.B\""}}, {"no body hangs from the ground"});
+  // A body connected to nothing, a body hanging from two joints, a body from itself.
+  expect_refused({{"parent = \"coupler.D\"\nchild = \"rocker\"", "parent = \"coupler.D\"\nchild = \"crank\""}},
+                 {"joint.D", "crank already hangs from joint O"});
+  expect_refused({{"[[joint]]\nname = \"D\"\ntype = \"revolute\"\nparent = \"coupler.D\"\nchild = \"rocker\"\ninitial = "
+                   "-1.6332791140162937\n",
+                   ""}},
+                 {"body rocker is connected to nothing", "child = \"rocker\""});
+  expect_refused({{"parent = \"coupler.D\"\nchild = \"rocker\"", "parent = \"rocker.B\"\nchild = \"rocker\""}},
+                 {"joint.D", "cannot hang from its own point"});
+  // Insufficient constraints: without its loop the chain has three degrees of freedom.
+  expect_refused({{"[[joint]]\nname = \"E\"\ntype = \"revolute\"\nbetween = [\"rocker.B\", \"ground.E\"]\n", ""}},
+                 {"3 degrees of freedom", "take 1"});
+  // Redundant constraints: a loop closed at the crank's own pivot holds at every angle.
+  expect_refused({{"points = { C = [2.0, 0.0], F = [1.0, 0.0] }", "points = { C = [2.0, 0.0], F = [1.0, 0.0], P0 = [0.0, 0.0] }"},
+                  {"between = [\"rocker.B\", \"ground.E\"]", "between = [\"crank.P0\", \"ground.O\"]"}},
+                 {"redundant constraints", "rank 0 of 2", "joint E"});
+  expect_refused({{"between = [\"rocker.B\", \"ground.E\"]", "between = [\"crank.F\", \"crank.C\"]"}},
+                 {"joint.E.between", "both points are on crank"});
+  // An assembly that does not close: the rocker's ground pivot out of reach.
+  expect_refused({{"E = [10.0, 0.0]", "E = [100.0, 0.0]"}}, {"does not assemble", "joint.O.initial", "joint E"});
+  // Negative masses and inertias.
+  expect_refused({{"mass = 64.0", "mass = -64.0"}}, {"body.coupler.mass = -64", "out of range (0, 1e+09]"});
+  expect_refused({{"inertia = 83.33333333333333", "inertia = 0.0"}}, {"body.rocker.inertia = 0", "out of range"});
+  // Unknown components, points, bodies and keys.
+  expect_refused({{"circuit = \"three-volume\"", "circuit = \"servo-valve\""}}, {"cylinder.lift.circuit", "three-volume"});
+  expect_refused({{"rod = \"crank.F\"", "rod = \"crank.X\""}}, {"cylinder.lift.rod", "crank has no point \"X\"", "C, F"});
+  expect_refused({{"parent = \"crank.C\"", "parent = \"crank.X\""}}, {"joint.C.parent", "crank has no point \"X\""});
+  expect_refused({{"parent = \"crank.C\"", "parent = \"crane.C\""}}, {"joint.C.parent", "no body \"crane\"", "did you mean \"crank\""});
+  expect_refused({{"child = \"coupler\"", "child = \"couplr\""}}, {"joint.C.child", "did you mean \"coupler\""});
+  expect_refused({{"mass = 16.0", "masss = 16.0"}}, {"unknown key 'body.masss'", "did you mean 'mass'"});
+  expect_refused({{"circuit = \"three-volume\"", "circuit = \"three-volume\"\npiston_diametr = 0.1"}},
+                 {"cylinder.lift.piston_diametr", "did you mean 'piston_diameter'"});
+  expect_refused({{"circuit = \"three-volume\"", "circuit = \"three-volume\"\nrod_diameter = 0.5"}},
+                 {"cylinder.lift.rod_diameter = 0.5 must be < cylinder.lift.piston_diameter"});
+  expect_refused({{"type = \"revolute\"\nparent = \"crank.C\"", "type = \"hinge\"\nparent = \"crank.C\""}},
+                 {"joint.C.type = \"hinge\"", "\"revolute\", \"prismatic\""});
+  expect_refused({{"name = \"four-bar-file\"", "name = \"four-bar\""}}, {"compiled model"});
+}
+
+// A cylinder whose two points coincide at the assembly.
+TEST(ModelFile, ACylinderOfZeroLengthIsRefused) {
+  std::string text = read_text(model_path("four_bar.toml"));
+  text.replace(text.find("G = [-1.0, 0.0]"), 15, "G = [0.5, 0.8660254037844386]");  // = F at 60°
+  try {
+    hs::parse_model_file(text, "bad.toml");
+    ADD_FAILURE() << "accepted";
+  } catch (const hs::ModelFileError& e) {
+    EXPECT_NE(std::string(e.what()).find("cylinder.lift has length"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ModelFile, StudyNamesAMissingModelFile) {
+  try {
+    hs::parse_study("[study]\nmodel_file = \"no_such_model.toml\"\n", "/tmp/study.toml");
+    ADD_FAILURE() << "accepted";
+  } catch (const hs::StudyError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("study.model_file = \"no_such_model.toml\""), std::string::npos) << what;
+    EXPECT_NE(what.find("cannot read the model file"), std::string::npos) << what;
+  }
+}
+
+}  // namespace
