@@ -38,6 +38,18 @@ HS_HD void seed_directions(const T* x, const Dir& dir, int n, Dual<ND, T>* xj, c
   }
 }
 
+// The rate jet x + ẋτ: for any f, the τ coefficient of f(x(τ)) is
+// ḟ = f'(x)ẋ (velocities for the kinetic energies).
+template <class T>
+using RateJet = Dual<1, T>;
+template <class T>
+HS_HD void seed_rate(const T* x, const T* xd, int n, RateJet<T>* xr) {
+  for (int k = 0; k < n; ++k) {
+    xr[k] = RateJet<T>(x[k]);
+    xr[k].v[0] = xd[k];
+  }
+}
+
 // The path jet x(τ1, τ2) = x + ẋτ1 + ẋτ2 + ẍτ1τ2: for any f, the τ1
 // coefficient of f(x(τ)) is ḟ = f'(x)ẋ and the τ1τ2 coefficient is
 // f̈ = f'(x)ẍ + ẋᵀf''(x)ẋ (the mixed term of a hyper-dual number). With

@@ -52,8 +52,31 @@ HS_HD S dae_actuator_length(const typename Dae::Params& P, const S* x, int a) {
   else { (void)a; return Dae::actuator_length(P, x); }
 }
 
+// The accelerations of a mechanism whose residual and constraints read the
+// coordinates' ẍ directly: affine in ẍ trivially (the integrators' interface,
+// docs/models/integrators.md §11). Shared by DaeMechanism and the planar
+// mechanism of model files (planar_multibody.hpp).
+template <int NQ>
+struct CoordinateAccelerations {
+  template <class T>
+  struct Acceleration {
+    T xdd[NQ];
+  };
+  template <class T, class Pose, class Motion>
+  HS_HD static Acceleration<T> acceleration(const Pose&, const Motion&, const T* xdd) {
+    Acceleration<T> a;
+    for (int k = 0; k < NQ; ++k) a.xdd[k] = xdd[k];
+    return a;
+  }
+  // Effect of a change dẍ_k of one coordinate's acceleration.
+  template <class T, class Pose>
+  HS_HD static void add_joint_acceleration(const Pose&, int k, const T& dxdd, Acceleration<T>& a) {
+    a.xdd[k] += dxdd;
+  }
+};
+
 template <class DaeT>
-struct DaeMechanism {
+struct DaeMechanism : CoordinateAccelerations<DaeT::n> {
   using Dae = DaeT;
   using Params = typename Dae::Params;
   static constexpr int nq = Dae::n;  // coordinates x
@@ -75,11 +98,9 @@ struct DaeMechanism {
     T x[nq], xd[nq];
   };
   // The accelerations are the coordinates' ẍ themselves: everything the
-  // residual needs, and affine in ẍ trivially.
+  // residual needs (CoordinateAccelerations).
   template <class T>
-  struct Acceleration {
-    T xdd[nq];
-  };
+  using Acceleration = typename CoordinateAccelerations<nq>::template Acceleration<T>;
   template <class T>
   struct Actuator {
     T length, rate;  // s(x), ṡ = ∂s/∂x ẋ
@@ -127,18 +148,6 @@ struct DaeMechanism {
       m.xd[k] = xd[k];
     }
     return m;
-  }
-
-  template <class T>
-  HS_HD static Acceleration<T> acceleration(const Pose<T>&, const Motion<T>&, const T* xdd) {
-    Acceleration<T> a;
-    for (int k = 0; k < nq; ++k) a.xdd[k] = xdd[k];
-    return a;
-  }
-  // Effect of a change dẍ_k of one coordinate's acceleration.
-  template <class T>
-  HS_HD static void add_joint_acceleration(const Pose<T>&, int k, const T& dxdd, Acceleration<T>& a) {
-    a.xdd[k] += dxdd;
   }
 
   // C̈ = C_x ẍ + ẋᵀ∇²C ẋ (seed 001 eq 15 with Φ̇_z ż = ẋᵀ∇²C ẋ); with ẍ = 0

@@ -35,6 +35,7 @@
 #include "../core/derivatives.hpp"
 #include "../core/dual.hpp"
 #include "../core/small_matrix.hpp"
+#include "dae_mechanism.hpp"
 
 namespace hs {
 
@@ -151,7 +152,11 @@ struct PlanarMultibodyDae {
   // Φ(x): two rows per cut joint, then the padding rows.
   template <class S>
   HS_HD static void constraints(const Params& P, const S* x, S* phi) {
-    const Placements<S> pl = place(P, x);
+    constraints_at(P, place(P, x), x, phi);
+  }
+  // Φ from placements already made at x.
+  template <class S>
+  HS_HD static void constraints_at(const Params& P, const Placements<S>& pl, const S* x, S* phi) {
     for (int k = 0; k < P.cuts; ++k) {
       const auto& C = P.cut[k];
       const V2<S> a = world_point(P, pl, C.point_a), b = world_point(P, pl, C.point_b);
@@ -177,16 +182,46 @@ struct PlanarMultibodyDae {
     return math::sqrt(dot(d, d));
   }
 
-  // e = M(x) ẍ + c(x, ẋ) − Q_grav(x), projected on the directions (Dᵀe);
-  // padding rows add ẍ_k. The partial velocities come from the tree itself
-  // (as the semirecursive eq (11) of seed 001 has them): turning revolute
-  // joint k moves every point of the bodies outboard of it by
+  // e = M(x) ẍ + c(x, ẋ) − Q_grav(x) from the bodies' placements (values),
+  // their centres of mass' accelerations g̈_b and angular accelerations θ̈_b;
+  // padding rows are ẍ_k (unit mass). The partial velocities come from the
+  // tree itself (as the semirecursive eq (11) of seed 001 has them): turning
+  // revolute joint k moves every point of the bodies outboard of it by
   // k × (g − r_k) and turns them by 1; sliding prismatic joint k moves them
   // by its direction u_k. So with the inertia-minus-gravity force f_b and
-  // torque τ_b of each body (g̈, θ̈ from one pass on the path jet),
+  // torque τ_b of each body,
   //   e_k = Σ_{b outboard of k} (g_b − r_k) × f_b + τ_b   (revolute)
   //   e_k = Σ_{b outboard of k} u_k · f_b                  (prismatic),
   // the virtual power of the header's equation without a pass on Dual<n>.
+  template <class T>
+  HS_HD static void residual_from(const Params& P, const Placements<T>& pl, const V2<T>* gdd, const T* thdd,
+                                  const T* xdd, T* e) {
+    for (int k = 0; k < n; ++k) e[k] = P.slot_used[k] ? T(0.0) : xdd[k];
+    for (int b = 0; b < P.bodies; ++b) {
+      const auto& B = P.body[b];
+      const V2<T> f{B.mass * (gdd[b].x - P.gravity_x), B.mass * (gdd[b].y - P.gravity_y)};
+      const T torque = B.inertia * thdd[b];
+      const V2<T> g = com_of(P, pl, b);
+      for (int k = b; k >= 0; k = P.point[P.body[k].joint_point].body) {  // up the tree to the ground
+        const auto& J = P.body[k];
+        if (J.prismatic) {
+          T su, cu;
+          math::sincos(body_angle(pl, P.point[J.joint_point].body) + J.slide_angle, &su, &cu);
+          e[J.slot] += cu * f.x + su * f.y;
+        } else {
+          e[J.slot] += cross(g - pl.body[k].origin, f) + torque;
+        }
+      }
+    }
+  }
+  template <class S>
+  HS_HD HS_FORCEINLINE static V2<S> com_of(const Params& P, const Placements<S>& pl, int b) {
+    const auto& q = pl.body[b];
+    return V2<S>{q.origin.x + q.c * P.body[b].com_x - q.s * P.body[b].com_y,
+                 q.origin.y + q.s * P.body[b].com_x + q.c * P.body[b].com_y};
+  }
+  // Projected on the directions (Dᵀe), with g̈, θ̈ from one pass on the path
+  // jet x + ẋτ1 + ẋτ2 + ẍτ1τ2 (kernels/core/derivatives.hpp).
   template <class Dir, class T>
   HS_HD static void mechanism_residual_along(const Params& P, const Dir& dir, const T* x, const T* xd, const T* xdd,
                                              T* e_dir) {
@@ -194,31 +229,19 @@ struct PlanarMultibodyDae {
     Path xp[n];
     seed_path<T>(x, xd, xdd, n, xp);
     const Placements<Path> fp = place(P, xp);
-    T e[n];
-    for (int k = 0; k < n; ++k) e[k] = P.slot_used[k] ? T(0.0) : xdd[k];  // padding: unit mass
+    Placements<T> pl;
+    V2<T> gdd[Capacity::bodies];
+    T thdd[Capacity::bodies];
     for (int b = 0; b < P.bodies; ++b) {
-      const auto& B = P.body[b];
-      const auto& pp = fp.body[b];
-      const Path gx = pp.origin.x + pp.c * B.com_x - pp.s * B.com_y;
-      const Path gy = pp.origin.y + pp.s * B.com_x + pp.c * B.com_y;
-      const V2<T> f{B.mass * (path_second_rate(gx) - P.gravity_x), B.mass * (path_second_rate(gy) - P.gravity_y)};
-      const T torque = B.inertia * path_second_rate(pp.theta);
-      const V2<T> g{path_value(gx), path_value(gy)};
-      // Up the tree from b to the ground: every joint it hangs from.
-      for (int k = b; k >= 0; k = P.point[P.body[k].joint_point].body) {
-        const auto& J = P.body[k];
-        if (J.prismatic) {
-          const int parent = P.point[J.joint_point].body;
-          const T phi = (parent < 0 ? T(0.0) : path_value(fp.body[parent].theta)) + J.slide_angle;
-          T su, cu;
-          math::sincos(phi, &su, &cu);
-          e[J.slot] += cu * f.x + su * f.y;
-        } else {
-          const V2<T> r{path_value(fp.body[k].origin.x), path_value(fp.body[k].origin.y)};
-          e[J.slot] += cross(g - r, f) + torque;
-        }
-      }
+      const auto& q = fp.body[b];
+      pl.body[b] = {path_value(q.theta), path_value(q.c), path_value(q.s),
+                    V2<T>{path_value(q.origin.x), path_value(q.origin.y)}};
+      const V2<Path> g = com_of(P, fp, b);
+      gdd[b] = V2<T>{path_second_rate(g.x), path_second_rate(g.y)};
+      thdd[b] = path_second_rate(q.theta);
     }
+    T e[n];
+    residual_from(P, pl, gdd, thdd, xdd, e);
     for (int j = 0; j < Dir::nd; ++j) {
       T sum(0.0);
       for (int k = 0; k < n; ++k) sum += T(dir(k, j)) * e[k];
@@ -233,20 +256,16 @@ struct PlanarMultibodyDae {
   // T = Σ ½ m_b |ġ_b|² + ½ I_b θ̇_b², the rates from one pass on x + ẋε.
   template <class T>
   HS_HD static T kinetic_energy(const Params& P, const T* x, const T* xd) {
-    using Rate = Dual<1, T>;
+    using Rate = RateJet<T>;
     Rate xr[n];
-    for (int k = 0; k < n; ++k) {
-      xr[k] = Rate(x[k]);
-      xr[k].v[0] = xd[k];
-    }
+    seed_rate<T>(x, xd, n, xr);
     const Placements<Rate> pl = place(P, xr);
     T E(0.0);
     for (int b = 0; b < P.bodies; ++b) {
       const auto& B = P.body[b];
-      const auto& q = pl.body[b];
-      const Rate gx = q.origin.x + q.c * B.com_x - q.s * B.com_y;
-      const Rate gy = q.origin.y + q.s * B.com_x + q.c * B.com_y;
-      E += 0.5 * B.mass * (gx.v[0] * gx.v[0] + gy.v[0] * gy.v[0]) + 0.5 * B.inertia * (q.theta.v[0] * q.theta.v[0]);
+      const V2<Rate> g = com_of(P, pl, b);
+      const T w = pl.body[b].theta.v[0];
+      E += 0.5 * B.mass * (g.x.v[0] * g.x.v[0] + g.y.v[0] * g.y.v[0]) + 0.5 * B.inertia * (w * w);
     }
     for (int k = 0; k < n; ++k)
       if (!P.slot_used[k]) E += 0.5 * xd[k] * xd[k];  // padding's unit mass (stays at rest)
@@ -258,11 +277,8 @@ struct PlanarMultibodyDae {
     const Placements<T> pl = place(P, x);
     T E(0.0);
     for (int b = 0; b < P.bodies; ++b) {
-      const auto& B = P.body[b];
-      const auto& q = pl.body[b];
-      const T gx = q.origin.x + q.c * B.com_x - q.s * B.com_y;
-      const T gy = q.origin.y + q.s * B.com_x + q.c * B.com_y;
-      E -= B.mass * (P.gravity_x * gx + P.gravity_y * gy);
+      const V2<T> g = com_of(P, pl, b);
+      E -= P.body[b].mass * (P.gravity_x * g.x + P.gravity_y * g.y);
     }
     return E;
   }
@@ -273,6 +289,227 @@ struct PlanarMultibodyDae {
   HS_HD static void initial_guess(const Params& P, double* x) {
     for (int k = 0; k < n; ++k) x[k] = 0.0;
     for (int j = 0; j < P.bodies; ++j) x[P.body[j].slot] = P.body[j].initial;
+  }
+};
+
+// The same mechanism through the integrators' semirecursive interface (the
+// one PlanarLoopChain has; docs/models/integrators.md §11), for the double
+// step and the penalty formulation: the constraint Jacobian and ∂s/∂x come
+// from the tree in closed form instead of a pass on Dual<n> (DaeMechanism's
+// generic way), which was most of the model's cost per Newton iteration
+// (docs/models/planar-multibody.md §8). A point W of body b moves under
+// joint k of its chain (seed 001 eq 2):
+//   revolute k:  ∂W/∂x_k = k × (W − r_k),  ∂θ_b/∂x_k = 1
+//   prismatic k: ∂W/∂x_k = u_k,            ∂θ_b/∂x_k = 0
+// (r_k the joint's point, u_k its slide direction). The residual is the
+// DAE's (mechanism_residual_along); the bias Φ̇_x ẋ comes from the path jet
+// on Φ, as DaeMechanism takes it.
+template <class Capacity>
+struct PlanarMultibody : CoordinateAccelerations<Capacity::nq> {
+  using Dae = PlanarMultibodyDae<Capacity>;
+  using Params = typename Dae::Params;
+  static constexpr int nq = Dae::n;
+  static constexpr int nc = Dae::m;
+  static constexpr int na = Dae::na;
+
+  HS_HD static void driving(int* indep) { Dae::driving(indep); }
+  HS_HD static void assembly_guess(const Params& P, double* x) { Dae::initial_guess(P, x); }
+
+  template <class T>
+  struct Pose {
+    const Params* params;
+    typename Dae::template Placements<T> pl;
+    T x[nq];
+    T phi[nc];
+    T jacobian[nc][nq];
+  };
+  // The rates, and what the accelerations are at ẍ = 0 (the bias): of the
+  // constraints (Φ̇_x ẋ) and of the centres of mass, from one pass on the
+  // path jet x + ẋτ1 + ẋτ2. The accelerations are affine in ẍ: g̈_b = bias_b
+  // + Σ_k ∂g_b/∂x_k ẍ_k, θ̈_b = Σ over its revolute joints ẍ_k.
+  template <class T>
+  struct Motion {
+    T x[nq], xd[nq];
+    T phi_bias[nc];
+    V2<T> com_bias[Capacity::bodies];
+  };
+  template <class T>
+  using Acceleration = typename CoordinateAccelerations<nq>::template Acceleration<T>;
+  template <class T>
+  struct Actuator {
+    T length, rate;
+    T ds_dx[nq];
+  };
+
+  // sign · ∂W/∂x into the rows (gx, gy) for the world point W of point p.
+  template <class T>
+  HS_HD static void add_point_jacobian(const Params& P, const typename Dae::template Placements<T>& pl, int p,
+                                       const V2<T>& W, double sign, T* gx, T* gy) {
+    for (int k = P.point[p].body; k >= 0; k = P.point[P.body[k].joint_point].body) {
+      const auto& J = P.body[k];
+      if (J.prismatic) {
+        const int parent = P.point[J.joint_point].body;
+        T su, cu;
+        math::sincos(Dae::body_angle(pl, parent) + J.slide_angle, &su, &cu);
+        gx[J.slot] += sign * cu;
+        gy[J.slot] += sign * su;
+      } else {
+        gx[J.slot] -= sign * (W.y - pl.body[k].origin.y);
+        gy[J.slot] += sign * (W.x - pl.body[k].origin.x);
+      }
+    }
+  }
+  // sign · ∂θ_b/∂x into row g.
+  template <class T>
+  HS_HD static void add_angle_jacobian(const Params& P, int b, double sign, T* g) {
+    for (int k = b; k >= 0; k = P.point[P.body[k].joint_point].body)
+      if (!P.body[k].prismatic) g[P.body[k].slot] += T(sign);
+  }
+
+  template <class T>
+  HS_HD static Pose<T> pose(const Params& P, const T* x) {
+    Pose<T> p;
+    p.params = &P;
+    for (int k = 0; k < nq; ++k) p.x[k] = x[k];
+    p.pl = Dae::place(P, x);
+    for (int r = 0; r < nc; ++r)
+      for (int k = 0; k < nq; ++k) p.jacobian[r][k] = T(0.0);
+    for (int c = 0; c < P.cuts; ++c) {
+      const auto& C = P.cut[c];
+      const V2<T> a = Dae::world_point(P, p.pl, C.point_a), b = Dae::world_point(P, p.pl, C.point_b);
+      T* row0 = p.jacobian[2 * c];
+      T* row1 = p.jacobian[2 * c + 1];
+      if (C.prismatic) {  // Φ1 = θ_a − θ_b − α, Φ2 = u × (a − b)
+        const int body_a = P.point[C.point_a].body, body_b = P.point[C.point_b].body;
+        const T theta_b = Dae::body_angle(p.pl, body_b);
+        T su, cu;
+        math::sincos(theta_b + C.axis_angle, &su, &cu);
+        const V2<T> d = a - b;
+        p.phi[2 * c] = Dae::body_angle(p.pl, body_a) - theta_b - C.relative_angle;
+        p.phi[2 * c + 1] = cross(V2<T>{cu, su}, d);
+        add_angle_jacobian<T>(P, body_a, 1.0, row0);
+        add_angle_jacobian<T>(P, body_b, -1.0, row0);
+        // ∂Φ2 = (∂u) × d + u × ∂d, ∂u = k × u per turn of b: (k × u) × d = −u · d.
+        T dx[nq], dy[nq], turn[nq];
+        for (int k = 0; k < nq; ++k) dx[k] = dy[k] = turn[k] = T(0.0);
+        add_point_jacobian<T>(P, p.pl, C.point_a, a, 1.0, dx, dy);
+        add_point_jacobian<T>(P, p.pl, C.point_b, b, -1.0, dx, dy);
+        add_angle_jacobian<T>(P, body_b, 1.0, turn);
+        const T u_dot_d = cu * d.x + su * d.y;
+        for (int k = 0; k < nq; ++k) row1[k] = cu * dy[k] - su * dx[k] - turn[k] * u_dot_d;
+      } else {  // Φ = a − b
+        p.phi[2 * c] = a.x - b.x;
+        p.phi[2 * c + 1] = a.y - b.y;
+        add_point_jacobian<T>(P, p.pl, C.point_a, a, 1.0, row0, row1);
+        add_point_jacobian<T>(P, p.pl, C.point_b, b, -1.0, row0, row1);
+      }
+    }
+    for (int r = 2 * P.cuts; r < nc; ++r) {
+      p.phi[r] = x[P.pad_slot[r]];
+      p.jacobian[r][P.pad_slot[r]] = T(1.0);
+    }
+    return p;
+  }
+  template <class T>
+  HS_HD static void constraints(const Params&, const Pose<T>& p, T* phi) {
+    for (int r = 0; r < nc; ++r) phi[r] = p.phi[r];
+  }
+  template <class T>
+  HS_HD static void constraint_jacobian(const Pose<T>& p, T (*J)[nq]) {
+    for (int r = 0; r < nc; ++r)
+      for (int k = 0; k < nq; ++k) J[r][k] = p.jacobian[r][k];
+  }
+
+  template <class T>
+  HS_HD static Motion<T> motion(const Pose<T>& p, const T* xd) {
+    using Path = PathJet<T>;
+    const Params& P = *p.params;
+    Motion<T> m;
+    for (int k = 0; k < nq; ++k) {
+      m.x[k] = p.x[k];
+      m.xd[k] = xd[k];
+    }
+    Path xp[nq], cp[nc];
+    seed_path<T>(m.x, m.xd, static_cast<const T*>(nullptr), nq, xp);
+    const typename Dae::template Placements<Path> fp = Dae::place(P, xp);
+    Dae::constraints_at(P, fp, xp, cp);
+    for (int r = 0; r < nc; ++r) m.phi_bias[r] = path_second_rate(cp[r]);
+    for (int b = 0; b < P.bodies; ++b) {
+      const V2<Path> g = Dae::com_of(P, fp, b);
+      m.com_bias[b] = V2<T>{path_second_rate(g.x), path_second_rate(g.y)};
+    }
+    return m;
+  }
+  // Φ̈ = Φ_x ẍ + ẋᵀ∇²Φ ẋ (the bias from motion()).
+  template <class T>
+  HS_HD static void constraint_acceleration(const Pose<T>& p, const Motion<T>& m, const Acceleration<T>& a, T* out) {
+    for (int r = 0; r < nc; ++r) {
+      T c = m.phi_bias[r];
+      for (int k = 0; k < nq; ++k) c += p.jacobian[r][k] * a.xdd[k];
+      out[r] = c;
+    }
+  }
+
+  // s = |W_rod − W_base|, ∂s/∂x = u_s · (∂W_rod − ∂W_base), ṡ = ∂s/∂x ẋ.
+  template <class T>
+  HS_HD static Actuator<T> actuator(const Params& P, const Pose<T>& p, const Motion<T>& m, int a = 0) {
+    const int base = P.cylinder[a].base_point, rod = P.cylinder[a].rod_point;
+    const V2<T> wb = Dae::world_point(P, p.pl, base), wr = Dae::world_point(P, p.pl, rod);
+    const V2<T> d = wr - wb;
+    Actuator<T> act;
+    act.length = math::sqrt(dot(d, d));
+    const V2<T> u = (1.0 / act.length) * d;
+    T gx[nq], gy[nq];
+    for (int k = 0; k < nq; ++k) gx[k] = gy[k] = T(0.0);
+    add_point_jacobian<T>(P, p.pl, rod, wr, 1.0, gx, gy);
+    add_point_jacobian<T>(P, p.pl, base, wb, -1.0, gx, gy);
+    T rate(0.0);
+    for (int k = 0; k < nq; ++k) {
+      act.ds_dx[k] = u.x * gx[k] + u.y * gy[k];
+      rate += act.ds_dx[k] * m.xd[k];
+    }
+    act.rate = rate;
+    return act;
+  }
+  template <class T>
+  HS_HD static void actuator_jacobian(const Params&, const Pose<T>&, const Actuator<T>& act, T* ds_dx, int = 0) {
+    for (int k = 0; k < nq; ++k) ds_dx[k] = act.ds_dx[k];
+  }
+
+  // The DAE's residual (residual_from) with g̈_b = bias_b + Σ_k ∂g_b/∂x_k ẍ_k.
+  template <class T>
+  HS_HD static void dynamics_residual(const Params& P, const Pose<T>& p, const Motion<T>& m, const Acceleration<T>& a,
+                                      T* r) {
+    V2<T> gdd[Capacity::bodies];
+    T thdd[Capacity::bodies];
+    for (int b = 0; b < P.bodies; ++b) {
+      const V2<T> g = Dae::com_of(P, p.pl, b);
+      V2<T> acc = m.com_bias[b];
+      T alpha(0.0);
+      for (int k = b; k >= 0; k = P.point[P.body[k].joint_point].body) {
+        const auto& J = P.body[k];
+        const T xdd = a.xdd[J.slot];
+        if (J.prismatic) {
+          T su, cu;
+          math::sincos(Dae::body_angle(p.pl, P.point[J.joint_point].body) + J.slide_angle, &su, &cu);
+          acc = acc + xdd * V2<T>{cu, su};
+        } else {
+          acc = acc + xdd * perp(g - p.pl.body[k].origin);
+          alpha += xdd;
+        }
+      }
+      gdd[b] = acc;
+      thdd[b] = alpha;
+    }
+    Dae::residual_from(P, p.pl, gdd, thdd, a.xdd, r);
+  }
+  template <class T>
+  HS_HD static T kinetic_energy(const Params& P, const Motion<T>& m) {
+    return Dae::kinetic_energy(P, m.x, m.xd);
+  }
+  template <class T>
+  HS_HD static T potential_energy(const Params& P, const Pose<T>& p) {
+    return Dae::potential_energy(P, p.x);
   }
 };
 

@@ -36,8 +36,11 @@ struct PlanarMultibodyPhysics {
   using OffDevice = TypeList<DoubleStepFormulation, PenaltyFormulation>;
   static constexpr const char* off_device_reason =
       "model files run on the CPU backends for now (docs/models/planar-multibody.md §6)";
+  // The double step and the penalty formulation through the semirecursive
+  // interface (closed-form Jacobians); the index-1 form and the stability
+  // map through the DAE contract.
   template <class Friction>
-  using Model = HydraulicallyActuated<DaeMechanism<PlanarFileDae>, Friction>;
+  using Model = HydraulicallyActuated<PlanarMultibody<PlanarFileCapacity>, Friction>;
   template <class Friction>
   using Linearized = ActuatedSystem<PlanarFileDae, Friction>;
   // Models come from files, not from this list.

@@ -141,12 +141,9 @@ struct SpatialFourBarDae {
   // the frames on the first-order path jet x + ẋτ.
   template <class T>
   HS_HD static T kinetic_energy(const Params& P, const T* x, const T* xd) {
-    using Path = Dual<1, T>;
+    using Path = RateJet<T>;
     Path xp[n];
-    for (int k = 0; k < n; ++k) {
-      xp[k] = Path(x[k]);
-      xp[k].v[0] = xd[k];
-    }
+    seed_rate<T>(x, xd, n, xp);
     BodyFrame<Path> f[nb];
     frames(P, xp, f);
     T energy(0.0);

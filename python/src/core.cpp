@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "host/registry/model_file.hpp"
 #include "host/registry/models.hpp"
 #include "host/results/commit.hpp"
 #include "host/results/output.hpp"
@@ -75,6 +76,8 @@ auto guarded(F&& f) -> decltype(f()) {
   } catch (const hs::ResumeError& e) {
     PyErr_SetString(g_study_error, e.what());
   } catch (const UsageError& e) {
+    PyErr_SetString(g_study_error, e.what());
+  } catch (const hs::ModelFileError& e) {
     PyErr_SetString(g_study_error, e.what());
   } catch (const Interrupted& e) {
     PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
@@ -446,11 +449,14 @@ py::list models() {
 // also the valve schedule's input.* columns, which the CLI leaves out).
 py::list parameters(const std::string& model, bool schedule) {
   return guarded([&] {
-    const hs::ModelDescriptor* m = hs::find_model(model);
+    // A model file (docs/model-files.md) or a compiled model, as the CLI takes them.
+    std::shared_ptr<const hs::ModelDescriptor> from_file;
+    if (hs::names_model_file(model)) from_file = hs::load_model_file(model);
+    const hs::ModelDescriptor* m = from_file ? from_file.get() : hs::find_model(model);
     if (!m) {
       std::string names;
       for (const auto& n : hs::model_names()) names += (names.empty() ? "" : ", ") + n;
-      throw UsageError("--model \"" + model + "\" is not one of " + names);  // the CLI's text
+      throw UsageError("--model \"" + model + "\" is not one of " + names + ", nor a model file (FILE.toml)");  // the CLI's text
     }
     py::list out;
     for (const auto& p : m->parameters) {

@@ -153,7 +153,7 @@ def test_models_and_parameters_match_the_cli(cli):
     assert {"four-bar", "four-bar-3d", "lift-tilt"} <= set(names)
     # the CLI lists the registry's models in its message for an unknown one
     r = run_cli(cli, "parameters", "--model", "?", expect=2)
-    assert r.stderr.strip().endswith("is not one of " + ", ".join(names))
+    assert r.stderr.strip().endswith("is not one of " + ", ".join(names) + ", nor a model file (FILE.toml)")
     for m in models:
         out, rows = _cli_parameter_table(cli, m["name"])
         assert out.startswith(f"Model {m['name']}: {m['title']} ({m['source']}; {m['doc']})\n"), m["name"]

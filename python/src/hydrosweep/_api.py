@@ -221,5 +221,7 @@ def parameters(model="four-bar", *, schedule=False):
     (float), description, integer (bool), role ("parameter" or
     "input_schedule"), index (the column in Results.inputs). schedule=True
     also lists the valve schedule's input.* columns, which the CLI's table
-    leaves out. An unknown model raises StudyError with the CLI's message."""
+    leaves out. MODEL may also be a model file (a path ending in .toml,
+    docs/model-files.md). An unknown model or a bad model file raises
+    StudyError with the CLI's message."""
     return _core.parameters(model, schedule)

@@ -1,0 +1,56 @@
+"""Model files from Python (docs/model-files.md): a dict study naming a model
+file runs as the CLI runs the same study file (results.h5 equal but for the
+study's text and path), hydrosweep.parameters reads a model file as
+`hydrosweep parameters --model FILE` does, and a bad model file is a
+StudyError naming the element.
+"""
+import numpy as np
+import pytest
+
+import hydrosweep
+from hstest import REPO, h5_differences, run_cli
+
+FOUR_BAR = str(REPO / "models" / "four_bar.toml")
+
+
+def study(model_file):
+    return {
+        "study": {"name": "model_file_small", "model_file": model_file, "friction": "lugre"},
+        "integrator": {"dt": 1e-3, "duration": 3.0},
+        "sample": {"method": "monte-carlo", "count": 6, "seed": 3},
+        "factor": [{"parameter": "body.coupler.mass", "relative": 0.05},
+                   {"parameter": "ground.E_x", "relative": 0.01}],
+    }
+
+
+def test_dict_study_with_a_model_file_equals_the_cli(cli, tmp_path):
+    res = hydrosweep.run(study(FOUR_BAR), tmp_path / "py", threads=2)
+    path = tmp_path / "study.toml"
+    path.write_text(hydrosweep.study_text(study(FOUR_BAR)))
+    run_cli(cli, "run", str(path), "--out", str(tmp_path / "cli"), "-q")
+    assert h5_differences(tmp_path / "cli" / "results.h5", tmp_path / "py" / "results.h5",
+                          ignore_metadata={"study_text", "study_path"}) == []
+    assert res.metadata["model"] == "four-bar-file"
+    assert res.metadata["model_file_text"] == open(FOUR_BAR).read()
+    assert np.all(res.status == 0)
+    # q4, q5 are the kernel's padding: at rest
+    assert np.all(res.outputs[:, res.output_names.index("q4")] == 0.0)
+
+
+def test_parameters_of_a_model_file_match_the_cli(cli):
+    table = {p["name"]: p for p in hydrosweep.parameters(FOUR_BAR)}
+    assert table["body.crank.mass"]["default"] == 16.0
+    assert table["ground.E_x"]["default"] == 10.0
+    assert table["cylinder.lift.piston_diameter"]["unit"] == "m"
+    out = run_cli(cli, "parameters", "--model", FOUR_BAR).stdout
+    for name, p in table.items():
+        assert f"| `{name}` | {p['unit']} | {p['range']} |" in out, name
+
+
+def test_a_bad_model_file_is_a_study_error_naming_the_element(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(open(FOUR_BAR).read().replace('mass = 64.0', 'mass = -64.0'))
+    with pytest.raises(hydrosweep.StudyError, match=r"body\.coupler\.mass = -64 is out of range"):
+        hydrosweep.parameters(str(bad))
+    with pytest.raises(hydrosweep.StudyError, match=r"study\.model_file"):
+        hydrosweep.run(study(str(bad)), tmp_path / "out")
