@@ -7,7 +7,9 @@
 //  - every class of bad model file is refused with the element and key named.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -269,6 +271,49 @@ TEST(ModelFile, ACylinderOfZeroLengthIsRefused) {
     ADD_FAILURE() << "accepted";
   } catch (const hs::ModelFileError& e) {
     EXPECT_NE(std::string(e.what()).find("cylinder.lift has length"), std::string::npos) << e.what();
+  }
+}
+
+// A model inside the study ([machine], as Python's dict studies carry one)
+// is the same model as its file: the same run, bit for bit; its errors cite
+// the study's lines.
+TEST(ModelFile, AModelInsideTheStudyIsTheFilesModel) {
+  std::string machine;
+  {
+    std::istringstream in(read_text(model_path("four_bar.toml")));
+    for (std::string line; std::getline(in, line);) {
+      if (!line.empty() && line[0] == '[') {  // [model] -> [machine.model], [[body]] -> [[machine.body]]
+        const size_t open = line.find_first_not_of('[');
+        line = line.substr(0, open) + "machine." + line.substr(open);
+      }
+      machine += line + "\n";
+    }
+  }
+  const std::string head = "[study]\nfriction = \"lugre\"\n[integrator]\nduration = 3.0\n";
+  const StudyRun embedded = run_study_text(head + machine);
+  const StudyRun file = run_study_text(std::string("[study]\nmodel_file = \"") + model_path("four_bar.toml") +
+                                       "\"\nfriction = \"lugre\"\n[integrator]\nduration = 3.0\n");
+  EXPECT_EQ(embedded.study.descriptor->file_path, "inline.toml [machine]");
+  EXPECT_EQ(embedded.study.model, "four-bar-file");
+  ASSERT_EQ(embedded.result.summaries.size(), file.result.summaries.size());
+  for (size_t k = 0; k < file.result.summaries.size(); ++k)
+    EXPECT_TRUE(std::memcmp(&embedded.result.summaries[k], &file.result.summaries[k], sizeof(double)) == 0) << k;
+  // An error in the embedded model cites the study file and the element.
+  std::string bad = head + machine;
+  bad.replace(bad.find("mass = 64.0"), 11, "mass = -1.0");
+  try {
+    hs::parse_study(bad, "s.toml");
+    ADD_FAILURE() << "accepted";
+  } catch (const hs::StudyError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("body.coupler.mass = -1 is out of range"), std::string::npos) << what;
+    EXPECT_EQ(what.rfind("s.toml:", 0), 0u) << what;
+  }
+  try {
+    hs::parse_study("[study]\nmodel = \"four-bar\"\n" + machine, "s.toml");
+    ADD_FAILURE() << "accepted [machine] beside study.model";
+  } catch (const hs::StudyError& e) {
+    EXPECT_NE(std::string(e.what()).find("[machine] describes this study's model"), std::string::npos) << e.what();
   }
 }
 

@@ -183,7 +183,14 @@ class Reader {
       throw ModelFileError(path_ + ":" + std::to_string(b.line) + ":" + std::to_string(b.column) +
                            ": TOML syntax error: " + std::string(e.description()));
     }
-    check_keys(root, "", {"model", "ground", "body", "joint", "cylinder", "input"}, "a model file");
+    return read(root, "", "a model file");
+  }
+  // The tables of a model under `prefix` ("" for a model file, "machine."
+  // inside a study), `where` naming them in messages.
+  std::shared_ptr<const ModelDescriptor> read(const toml::table& root, const std::string& prefix, const std::string& where) {
+    prefix_ = prefix;
+    check_keys(root, prefix.empty() ? "" : prefix.substr(0, prefix.size() - 1),
+               {"model", "ground", "body", "joint", "cylinder", "input"}, where);
     read_model(root);
     read_ground(root);
     read_bodies(root);
@@ -196,6 +203,7 @@ class Reader {
 
  private:
   std::string path_, text_;
+  std::string prefix_;  // "machine." for a model inside a study (messages name its tables so)
   std::string name_, title_;
   double gravity_[2] = {0.0, -9.81};
   std::vector<NamedPoint> points_;
@@ -274,7 +282,7 @@ class Reader {
   // ---- sections --------------------------------------------------------------
   void read_model(const toml::table& root) {
     const toml::table* t = root["model"].as_table();
-    if (!t) fail(at(0), "a model file needs a [model] table with its name");
+    if (!t) fail(at(0), "a model needs a [" + prefix_ + "model] table with its name");
     model_line_ = static_cast<int>(t->source().begin.line);
     check_keys(*t, "model", {"name", "title", "gravity"}, "[model]");
     name_ = identifier(required(*t, "name", "[model]", model_line_), "model.name");
@@ -308,7 +316,7 @@ class Reader {
   }
   void read_bodies(const toml::table& root) {
     const toml::array* list = tables(root, "body");
-    if (!list || list->empty()) fail(at(0), "a model file needs at least one [[body]]");
+    if (!list || list->empty()) fail(at(0), "a model needs at least one [[" + prefix_ + "body]]");
     std::vector<std::string> names;
     for (size_t i = 0; i < list->size(); ++i) {
       const toml::table& t = *list->get(i)->as_table();
@@ -361,7 +369,7 @@ class Reader {
   }
   void read_joints(const toml::table& root) {
     const toml::array* list = tables(root, "joint");
-    if (!list) fail(at(0), "a model file needs [[joint]] tables: every body hangs from one joint");
+    if (!list) fail(at(0), "a model needs [[" + prefix_ + "joint]] tables: every body hangs from one joint");
     std::vector<std::string> names;
     for (size_t i = 0; i < list->size(); ++i) {
       const toml::table& t = *list->get(i)->as_table();
@@ -417,7 +425,7 @@ class Reader {
   }
   void read_cylinders(const toml::table& root) {
     const toml::array* list = tables(root, "cylinder");
-    if (!list || list->empty()) fail(at(0), "a model file needs one [[cylinder]]: the hydraulic actuator");
+    if (!list || list->empty()) fail(at(0), "a model needs one [[" + prefix_ + "cylinder]]: the hydraulic actuator");
     std::vector<std::string> names;
     for (size_t i = 0; i < list->size(); ++i) {
       const toml::table& t = *list->get(i)->as_table();
@@ -649,11 +657,11 @@ class Reader {
                 const std::vector<int>& slot_of) {
     ModelDescriptor& d = d_;
     d.name = name_;
-    d.title = title_.empty() ? "planar mechanism of model file " + path_ : title_;
-    d.source = "model file " + path_;
+    d.source = prefix_.empty() ? "model file " + path_ : "[machine] of study " + path_;
+    d.title = title_.empty() ? "planar mechanism of " + d.source : title_;
     d.doc = "docs/model-files.md";
     d.physics = PlanarMultibodyPhysics::key;
-    d.file_path = path_;
+    d.file_path = prefix_.empty() ? path_ : path_ + " [machine]";
     d.file_text = text_;
     ParameterTableBuilder<Params> t(P);
     t.add("gravity_x", "m/s^2", -1e3, 1e3, false, "gravity, x component", [](Params& p) -> double& { return p.mechanism.gravity_x; });
@@ -804,6 +812,21 @@ class Reader {
 
 std::shared_ptr<const ModelDescriptor> parse_model_file(const std::string& text, const std::string& path) {
   return Reader(path, text).read();
+}
+
+std::shared_ptr<const ModelDescriptor> parse_embedded_model(const std::string& study_text, const std::string& study_path) {
+  toml::table root;
+  try {
+    root = toml::parse(study_text, study_path);
+  } catch (const toml::parse_error& e) {
+    throw ModelFileError(study_path + ": TOML syntax error: " + std::string(e.description()));  // the study parser said where
+  }
+  const toml::table* machine = root["machine"].as_table();
+  if (!machine) throw ModelFileError(study_path + ": the study has no [machine] table");
+  std::ostringstream text;
+  text << *machine;
+  Reader reader(study_path, text.str());
+  return reader.read(*machine, "machine.", "[machine]");
 }
 
 std::shared_ptr<const ModelDescriptor> load_model_file(const std::string& path) {

@@ -34,6 +34,12 @@ std::shared_ptr<const ModelDescriptor> load_model_file(const std::string& path);
 // Same, from text in memory (path for messages only).
 std::shared_ptr<const ModelDescriptor> parse_model_file(const std::string& text, const std::string& path);
 
+// A model embedded in a study: the study's [machine] table holds a model
+// file's tables ([machine.model], [[machine.body]], ...; a Python dict study's
+// "machine" dict). Messages cite the study's path and lines; the descriptor
+// records "PATH [machine]" and the table's TOML text.
+std::shared_ptr<const ModelDescriptor> parse_embedded_model(const std::string& study_text, const std::string& study_path);
+
 // Whether a --model argument or a [study] model names a model file rather
 // than a registered model: it ends in ".toml".
 bool names_model_file(const std::string& model);

@@ -65,6 +65,7 @@ class Parser {
     }
     check_top_level(root);
     s_.name = std::filesystem::path(s_.path).stem().string();
+    machine_ = root.get("machine");
     read_study(table_of(root, "study"));
     if (!s_.descriptor) use_model();  // no [study] model: the default model
     s_.input = schedule_of(s_.base);
@@ -98,6 +99,7 @@ class Parser {
   const std::vector<ModelDescriptor>& models_;  // where [study] model is looked up
   Study s_;
   toml::source_region gain_source_;                 // [input] gain, if given
+  const toml::node* machine_ = nullptr;             // [machine]: a model in the study (docs/model-files.md §6)
   std::map<std::string, int> parameter_lines_;      // [parameters] name -> line
   std::string second_order_where_;                  // "FILE:LINE" of sample.second_order
   std::string stride_where_;                        // "FILE:LINE" of output.trajectory_stride
@@ -244,7 +246,7 @@ class Parser {
   void check_top_level(const toml::table& root) const {
     const std::vector<std::string> tables = {"study",     "integrator", "input",    "parameters", "sample",
                                              "grid",      "factor",     "derived",  "analysis",   "output",
-                                             "execution", "stability",  "correlation"};
+                                             "execution", "stability",  "correlation", "machine"};
     for (const auto& e : in_file_order(root)) {
       const toml::node& v = *e.node;
       const auto where = at(e.source);
@@ -278,6 +280,8 @@ class Parser {
                            std::to_string(static_cast<int>(c)) + ")");
     }
     if (auto n = t->get("description")) s_.description = string(*n, "study.description");
+    if (machine_ && (t->get("model") || t->get("model_file")))
+      fail(at(*machine_), "[machine] describes this study's model; remove study.model and study.model_file, or [machine]");
     if (auto f = t->get("model_file")) {
       if (t->get("model")) fail(at(*f), "give study.model (a compiled model) or study.model_file, not both");
       read_model_file(*f);
@@ -315,8 +319,21 @@ class Parser {
     s_.model = s_.file_model->name;
     s_.inputs_digest = content_digest(s_.file_model->file_text);  // a resume refuses an edited model file
   }
+  // [machine]: the tables of a model file inside the study (a Python dict
+  // study carries its model this way); its messages cite the study's lines.
+  void read_machine() {
+    if (!machine_->is_table()) fail(at(*machine_), "machine must be a table [machine] holding a model file's tables");
+    try {
+      s_.file_model = parse_embedded_model(s_.text, s_.path);
+    } catch (const ModelFileError& e) {
+      throw StudyError(e.what());
+    }
+    s_.model = s_.file_model->name;
+    s_.inputs_digest = 0;  // the model is part of the study text, whose hash the resume checks
+  }
   // The model's description, defaults, default friction law and formulation.
   void use_model() {
+    if (machine_ && !s_.file_model) read_machine();
     s_.descriptor = s_.file_model.get();
     for (const auto& m : models_)
       if (!s_.descriptor && m.name == s_.model) s_.descriptor = &m;

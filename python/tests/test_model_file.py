@@ -1,11 +1,17 @@
 """Model files from Python (docs/model-files.md): a dict study naming a model
 file runs as the CLI runs the same study file (results.h5 equal but for the
-study's text and path), hydrosweep.parameters reads a model file as
-`hydrosweep parameters --model FILE` does, and a bad model file is a
+study's text and path); a model given as a dict (the study's "machine")
+runs as its file does, bit for bit; hydrosweep.parameters reads a model file
+as `hydrosweep parameters --model FILE` does; a bad model file is a
 StudyError naming the element.
 """
 import numpy as np
 import pytest
+
+try:
+    import tomllib  # Python >= 3.11
+except ImportError:  # pragma: no cover
+    tomllib = None
 
 import hydrosweep
 from hstest import REPO, h5_differences, run_cli
@@ -54,3 +60,18 @@ def test_a_bad_model_file_is_a_study_error_naming_the_element(tmp_path):
         hydrosweep.parameters(str(bad))
     with pytest.raises(hydrosweep.StudyError, match=r"study\.model_file"):
         hydrosweep.run(study(str(bad)), tmp_path / "out")
+
+
+@pytest.mark.skipif(tomllib is None, reason="tomllib needs Python 3.11")
+def test_a_model_given_as_a_dict_runs_as_its_file(tmp_path):
+    with open(FOUR_BAR, "rb") as f:
+        machine = tomllib.load(f)
+    from_file = hydrosweep.run(study(FOUR_BAR), tmp_path / "file", threads=2)
+    inline = study(None)
+    del inline["study"]["model_file"]
+    inline["machine"] = machine
+    from_dict = hydrosweep.run(inline, tmp_path / "dict", threads=2)
+    assert from_dict.metadata["model"] == "four-bar-file"
+    assert from_dict.metadata["model_file_path"] == hydrosweep.DICT_STUDY_NAME + " [machine]"
+    assert np.array_equal(from_dict.outputs, from_file.outputs, equal_nan=True)
+    assert np.array_equal(from_dict.inputs, from_file.inputs)
