@@ -19,6 +19,7 @@
 #include "host/build_paths.hpp"
 #include "host/registry/model_file.hpp"
 #include "host/registry/models.hpp"
+#include "host/run/batch.hpp"
 #include "host/run/stability_map.hpp"
 #include "tests/run_support.hpp"
 
@@ -315,6 +316,50 @@ TEST(ModelFile, AModelInsideTheStudyIsTheFilesModel) {
   } catch (const hs::StudyError& e) {
     EXPECT_NE(std::string(e.what()).find("[machine] describes this study's model"), std::string::npos) << e.what();
   }
+}
+
+// The Kokkos backend runs the same kernel over the same rows: bit for bit
+// (tolerance 0), every formulation it takes (the index-1 reference aside, as
+// for the compiled models in test_backends), a static and a LuGre law.
+TEST(ModelFile, KokkosRunsTheFileModelBitForBit) {
+  std::string why;
+  if (!hs::backend_available(hs::Backend::kokkos, &why)) GTEST_SKIP() << why;
+  for (const char* formulation : {"double-step", "penalty"})
+    for (const char* friction : {"brown-mcphee", "lugre"}) {
+      SCOPED_TRACE(std::string(formulation) + " " + friction);
+      const hs::Study st = hs::parse_study(
+          "[study]\nmodel_file = \"" + model_path("quick_return.toml") + "\"\nformulation = \"" + formulation +
+              "\"\nfriction = \"" + friction + "\"\n[integrator]\nduration = 2.0\n[sample]\nmethod = \"monte-carlo\"\n"
+              "count = 4\nseed = 5\n[[factor]]\nparameter = \"body.crank.mass\"\nrelative = 0.1\n[output]\n"
+              "trajectory_stride = 100\n",
+          "kokkos.toml");
+      const hs::BatchSpec spec = hs::batch_spec(st.record(), st.design(), 2);
+      const hs::BatchResult cpu = hs::run_batch_cpu(spec), kokkos = hs::run_batch_kokkos(spec);
+      ASSERT_EQ(cpu.summaries.size(), kokkos.summaries.size());
+      ASSERT_EQ(cpu.trajectories.size(), kokkos.trajectories.size());
+      for (long i = 0; i < cpu.instance_count(); ++i) EXPECT_EQ(cpu.status[i], hs::Status::ok);
+      EXPECT_EQ(std::memcmp(cpu.summaries.data(), kokkos.summaries.data(), cpu.summaries.size() * sizeof(double)), 0);
+      EXPECT_EQ(std::memcmp(cpu.trajectories.data(), kokkos.trajectories.data(), cpu.trajectories.size() * sizeof(double)), 0);
+    }
+}
+
+// An instance whose swept geometry cannot assemble: the design names it
+// (the runner flags it invalid_parameters and never starts it), and the
+// kernel given it anyway refuses it the same way (its assembly at t = 0
+// fails: invalid_parameters) while the others run.
+TEST(ModelFile, AnInstanceThatCannotAssembleIsFlaggedAndTheRestRun) {
+  const StudyRun r = run_study_text("[study]\nmodel_file = \"" + model_path("four_bar.toml") +
+                                    "\"\n[integrator]\nduration = 1.0\n[[grid]]\nparameter = \"ground.E_x\"\n"
+                                    "values = [10.0, 100.0, 9.9]\n");
+  EXPECT_TRUE(r.study.instance_problem(0L).empty());
+  EXPECT_NE(r.study.instance_problem(1L).find("does not assemble"), std::string::npos) << r.study.instance_problem(1L);
+  ASSERT_EQ(r.result.instance_count(), 3);
+  EXPECT_EQ(r.result.status[0], hs::Status::ok);
+  EXPECT_EQ(r.result.status[1], hs::Status::invalid_parameters);
+  EXPECT_EQ(r.result.status[2], hs::Status::ok);
+  EXPECT_EQ(r.column("t_end", 0), 1.0);
+  EXPECT_EQ(r.column("t_end", 1), 0.0);
+  EXPECT_EQ(r.column("steps", 2), 1000.0);
 }
 
 TEST(ModelFile, StudyNamesAMissingModelFile) {
