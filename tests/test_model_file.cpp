@@ -250,6 +250,7 @@ TEST(ModelFile, EveryClassOfBadFileIsRefusedNamingTheElement) {
   // Unknown components, points, bodies and keys.
   expect_refused({{"circuit = \"three-volume\"", "circuit = \"servo-valve\""}}, {"cylinder.lift.circuit", "three-volume"});
   expect_refused({{"rod = \"crank.F\"", "rod = \"crank.X\""}}, {"cylinder.lift.rod", "crank has no point \"X\"", "C, F"});
+  expect_refused({{"base = \"ground.G\"", "base = \"crank.C\""}}, {"cylinder.lift", "base and rod are both on crank"});
   expect_refused({{"parent = \"crank.C\"", "parent = \"crank.X\""}}, {"joint.C.parent", "crank has no point \"X\""});
   expect_refused({{"parent = \"crank.C\"", "parent = \"crane.C\""}}, {"joint.C.parent", "no body \"crane\"", "did you mean \"crank\""});
   expect_refused({{"child = \"coupler\"", "child = \"couplr\""}}, {"joint.C.child", "did you mean \"coupler\""});

@@ -438,6 +438,10 @@ class Reader {
       const std::string pre = "cylinder." + c.name;
       c.base = point_ref(required(t, "base", pre, c.line), pre + ".base");
       c.rod = point_ref(required(t, "rod", pre, c.line), pre + ".rod");
+      // On one body its length could never change: it would drive nothing.
+      if (points_[c.base].owner == points_[c.rod].owner)
+        fail(at(*t.get("rod")), pre + ": base and rod are both on " + points_[c.base].owner +
+                                    "; a cylinder acts between two bodies (or a body and the ground)");
       if (const toml::node* n = t.get("circuit")) {
         const std::string circuit = string(*n, pre + ".circuit");
         if (circuit != "three-volume")
