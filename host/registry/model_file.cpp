@@ -446,7 +446,7 @@ class Reader {
         const std::string circuit = string(*n, pre + ".circuit");
         if (circuit != "three-volume")
           fail(at(*n), pre + ".circuit = \"" + circuit +
-                           "\": model files take the \"three-volume\" circuit for now (docs/model-files.md §3)");
+                           "\": model files take the \"three-volume\" circuit for now (docs/model-files.md §4)");
       }
       // Every other key is one of the cylinder's parameters (checked once the
       // table exists); `friction` is a table of friction parameters.
