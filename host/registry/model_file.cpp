@@ -15,6 +15,8 @@
 #include "host/registry/models.hpp"
 #include "host/text.hpp"
 #include "kernels/catalog/catalog.hpp"
+#include "kernels/core/lu.hpp"
+#include "kernels/core/small_matrix.hpp"
 #include "kernels/models/actuated_parameters.hpp"
 
 namespace hs {
@@ -76,15 +78,13 @@ Elimination eliminate(std::vector<std::vector<double>> a, double relative_tolera
   return e;
 }
 
-// Φ and Φ_x of the padded mechanism at x.
+// Φ and Φ_x of the padded mechanism at x: the kernel's own closed forms
+// (PlanarMultibody::pose, what the integrators evaluate).
 void constraints_at(const Mechanism& P, const double* x, double* phi, double (*J)[kNq]) {
-  using Jx = Dual<kNq, double>;
-  Jx xj[kNq], cj[kNc];
-  for (int k = 0; k < kNq; ++k) xj[k] = Jx::variable(x[k], k);
-  Dae::constraints(P, xj, cj);
+  const auto pose = PlanarMultibody<PlanarFileCapacity>::pose(P, x);
   for (int r = 0; r < kNc; ++r) {
-    phi[r] = cj[r].a;
-    for (int k = 0; k < kNq; ++k) J[r][k] = cj[r].v[k];
+    phi[r] = pose.phi[r];
+    for (int k = 0; k < kNq; ++k) J[r][k] = pose.jacobian[r][k];
   }
 }
 
@@ -110,32 +110,17 @@ Assembly assemble(const Mechanism& P) {
       a.closed = true;
       return a;
     }
-    // Solve Φ_d Δ = Φ by elimination with partial pivoting (kNc × kNc).
-    double M[kNc][kNc + 1];
-    for (int r = 0; r < kNc; ++r) {
-      for (int c = 0; c < kNc; ++c) M[r][c] = a.J[r][kNi + c];
-      M[r][kNc] = a.phi[r];
-    }
-    for (int k = 0; k < kNc; ++k) {
-      int p = k;
-      for (int r = k + 1; r < kNc; ++r)
-        if (std::fabs(M[r][k]) > std::fabs(M[p][k])) p = r;
-      if (!(std::fabs(M[p][k]) > 1e-14)) {
-        a.singular = true;
-        return a;
-      }
-      for (int c = 0; c <= kNc; ++c) std::swap(M[k][c], M[p][c]);
-      for (int r = k + 1; r < kNc; ++r) {
-        const double f = M[r][k] / M[k][k];
-        for (int c = k; c <= kNc; ++c) M[r][c] -= f * M[k][c];
-      }
+    // Φ_d Δ = Φ by the integrators' own small LU (kernels/core/lu.hpp).
+    Mat<double, kNc, kNc> Jd;
+    for (int r = 0; r < kNc; ++r)
+      for (int c = 0; c < kNc; ++c) Jd(r, c) = a.J[r][kNi + c];
+    int perm[kNc];
+    if (!lu_factor(Jd, perm)) {
+      a.singular = true;
+      return a;
     }
     double d[kNc];
-    for (int k = kNc - 1; k >= 0; --k) {
-      double s = M[k][kNc];
-      for (int c = k + 1; c < kNc; ++c) s -= M[k][c] * d[c];
-      d[k] = s / M[k][k];
-    }
+    lu_solve(Jd, perm, a.phi, d);
     for (int c = 0; c < kNc; ++c) a.x[kNi + c] -= d[c];
   }
   return a;
