@@ -27,12 +27,16 @@ bool names_model_file(const std::string& model) {
 
 namespace {
 
-using Params = PlanarFileModelParams;
-using Mechanism = PlanarMultibodyParams<PlanarFileCapacity>;
-using Dae = PlanarFileDae;
-constexpr int kNq = PlanarFileCapacity::nq;
-constexpr int kNc = PlanarFileCapacity::nc;
-constexpr int kNi = kNq - kNc;
+// What one compiled capacity (kernels/models/planar_multibody_descriptor.hpp)
+// makes of a file: its parameters, mechanism and DAE.
+template <class CapacityT>
+struct FileKernel {
+  using Capacity = CapacityT;
+  using Params = PlanarFileModelParamsOf<Capacity>;
+  using Mechanism = PlanarMultibodyParams<Capacity>;
+  using Dae = PlanarMultibodyDae<Capacity>;
+  static constexpr int nq = Capacity::nq, nc = Capacity::nc, ni = nq - nc, na = Capacity::na;
+};
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 std::string fmt(double v) { return round_trip_text(v); }
@@ -78,31 +82,33 @@ Elimination eliminate(std::vector<std::vector<double>> a, double relative_tolera
   return e;
 }
 
-// Φ and Φ_x of the padded mechanism at x: the kernel's own closed forms
-// (PlanarMultibody::pose, what the integrators evaluate).
-void constraints_at(const Mechanism& P, const double* x, double* phi, double (*J)[kNq]) {
-  const auto pose = PlanarMultibody<PlanarFileCapacity>::pose(P, x);
-  for (int r = 0; r < kNc; ++r) {
-    phi[r] = pose.phi[r];
-    for (int k = 0; k < kNq; ++k) J[r][k] = pose.jacobian[r][k];
-  }
-}
-
 // Newton on the dependent coordinates (slots ni … nq−1) with the driving
 // ones held, from the file's guesses: what the integrators' assembly does.
+// Φ and Φ_x are the kernel's own closed forms (PlanarMultibody::pose, what
+// the integrators evaluate); the steps the integrators' small LU
+// (kernels/core/lu.hpp).
+template <class Capacity>
 struct Assembly {
+  static constexpr int nq = Capacity::nq, nc = Capacity::nc, ni = nq - nc;
   bool closed = false;
   bool singular = false;  // Φ_d singular on the way
   double residual = 0.0;  // |Φ|∞ at the end
-  double x[kNq] = {};
-  double phi[kNc] = {};
-  double J[kNc][kNq] = {};
+  double x[nq] = {};
+  double phi[nc] = {};
+  double J[nc][nq] = {};
 };
-Assembly assemble(const Mechanism& P) {
-  Assembly a;
-  Dae::initial_guess(P, a.x);
+template <class Capacity>
+Assembly<Capacity> assemble(const PlanarMultibodyParams<Capacity>& P) {
+  using A = Assembly<Capacity>;
+  constexpr int nq = A::nq, nc = A::nc, ni = A::ni;
+  A a;
+  PlanarMultibodyDae<Capacity>::initial_guess(P, a.x);
   for (int it = 0; it <= 50; ++it) {
-    constraints_at(P, a.x, a.phi, a.J);
+    const auto pose = PlanarMultibody<Capacity>::pose(P, a.x);
+    for (int r = 0; r < nc; ++r) {
+      a.phi[r] = pose.phi[r];
+      for (int k = 0; k < nq; ++k) a.J[r][k] = pose.jacobian[r][k];
+    }
     a.residual = 0.0;
     for (double v : a.phi) a.residual = std::max(a.residual, std::fabs(v));
     if (!std::isfinite(a.residual)) return a;
@@ -110,18 +116,18 @@ Assembly assemble(const Mechanism& P) {
       a.closed = true;
       return a;
     }
-    // Φ_d Δ = Φ by the integrators' own small LU (kernels/core/lu.hpp).
-    Mat<double, kNc, kNc> Jd;
-    for (int r = 0; r < kNc; ++r)
-      for (int c = 0; c < kNc; ++c) Jd(r, c) = a.J[r][kNi + c];
-    int perm[kNc];
+    // Φ_d Δ = Φ.
+    Mat<double, nc, nc> Jd;
+    for (int r = 0; r < nc; ++r)
+      for (int c = 0; c < nc; ++c) Jd(r, c) = a.J[r][ni + c];
+    int perm[nc];
     if (!lu_factor(Jd, perm)) {
       a.singular = true;
       return a;
     }
-    double d[kNc];
+    double d[nc];
     lu_solve(Jd, perm, a.phi, d);
-    for (int c = 0; c < kNc; ++c) a.x[kNi + c] -= d[c];
+    for (int c = 0; c < nc; ++c) a.x[ni + c] -= d[c];
   }
   return a;
 }
@@ -146,6 +152,14 @@ struct JointIn {
   int point_a = -1, point_b = -1;  // cut joint
   double initial = 0.0, axis = 0.0, orientation = 0.0, angle = 0.0;
   bool driving = false;
+  int line = 0;
+};
+// What [input] says of one cylinder (docs/model-files.md §6).
+struct CylinderInputIn {
+  InputSchedule schedule;
+  int mode = 0;            // CylinderInputMode
+  int joint = -1;          // joint mode: index into the joints
+  double proportional_gain = 0.0, integral_gain = 0.0, voltage_limit = 10.0;
   int line = 0;
 };
 struct CylinderIn {
@@ -195,7 +209,10 @@ class Reader {
   std::vector<BodyIn> bodies_;
   std::vector<JointIn> joints_;
   std::vector<CylinderIn> cylinders_;
-  InputSchedule schedule_;
+  std::vector<CylinderInputIn> inputs_;  // one per cylinder, after read_input
+  double sample_period_ = 0.01;
+  int sample_period_line_ = 0;
+  bool schedule_at_top_ = false;  // a one-cylinder file's [input] times/values
   int model_line_ = 0;
   ModelDescriptor d_;
 
@@ -446,50 +463,151 @@ class Reader {
       }
       cylinders_.push_back(c);
     }
-    if (cylinders_.size() > static_cast<size_t>(PlanarFileCapacity::na))
-      fail(at(cylinders_[PlanarFileCapacity::na].line),
-           "this build's model files take " + std::to_string(PlanarFileCapacity::na) +
-               " cylinder (the compiled capacity, docs/models/planar-multibody.md §3); this file has " +
+    constexpr int most = PlanarFileTwoCylinderCapacity::na;
+    if (cylinders_.size() > static_cast<size_t>(most))
+      fail(at(cylinders_[most].line),
+           "this build's model files take 1 or " + std::to_string(most) +
+               " cylinders (the compiled capacities, docs/models/planar-multibody.md §3); this file has " +
                std::to_string(cylinders_.size()));
   }
+
+  // [input] (docs/model-files.md §6): `sample_period`, and per cylinder a
+  // table [input.<cylinder>] with `control` ("valve", "stroke", "joint"),
+  // `times`, `values`, `gain`, the controller's gains and `joint`; a
+  // one-cylinder file may write its cylinder's keys in [input] itself.
   void read_input(const toml::node& n) {
     const toml::table* t = n.as_table();
-    if (!t) fail(at(n), "input must be a table [input] with times, values (and gain)");
-    check_keys(*t, "input", {"times", "values", "gain"}, "[input]");
-    const toml::array* times = t->get("times") ? t->get("times")->as_array() : nullptr;
-    const toml::array* values = t->get("values") ? t->get("values")->as_array() : nullptr;
+    if (!t) fail(at(n), "input must be a table [input] (times, values, ... or one table per cylinder)");
+    inputs_.assign(cylinders_.size(), CylinderInputIn{});
+    const std::vector<std::string> own = {"control", "joint", "times", "values", "gain", "proportional_gain",
+                                          "integral_gain", "voltage_limit"};
+    std::vector<std::string> allowed = {"sample_period"};
+    for (const auto& c : cylinders_) allowed.push_back(c.name);
+    if (cylinders_.size() == 1) allowed.insert(allowed.end(), own.begin(), own.end());
+    for (auto&& [k, v] : *t) {
+      const std::string key(k.str());
+      if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+      const bool cylinder_key = std::find(own.begin(), own.end(), key) != own.end();
+      if (cylinder_key)
+        fail(at(v), "input." + key + ": this model has " + std::to_string(cylinders_.size()) +
+                        " cylinders; give each its own table [input." + cylinders_[0].name + "], ...");
+      const std::string hint = closest(key, allowed, false);
+      fail(at(v), "unknown key 'input." + key + "' in [input]; allowed: " + join(allowed, ", ") +
+                      " (a table per cylinder, by its name)" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+    }
+    if (const toml::node* sp = t->get("sample_period")) {
+      sample_period_ = number(*sp, "input.sample_period");
+      sample_period_line_ = static_cast<int>(sp->source().begin.line);
+    }
+    bool top = false;
+    for (const auto& key : own) top |= t->get(key) != nullptr;
+    if (top) {
+      schedule_at_top_ = true;
+      read_cylinder_input(*t, "input", 0, true);
+    }
+    for (size_t a = 0; a < cylinders_.size(); ++a)
+      if (const toml::node* c = t->get(cylinders_[a].name)) {
+        const std::string key = "input." + cylinders_[a].name;
+        if (top) fail(at(*c), key + ": the cylinder's input is already given by [input]'s own keys; write one of the two");
+        if (!c->is_table()) fail(at(*c), key + " must be a table [" + prefix_ + key + "]");
+        read_cylinder_input(*c->as_table(), key, a, false);
+      }
+  }
+  void read_cylinder_input(const toml::table& t, const std::string& key, size_t a, bool top) {
+    CylinderInputIn& in = inputs_[a];
+    in.line = static_cast<int>(t.source().begin.line);
+    if (!top)
+      check_keys(t, key, {"control", "joint", "times", "values", "gain", "proportional_gain", "integral_gain", "voltage_limit"},
+                 "[" + key + "]");
+    std::string control = "valve";
+    if (const toml::node* c = t.get("control")) {
+      control = string(*c, key + ".control");
+      const std::vector<std::string> modes = {"valve", "stroke", "joint"};
+      if (std::find(modes.begin(), modes.end(), control) == modes.end())
+        fail(at(*c), key + ".control = \"" + control + "\" is not one of \"valve\" (open-loop valve schedule), "
+                         "\"stroke\" (PI on the cylinder's extension), \"joint\" (PI on a joint coordinate)");
+    }
+    in.mode = control == "valve" ? int(CylinderInputMode::valve)
+              : control == "stroke" ? int(CylinderInputMode::stroke) : int(CylinderInputMode::joint);
+    const bool controlled = in.mode != int(CylinderInputMode::valve);
+    for (const char* k : {"proportional_gain", "integral_gain", "voltage_limit"})
+      if (!controlled && t.get(k))
+        fail(at(*t.get(k)), key + "." + k + " belongs to a controller; set " + key +
+                                ".control = \"stroke\" or \"joint\" (an open-loop valve schedule takes times, values, gain)");
+    if (const toml::node* j = t.get("joint")) {
+      if (in.mode != int(CylinderInputMode::joint))
+        fail(at(*j), key + ".joint names the joint a \"joint\" controller moves; set " + key + ".control = \"joint\"");
+      const std::string name = string(*j, key + ".joint");
+      std::vector<std::string> tree;
+      for (size_t i = 0; i < joints_.size(); ++i) {
+        if (joints_[i].cut) continue;
+        if (joints_[i].name == name) in.joint = static_cast<int>(i);
+        tree.push_back(joints_[i].name);
+      }
+      if (in.joint < 0) {
+        const std::string hint = closest(name, tree, false);
+        fail(at(*j), key + ".joint = \"" + name + "\" is not a joint with a coordinate (parent/child); they are " +
+                         join(tree, ", ") + (hint.empty() ? "" : " (did you mean \"" + hint + "\"?)"));
+      }
+    } else if (in.mode == int(CylinderInputMode::joint)) {
+      fail(at(in.line), key + ".control = \"joint\" needs `joint`, the name of the joint it moves");
+    }
+    if (controlled) {
+      if (!t.get("proportional_gain"))
+        fail(at(in.line), key + " needs `proportional_gain` (V per m of stroke, or per rad or m of the joint)");
+      in.proportional_gain = number(*t.get("proportional_gain"), key + ".proportional_gain");
+      if (const toml::node* k = t.get("integral_gain")) in.integral_gain = number(*k, key + ".integral_gain");
+      if (const toml::node* k = t.get("voltage_limit")) in.voltage_limit = number(*k, key + ".voltage_limit");
+    }
+    const toml::node* tn = t.get("times");
+    const toml::node* vn = t.get("values");
+    if (!tn && !vn) {
+      if (controlled) fail(at(in.line), key + " needs `times` and `values`: the reference it follows");
+      return;  // the valve stays closed
+    }
+    const toml::array* times = tn ? tn->as_array() : nullptr;
+    const toml::array* values = vn ? vn->as_array() : nullptr;
     if (!times || !values || times->size() != values->size() || times->empty() ||
         times->size() > static_cast<size_t>(InputSchedule::kMaxSegments))
-      fail(at(n), "[input] needs `times` and `values`, arrays of the same length, 1 to " +
-                      std::to_string(InputSchedule::kMaxSegments) + " entries");
-    schedule_.count = static_cast<int>(times->size());
+      fail(at(tn ? *tn : *vn), key + " needs `times` and `values`, arrays of the same length, 1 to " +
+                                   std::to_string(InputSchedule::kMaxSegments) + " entries");
+    InputSchedule& S = in.schedule;
+    S.count = static_cast<int>(times->size());
     for (size_t k = 0; k < times->size(); ++k) {
-      schedule_.start[k] = number(*times->get(k), "input.times[" + std::to_string(k) + "]");
-      schedule_.value[k] = number(*values->get(k), "input.values[" + std::to_string(k) + "]");
-      if (k > 0 && !(schedule_.start[k] > schedule_.start[k - 1]))
-        fail(at(*times->get(k)), "input.times must increase");
+      S.start[k] = number(*times->get(k), key + ".times[" + std::to_string(k) + "]");
+      S.value[k] = number(*values->get(k), key + ".values[" + std::to_string(k) + "]");
+      if (k > 0 && !(S.start[k] > S.start[k - 1])) fail(at(*times->get(k)), key + ".times must increase");
     }
-    if (const toml::node* g = t->get("gain")) schedule_.gain = number(*g, "input.gain");
+    if (const toml::node* g = t.get("gain")) S.gain = number(*g, key + ".gain");
   }
 
   // ---- the mechanism -----------------------------------------------------------
   void build() {
-    Params P;
-    Mechanism& M = P.mechanism;
+    inputs_.resize(cylinders_.size());
+    if (cylinders_.size() == 1) build_for<PlanarMultibodyPhysics, PlanarFileCapacity>();
+    else build_for<PlanarMultibodyTwoCylinderPhysics, PlanarFileTwoCylinderCapacity>();
+  }
+  template <class Physics, class Capacity>
+  void build_for() {
+    using K = FileKernel<Capacity>;
+    typename K::Params P;
+    typename K::Mechanism& M = P.mechanism;
     const int nb = static_cast<int>(bodies_.size());
     int ncut = 0;
     for (const auto& j : joints_) ncut += j.cut;
-    // Capacity (docs/models/planar-multibody.md §3).
-    if (nb > PlanarFileCapacity::bodies)
-      fail(at(bodies_[PlanarFileCapacity::bodies].line),
-           "this build's model files take at most " + std::to_string(PlanarFileCapacity::bodies) +
-               " bodies (the compiled capacity, docs/models/planar-multibody.md §3); this file has " + std::to_string(nb));
-    if (ncut > PlanarFileCapacity::cuts)
-      fail(at(model_line_), "this build's model files take at most " + std::to_string(PlanarFileCapacity::cuts) +
-                                " loop-closing joints (`between`); this file has " + std::to_string(ncut));
-    if (points_.size() > static_cast<size_t>(PlanarFileCapacity::points))
-      fail(at(points_[PlanarFileCapacity::points].line),
-           "this build's model files take at most " + std::to_string(PlanarFileCapacity::points) + " named points");
+    const std::string which = " (the compiled capacity of " + std::to_string(K::na) + "-cylinder model files, "
+                              "docs/models/planar-multibody.md §3)";
+    if (nb > Capacity::bodies)
+      fail(at(bodies_[Capacity::bodies].line),
+           "this build's model files with " + std::to_string(K::na) + " cylinder(s) take at most " +
+               std::to_string(Capacity::bodies) + " bodies" + which + "; this file has " + std::to_string(nb));
+    if (ncut > Capacity::cuts)
+      fail(at(model_line_), "this build's model files with " + std::to_string(K::na) + " cylinder(s) take at most " +
+                                std::to_string(Capacity::cuts) + " loop-closing joints (`between`)" + which +
+                                "; this file has " + std::to_string(ncut));
+    if (points_.size() > static_cast<size_t>(Capacity::points))
+      fail(at(points_[Capacity::points].line),
+           "this build's model files take at most " + std::to_string(Capacity::points) + " named points");
     // Every body hangs from exactly one tree joint.
     std::vector<int> tree_joint(nb, -1);
     for (size_t i = 0; i < joints_.size(); ++i) {
@@ -527,19 +645,22 @@ class Reader {
         fail(at(bodies_[b].line), "body " + bodies_[b].name +
                                       " does not reach the ground through its joints' parents (their tree joints form "
                                       "a loop: close loops with `between` instead of `parent`/`child`)");
-    // Degrees of freedom and the driving coordinates.
+    // Degrees of freedom and the driving coordinates: one per cylinder.
     const int dof = nb - 2 * ncut;
     if (dof < 1)
       fail(at(model_line_), "the mechanism has no degree of freedom: " + std::to_string(nb) + " joint coordinates, " +
                                 std::to_string(2 * ncut) + " closure equations (redundant loop-closing joints?)");
-    if (dof != kNi)
-      fail(at(model_line_), "the mechanism has " + std::to_string(dof) + " degrees of freedom (" + std::to_string(nb) +
-                                " bodies, " + std::to_string(ncut) + " loop-closing joints × 2); this build's model files take " +
-                                std::to_string(kNi) + " (docs/models/planar-multibody.md §3)");
+    if (dof != K::ni)
+      fail(at(model_line_), "the mechanism has " + std::to_string(dof) + (dof == 1 ? " degree" : " degrees") +
+                                " of freedom (" + std::to_string(nb) + " bodies, " + std::to_string(ncut) +
+                                " loop-closing joints × 2) and " + std::to_string(K::na) +
+                                (K::na == 1 ? " cylinder" : " cylinders") + "; this build's model files take 1 degree of "
+                                "freedom per cylinder (docs/models/planar-multibody.md §3)");
     std::vector<int> driving;
     for (int b = 0; b < nb; ++b)
       if (joints_[tree_joint[order[b]]].driving) driving.push_back(order[b]);
-    if (driving.empty()) driving.push_back(order[0]);  // the first body's joint
+    if (driving.empty())  // the first bodies' joints
+      for (int b = 0; b < K::ni; ++b) driving.push_back(order[b]);
     if (static_cast<int>(driving.size()) != dof)
       fail(at(joints_[tree_joint[driving.back()]].line),
            std::to_string(driving.size()) + " joints are marked `driving`, and the mechanism has " + std::to_string(dof) +
@@ -551,7 +672,7 @@ class Reader {
       M.point[i].y = p.y;
       M.point[i].body = p.owner == "ground" ? -1 : placed[body_index(p.owner)];
     }
-    for (size_t i = points_.size(); i < static_cast<size_t>(PlanarFileCapacity::points); ++i) M.point[i] = {0.0, 0.0, -1};
+    for (size_t i = points_.size(); i < static_cast<size_t>(Capacity::points); ++i) M.point[i] = {0.0, 0.0, -1};
     // Slots: driving first, then the other joints in tree order, then padding.
     std::vector<int> slot_of(nb, -1);
     int next = 0;
@@ -574,8 +695,8 @@ class Reader {
       B.prismatic = j.type == "prismatic";
       B.slot = slot_of[b];
     }
-    for (int k = nb; k < PlanarFileCapacity::bodies; ++k) M.body[k] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-    for (int k = 0; k < kNq; ++k) M.slot_used[k] = k < nb;
+    for (int k = nb; k < Capacity::bodies; ++k) M.body[k] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    for (int k = 0; k < K::nq; ++k) M.slot_used[k] = k < nb;
     M.cuts = 0;
     for (const auto& j : joints_)
       if (j.cut) {
@@ -586,17 +707,26 @@ class Reader {
         C.axis_angle = j.axis;
         C.relative_angle = j.angle;
       }
-    for (int k = M.cuts; k < PlanarFileCapacity::cuts; ++k) M.cut[k] = {0, 0, 0, 0, 0};
-    for (int r = 0; r < kNc; ++r) M.pad_slot[r] = 0;
-    for (int r = 2 * M.cuts, k = nb; r < kNc; ++r, ++k) M.pad_slot[r] = k;
+    for (int k = M.cuts; k < Capacity::cuts; ++k) M.cut[k] = {0, 0, 0, 0, 0};
+    for (int r = 0; r < K::nc; ++r) M.pad_slot[r] = 0;
+    for (int r = 2 * M.cuts, k = nb; r < K::nc; ++r, ++k) M.pad_slot[r] = k;
     M.gravity_x = gravity_[0];
     M.gravity_y = gravity_[1];
-    M.cylinder[0].base_point = cylinders_[0].base;
-    M.cylinder[0].rod_point = cylinders_[0].rod;
-    P.input = schedule_;
+    for (int a = 0; a < K::na; ++a) {
+      M.cylinder[a].base_point = cylinders_[a].base;
+      M.cylinder[a].rod_point = cylinders_[a].rod;
+      CylinderInputSetting& in = P.input.cylinder[a];
+      in.schedule = inputs_[a].schedule;
+      in.mode = inputs_[a].mode;
+      in.coordinate = inputs_[a].joint >= 0 ? slot_of[joints_[inputs_[a].joint].child] : 0;
+      in.proportional_gain = inputs_[a].proportional_gain;
+      in.integral_gain = inputs_[a].integral_gain;
+      in.voltage_limit = inputs_[a].voltage_limit;
+    }
+    P.input.sample_period = sample_period_;
 
-    check_assembly(M, tree_joint, driving);
-    describe(P, order, tree_joint, slot_of);
+    check_assembly<K>(M, tree_joint, driving);
+    describe<Physics, K>(P, order, tree_joint, slot_of);
   }
 
   // The joints a constraint row belongs to, for messages.
@@ -606,11 +736,12 @@ class Reader {
       if (j.cut && k++ == row / 2) return "joint " + j.name;
     return "padding";
   }
-  void check_assembly(const Mechanism& M, const std::vector<int>& tree_joint, const std::vector<int>& driving) const {
-    const Assembly a = assemble(M);
+  template <class K>
+  void check_assembly(const typename K::Mechanism& M, const std::vector<int>& tree_joint, const std::vector<int>& driving) const {
+    const Assembly<typename K::Capacity> a = assemble(M);
     // Rank of Φ_x (the file's rows; the padding rows are independent by construction).
     std::vector<std::vector<double>> J;
-    for (int r = 0; r < 2 * M.cuts; ++r) J.emplace_back(a.J[r], a.J[r] + kNq);
+    for (int r = 0; r < 2 * M.cuts; ++r) J.emplace_back(a.J[r], a.J[r] + K::nq);
     if (!J.empty()) {
       const Elimination e = eliminate(J);
       if (e.rank < 2 * M.cuts) {
@@ -623,10 +754,13 @@ class Reader {
                                   " depend on the others (a loop closed twice, or a joint that cannot act in this pose)");
       }
     }
+    std::vector<std::string> held_names;
+    for (int b : driving) held_names.push_back("joint." + joints_[tree_joint[b]].name);
     const JointIn& held = joints_[tree_joint[driving[0]]];
     if (a.singular)
-      fail(at(held.line), "joint." + held.name + " cannot be the driving joint at its initial value: with it held, the "
-                          "loop-closing joints do not fix the other coordinates (Φ_d singular); mark another joint `driving`");
+      fail(at(held.line), join(held_names, ", ") + " cannot be the driving joint(s) at their initial values: with them "
+                          "held, the loop-closing joints do not fix the other coordinates (Φ_d singular); mark another "
+                          "joint `driving`");
     if (!a.closed) {
       std::string worst;
       double w = -1.0;
@@ -636,22 +770,89 @@ class Reader {
                               " held: Newton from the other joints' `initial` guesses leaves |Φ| = " + fmt(a.residual) +
                               " at " + worst + " (can the loop close at this driving value? are the guesses near an assembly?)");
     }
-    const double s = Dae::actuator_length(M, a.x, 0);
-    if (!(s > 1e-9))
-      fail(at(cylinders_[0].line), "cylinder." + cylinders_[0].name + " has length " + fmt(s) +
-                                       " m at the initial configuration: its base and rod points coincide");
+    for (int c = 0; c < K::na; ++c) {
+      const double s = K::Dae::actuator_length(M, a.x, c);
+      if (!(s > 1e-9))
+        fail(at(cylinders_[c].line), "cylinder." + cylinders_[c].name + " has length " + fmt(s) +
+                                         " m at the initial configuration: its base and rod points coincide");
+    }
   }
 
-  void describe(const Params& P, const std::vector<int>& order, const std::vector<int>& tree_joint,
+  // The input's parameters: one cylinder's under "input." (the names of the
+  // compiled models' schedule, which a study's [input] table sets), each of
+  // two cylinders' under "input.<cylinder>.".
+  template <class K>
+  void input_parameters(ParameterTableBuilder<typename K::Params>& t, const std::vector<int>& slot_of,
+                        const StateNames& names) const {
+    using Params = typename K::Params;
+    using Role = ParameterInfo::Role;
+    bool any_controlled = false;
+    for (int a = 0; a < K::na; ++a) {
+      const CylinderInputIn& in = inputs_[a];
+      const bool one = K::na == 1;
+      const std::string pre = one ? "input." : "input." + cylinders_[a].name + ".";
+      const std::string who = one ? std::string() : " (cylinder " + cylinders_[a].name + ")";
+      const bool controlled = in.mode != int(CylinderInputMode::valve);
+      any_controlled |= controlled;
+      const std::string unit = reference_unit(a, slot_of, names);
+      const std::string what = controlled ? "reference" : "valve schedule";
+      // One cylinder: the study's [input] sets the segments together; two: each knot is a parameter.
+      const Role role = one ? Role::input_schedule : Role::parameter;
+      t.add(pre + "gain", "-", -1e3, 1e3, false, "multiplies every value of the " + what + who,
+            [a](Params& p) -> double& { return p.input.cylinder[a].schedule.gain; });
+      t.add(pre + "segments", "-", 0, InputSchedule::kMaxSegments, false, "knots of the " + what + " in use" + who,
+            [a](Params& p) -> int& { return p.input.cylinder[a].schedule.count; }, role);
+      for (int k = 0; k < InputSchedule::kMaxSegments; ++k) {
+        const std::string n = std::to_string(k + 1);
+        t.add(pre + "time" + n, "s", 0, 1e6, false, (controlled ? "time of reference knot " : "start of valve schedule segment ") + n + who,
+              [a, k](Params& p) -> double& { return p.input.cylinder[a].schedule.start[k]; }, role);
+        t.add(pre + "value" + n, unit, -1e3, 1e3, false,
+              (controlled ? "reference at knot " + n + " (change since t = 0)" : "U_ref on valve schedule segment " + n) + who,
+              [a, k](Params& p) -> double& { return p.input.cylinder[a].schedule.value[k]; }, role);
+      }
+      if (!controlled) continue;
+      const std::string per = unit == "m" ? "V/m" : "V/" + unit;
+      t.add(pre + "proportional_gain", per, -1e9, 1e9, false, "K_p of the " + std::string(in.mode == 1 ? "stroke" : "joint") + " controller" + who,
+            [a](Params& p) -> double& { return p.input.cylinder[a].proportional_gain; });
+      t.add(pre + "integral_gain", "V/(" + unit + " s)", -1e9, 1e9, false, "K_i of the controller" + who,
+            [a](Params& p) -> double& { return p.input.cylinder[a].integral_gain; });
+      t.add(pre + "voltage_limit", "V", 0, 1e3, true, "limit |U_ref| <= of the controller's valve command" + who,
+            [a](Params& p) -> double& { return p.input.cylinder[a].voltage_limit; });
+    }
+    if (any_controlled)
+      t.add("input.sample_period", "s", 0, 10, true, "the controllers' sampling period T (a whole number of steps)",
+            [](Params& p) -> double& { return p.input.sample_period; });
+  }
+
+  template <class Physics, class K>
+  void describe(const typename K::Params& P, const std::vector<int>& order, const std::vector<int>& tree_joint,
                 const std::vector<int>& slot_of) {
+    using Params = typename K::Params;
+    constexpr int kNq = K::nq, kNi = K::ni, kNa = K::na;
     ModelDescriptor& d = d_;
     d.name = name_;
     d.source = prefix_.empty() ? "model file " + path_ : "[machine] of study " + path_;
     d.title = title_.empty() ? "planar mechanism of " + d.source : title_;
     d.doc = "docs/model-files.md";
-    d.physics = PlanarMultibodyPhysics::key;
+    d.physics = Physics::key;
     d.file_path = prefix_.empty() ? path_ : path_ + " [machine]";
     d.file_text = text_;
+    // Outputs: the run columns of the padded coordinates, named after the joints.
+    StateNames n;
+    n.coordinate_units.assign(kNq, "-");
+    n.coordinate_descriptions.assign(kNq, "padding coordinate (always 0: the mechanism has fewer coordinates than the kernel)");
+    for (size_t k = 0; k < order.size(); ++k) {
+      const int b = order[k];
+      const JointIn& j = joints_[tree_joint[b]];
+      const int slot = slot_of[b];
+      n.coordinate_units[slot] = j.type == "prismatic" ? "m" : "rad";
+      n.coordinate_descriptions[slot] = std::string(j.type == "prismatic" ? "slide" : "angle") + " of joint " + j.name +
+                                        " (body " + bodies_[b].name + " relative to " + points_[j.parent_point].owner + ")" +
+                                        (slot < kNi ? ", driving" : "");
+    }
+    n.driving_coordinate = K::Dae::driving_coordinate();
+    n = three_volume_pressures(n);
+
     ParameterTableBuilder<Params> t(P);
     t.add("gravity_x", "m/s^2", -1e3, 1e3, false, "gravity, x component", [](Params& p) -> double& { return p.mechanism.gravity_x; });
     t.add("gravity_y", "m/s^2", -1e3, 1e3, false, "gravity, y component", [](Params& p) -> double& { return p.mechanism.gravity_y; });
@@ -704,80 +905,107 @@ class Reader {
       t.add(pre + "angle", "rad", -10, 10, false, "angle of the first body relative to the second at joint " + j.name,
             [c](Params& p) -> double& { return p.mechanism.cut[c].relative_angle; });
     }
-    const CylinderIn& cyl = cylinders_[0];
-    const std::string cpre = "cylinder." + cyl.name + ".";
-    actuator_parameters(t, 0, cpre, cpre + "friction.", " (cylinder " + cyl.name + ")");
-    input_gain_parameter(t);
-    valve_schedule_parameters(t);
-    t.fill(d);
-    // The cylinder's settings in the file override the component defaults.
-    for (const auto& [key, node] : cyl.settings) {
-      const std::string name = cpre + key;
-      const ParameterInfo* p = d.find_parameter(name);
-      if (!p) {
-        std::vector<std::string> keys;
-        for (const auto& q : d.parameters)
-          if (q.name.compare(0, cpre.size(), cpre) == 0) keys.push_back(q.name.substr(cpre.size()));
-        const std::string hint = closest(key, keys, false);
-        fail(at(*node), "unknown key '" + name + "'; a cylinder takes name, base, rod, circuit and its parameters " +
-                            join(keys, ", ") + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
-      }
-      const double v = number(*node, name);
-      if (!p->admits(v)) fail(at(*node), name + " = " + fmt(v) + " is out of range " + p->range_text() + " " + p->unit);
-      d.defaults[p->index] = v;
+    for (int c = 0; c < kNa; ++c) {
+      const std::string cpre = "cylinder." + cylinders_[c].name + ".";
+      actuator_parameters(t, c, cpre, cpre + "friction.", " (cylinder " + cylinders_[c].name + ")");
     }
-    // Ranges of the file's own values (mass, inertia, joint angles).
+    input_parameters<K>(t, slot_of, n);
+    t.fill(d);
+    for (int c = 0; c < kNa; ++c) {
+      const CylinderIn& cyl = cylinders_[c];
+      const std::string cpre = "cylinder." + cyl.name + ".";
+      // The cylinder's settings in the file override the component defaults.
+      for (const auto& [key, node] : cyl.settings) {
+        const std::string name = cpre + key;
+        const ParameterInfo* p = d.find_parameter(name);
+        if (!p) {
+          std::vector<std::string> keys;
+          for (const auto& q : d.parameters)
+            if (q.name.compare(0, cpre.size(), cpre) == 0) keys.push_back(q.name.substr(cpre.size()));
+          const std::string hint = closest(key, keys, false);
+          fail(at(*node), "unknown key '" + name + "'; a cylinder takes name, base, rod, circuit and its parameters " +
+                              join(keys, ", ") + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+        }
+        const double v = number(*node, name);
+        if (!p->admits(v)) fail(at(*node), name + " = " + fmt(v) + " is out of range " + p->range_text() + " " + p->unit);
+        d.defaults[p->index] = v;
+      }
+      for (const char* rule : {"rod_diameter<piston_diameter", "piston_chamber_length0<cylinder_length",
+                               "tank_pressure<supply_pressure"}) {
+        const std::string r(rule);
+        const auto lt = r.find('<');
+        const std::string why = r.compare(0, 3, "rod") == 0      ? "the rod must be thinner than the piston"
+                                : r.compare(0, 6, "piston") == 0 ? "the piston must start inside the cylinder"
+                                                                 : "the pump must deliver more than tank pressure";
+        d.rules.push_back({cpre + r.substr(0, lt), cpre + r.substr(lt + 1), why});
+      }
+    }
+    // Ranges of the file's own values (mass, inertia, joint angles, gains).
     for (const auto& p : d.parameters)
       if (!p.admits(d.defaults[p.index]))
         fail(at(line_of(p.name)), p.name + " = " + fmt(d.defaults[p.index]) + " is out of range " + p.range_text() + " " + p.unit);
-    for (const char* rule : {"rod_diameter<piston_diameter", "piston_chamber_length0<cylinder_length",
-                             "tank_pressure<supply_pressure"}) {
-      const std::string r(rule);
-      const auto lt = r.find('<');
-      const std::string why = r.compare(0, 3, "rod") == 0      ? "the rod must be thinner than the piston"
-                              : r.compare(0, 6, "piston") == 0 ? "the piston must start inside the cylinder"
-                                                               : "the pump must deliver more than tank pressure";
-      d.rules.push_back({cpre + r.substr(0, lt), cpre + r.substr(lt + 1), why});
-    }
     for (const auto& rule : d.rules) {
       const double a = d.defaults[d.find_parameter(rule.a)->index], b = d.defaults[d.find_parameter(rule.b)->index];
-      if (!(a < b)) fail(at(cyl.line), rule.a + " = " + fmt(a) + " must be < " + rule.b + " = " + fmt(b) + ": " + rule.why);
+      if (!(a < b)) fail(at(line_of(rule.a)), rule.a + " = " + fmt(a) + " must be < " + rule.b + " = " + fmt(b) + ": " + rule.why);
     }
-    // Outputs: the run columns of the padded coordinates, named after the joints.
-    StateNames n;
-    n.coordinate_units.assign(kNq, "-");
-    n.coordinate_descriptions.assign(kNq, "padding coordinate (always 0: the mechanism has fewer coordinates than the kernel)");
-    for (size_t k = 0; k < order.size(); ++k) {
-      const int b = order[k];
-      const JointIn& j = joints_[tree_joint[b]];
-      const int slot = slot_of[b];
-      n.coordinate_units[slot] = j.type == "prismatic" ? "m" : "rad";
-      n.coordinate_descriptions[slot] = std::string(j.type == "prismatic" ? "slide" : "angle") + " of joint " + j.name +
-                                        " (body " + bodies_[b].name + " relative to " + points_[j.parent_point].owner + ")" +
-                                        (slot < kNi ? ", driving" : "");
+    using Input = CylinderInputs<kNa>;
+    d.summary_columns = run_columns::summary_columns<kNq, 3 * kNa, kNa, InputReport<Input>>(n);
+    d.trajectory_channels = run_columns::trajectory_channels<kNq, 3 * kNa, kNa, InputProbe<Input>>(n);
+    // The controllers' columns in their references' units.
+    for (int c = 0; c < kNa; ++c) {
+      const std::string unit = reference_unit(c, slot_of, n);
+      for (auto* list : {&d.summary_columns, &d.trajectory_channels})
+        for (auto& col : *list)
+          for (const char* stem : {"control_error_rms", "control_error_peak", "control_reference", "control_error"})
+            if (col.name == run_columns::column_name(stem, -1, kNa > 1 ? c : -1)) col.unit = unit;
     }
-    n.driving_coordinate = Dae::driving_coordinate();
-    n = three_volume_pressures(n);
-    d.summary_columns = run_columns::summary_columns<kNq, 3>(n);
-    d.trajectory_channels = run_columns::trajectory_channels<kNq, 3>(n);
     d.driving_coordinate = run_columns::column_name("q", n.driving_coordinate);
-    d.commands = {"run", "stability"};
+    if (kNa == 1) d.commands = {"run", "stability"};
+    else d.commands = {"run"};
     if (!complete_from_catalog(d)) fail(at(model_line_), "this build has no kernel for model files");
     // Each instance must assemble as the file's values do (a sampled or swept
-    // geometry may not close): checked per row by the study and the runner.
-    d.instance_check = [held = "joint." + joints_[tree_joint[order[0]]].name + ".initial"](
-                           const ModelDescriptor& model, const double* row, double, double) -> ModelDescriptor::Problem {
+    // geometry may not close), and a controller must sample on the step grid:
+    // checked per row by the study and the runner.
+    std::vector<std::string> schedule_keys;
+    for (int c = 0; c < kNa; ++c) schedule_keys.push_back(kNa == 1 ? "input.time" : "input." + cylinders_[c].name + ".time");
+    d.instance_check = [held = "joint." + joints_[tree_joint[order[0]]].name + ".initial", schedule_keys](
+                           const ModelDescriptor& model, const double* row, double dt,
+                           double duration) -> ModelDescriptor::Problem {
       Params base;
       std::memcpy(&base, model.params_bytes.data(), sizeof base);
       const Params p = unpack_row(model.parameters, row, base);
-      const Assembly a = assemble(p.mechanism);
+      const Assembly<typename K::Capacity> a = assemble(p.mechanism);
       if (!a.closed)
         return {held, "the mechanism does not assemble at this instance (|Φ| = " + fmt(a.residual) +
                           " after Newton from the joints' initial guesses)"};
-      const double s = Dae::actuator_length(p.mechanism, a.x, 0);
-      if (!(s > 1e-9)) return {held, "the cylinder has length " + fmt(s) + " m at this instance's assembly"};
+      for (int c = 0; c < kNa; ++c) {
+        const double s = K::Dae::actuator_length(p.mechanism, a.x, c);
+        if (!(s > 1e-9)) return {held, "cylinder " + std::to_string(c + 1) + " has length " + fmt(s) + " m at this instance's assembly"};
+        const InputSchedule& S = p.input.cylinder[c].schedule;
+        for (int k = 1; k < S.count; ++k)
+          if (!(S.start[k] > S.start[k - 1]))
+            return {schedule_keys[c] + std::to_string(k + 1), "the input's times must increase (" + fmt(S.start[k - 1]) +
+                                                                  " then " + fmt(S.start[k]) + ")"};
+      }
+      if (Input::any_controlled(p.input)) {
+        const double T = p.input.sample_period, m = T / dt;
+        if (!(std::fabs(m - std::round(m)) <= 1e-9 * m && m >= 1.0 - 1e-9))
+          return {"input.sample_period", "= " + fmt(T) + " s is not a whole number of integrator steps (dt = " + fmt(dt) +
+                                             " s): the controller samples on the step grid"};
+        if (!(T < duration))
+          return {"input.sample_period", "= " + fmt(T) + " s is not shorter than the run (" + fmt(duration) +
+                                             " s): the controller would sample once and hold"};
+      }
       return {};
     };
+  }
+  // The unit of cylinder c's reference: V for a valve schedule, m for a
+  // stroke, the joint's for a joint controller.
+  std::string reference_unit(int c, const std::vector<int>& slot_of, const StateNames& n) const {
+    const CylinderInputIn& in = inputs_[c];
+    if (in.mode == int(CylinderInputMode::valve)) return "V";
+    if (in.mode == int(CylinderInputMode::stroke)) return "m";
+    return n.coordinate_units[slot_of[joints_[in.joint].child]];
   }
   // The line of the element a parameter comes from (for range messages).
   int line_of(const std::string& name) const {
@@ -793,6 +1021,10 @@ class Reader {
     if (kind == "cylinder")
       for (const auto& c : cylinders_)
         if (c.name == element) return c.line;
+    if (name == "input.sample_period" && sample_period_line_) return sample_period_line_;
+    if (kind == "input")
+      for (size_t c = 0; c < cylinders_.size() && c < inputs_.size(); ++c)
+        if ((cylinders_.size() == 1 || cylinders_[c].name == element) && inputs_[c].line) return inputs_[c].line;
     return model_line_;
   }
 };

@@ -421,6 +421,13 @@ class Parser {
 
   void read_input(const toml::table* t) {
     if (!t) return;
+    if (!s_.descriptor->find_parameter("input.segments"))
+      fail(at(*t), "[input]: model " + s_.descriptor->name + " has no single valve schedule to set (" +
+                       (s_.descriptor->file_path.empty()
+                            ? std::string("its input is a controller: set its controller.* parameters")
+                            : std::string("a model file with several cylinders takes each one's input from its [input.<cylinder>] "
+                                          "tables, docs/model-files.md §6")) +
+                       "); remove the study's [input] table");
     check_keys(*t, "input", {"times", "values", "gain"});
     if (auto n = t->get("gain")) {
       const ParameterInfo& g = parameter("input.gain", n->source(), "input.gain");

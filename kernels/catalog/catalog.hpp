@@ -52,7 +52,8 @@ using ModelCatalog = TypeList<  //
     NLoopLinkagePhysics,
     FlexiblePendulumPhysics,
     RigidDoublePendulumPhysics,
-    PlanarMultibodyPhysics>;
+    PlanarMultibodyPhysics,
+    PlanarMultibodyTwoCylinderPhysics>;
 
 // Whether an entry is a constrained system of run-time size (it declares
 // `Constrained`), and whether that system also runs per thread.

@@ -38,7 +38,7 @@ struct Index1Baumgarte {
   using Stepper = Index1Trapezoidal<System>;
   using Form = typename Stepper::Form;
   // The admissibility check (pressures, stroke) is the hydraulic model's.
-  using Model = HydraulicallyActuated<DaeMechanism<Dae>, Friction>;
+  using Model = ActuatedModel<DaeMechanism<Dae>, typename System::Actuator, 1, typename System::Input>;
   using Input = typename Model::Input;
   using Params = typename System::Params;
   using Constants = typename System::Constants;

@@ -36,10 +36,14 @@ namespace hs {
 template <class Friction>
 constexpr bool linearizable_friction = Friction::n_states == 0;
 
-template <class MechanismT, class FrictionT>
+// InputT: the input policy of the models run through this form (the
+// index-1 integrator's; the stability map linearizes with the valve closed
+// and reads no input): its Params are the model's `input`.
+template <class MechanismT, class FrictionT, class InputT = OpenLoopSchedule>
 struct ActuatedSystem {
   using Mechanism = MechanismT;
   using Friction = FrictionT;
+  using Input = InputT;
   using Circuit = ThreeVolumeCircuit;
   // Written on the actuator component (kernels/actuators/hydraulic_cylinder.hpp);
   // the linearization and the index-1 form take one actuator (na = 1) for now.
@@ -52,7 +56,7 @@ struct ActuatedSystem {
   static constexpr int r = Circuit::np;
   static constexpr int u = 1;
   static_assert(linearizable_friction<Friction>, "the DAE form takes static friction laws only");
-  using Params = ActuatedParams<typename Mechanism::Params, typename Actuator::Params, na, InputSchedule>;
+  using Params = ActuatedParams<typename Mechanism::Params, typename Actuator::Params, na, typename Input::Params>;
 
   using Constants = ActuatedConstants<typename Actuator::Constants, na>;
   // s0 at the configuration x0 (the equilibrium or the initial state), as

@@ -5,8 +5,10 @@
 // whose `physics` is this entry's key, so the backends run it through the
 // same combination lookup as every compiled model. Host-only.
 #pragma once
+#include <type_traits>
 #include <vector>
 
+#include "../control/cylinder_inputs.hpp"
 #include "../friction/friction_laws.hpp"
 #include "../integrators/formulations.hpp"
 #include "../linearize/actuated_system.hpp"
@@ -17,34 +19,58 @@
 
 namespace hs {
 
-// The one capacity compiled (docs/models/planar-multibody.md §3): five joint
-// coordinates, four constraint rows (two cut joints), one degree of freedom,
-// one cylinder, sixteen named points — the planar four-bars and the
-// quick-return fit, padded where they are smaller.
+// The capacities compiled (docs/models/planar-multibody.md §3), one catalog
+// entry each; a file takes the entry of its number of cylinders:
+// - one cylinder: five joint coordinates, four constraint rows (two cut
+//   joints), one degree of freedom, sixteen named points — the planar
+//   four-bars and the quick-return fit, padded where they are smaller;
+// - two cylinders: four joint coordinates, two constraint rows (one cut
+//   joint), two degrees of freedom, sixteen named points — a boom and an arm,
+//   an arm and a bucket on its linkage, a crane's lift and tilt.
 using PlanarFileCapacity = PlanarCapacity<5, 4, 1, 16>;
+using PlanarFileTwoCylinderCapacity = PlanarCapacity<4, 2, 2, 16>;
+template <class Capacity>
+using PlanarFileModelParamsOf = ActuatedParams<PlanarMultibodyParams<Capacity>, CylinderParams<CircuitParams>,
+                                               Capacity::na, CylinderInputsParams<Capacity::na>>;
 using PlanarFileDae = PlanarMultibodyDae<PlanarFileCapacity>;
-using PlanarFileModelParams = ActuatedParams<PlanarMultibodyParams<PlanarFileCapacity>>;
+using PlanarFileModelParams = PlanarFileModelParamsOf<PlanarFileCapacity>;
 
-struct PlanarMultibodyPhysics {
-  static constexpr const char* key = "planar-multibody";
-  static constexpr bool runs = true, linearizes = true;
+// One entry per capacity. Both run the double step and the penalty
+// formulation with every friction law; the one-cylinder entry also the
+// index-1 form and the stability map (ActuatedSystem takes one actuator,
+// kernels/linearize/actuated_system.hpp).
+template <class Capacity>
+struct PlanarMultibodyPhysicsOf {
+  static constexpr bool runs = true, linearizes = Capacity::na == 1;
   using FrictionLaws = FrictionLawRegistry;
-  using Formulations = TypeList<DoubleStepFormulation, PenaltyFormulation, Index1BaumgarteFormulation>;
+  using Formulations = std::conditional_t<Capacity::na == 1,
+                                          TypeList<DoubleStepFormulation, PenaltyFormulation, Index1BaumgarteFormulation>,
+                                          TypeList<DoubleStepFormulation, PenaltyFormulation>>;
   // Not compiled for the CUDA backend yet: the nvcc budget (docs/build.md §1,
   // ≤ 25 kernels) holds one generic kernel per formulation only once the
   // compiled models' kernels make room for it (docs/models/planar-multibody.md §6).
   using OffDevice = TypeList<DoubleStepFormulation, PenaltyFormulation>;
   static constexpr const char* off_device_reason =
       "model files run on the CPU backends for now (docs/models/planar-multibody.md §6)";
+  using Input = CylinderInputs<Capacity::na>;
   // The double step and the penalty formulation through the semirecursive
   // interface (closed-form Jacobians); the index-1 form and the stability
   // map through the DAE contract.
   template <class Friction>
-  using Model = HydraulicallyActuated<PlanarMultibody<PlanarFileCapacity>, Friction>;
+  using Model = ActuatedModel<PlanarMultibody<Capacity>, HydraulicCylinder<ThreeVolumeCircuit, Friction>, Capacity::na,
+                              Input>;
   template <class Friction>
-  using Linearized = ActuatedSystem<PlanarFileDae, Friction>;
+  using Linearized = ActuatedSystem<PlanarMultibodyDae<Capacity>, Friction, Input>;
   // Models come from files, not from this list.
   static std::vector<ModelDescriptor> describe() { return {}; }
+};
+
+struct PlanarMultibodyPhysics : PlanarMultibodyPhysicsOf<PlanarFileCapacity> {
+  static constexpr const char* key = "planar-multibody";
+};
+struct PlanarMultibodyTwoCylinderPhysics : PlanarMultibodyPhysicsOf<PlanarFileTwoCylinderCapacity> {
+  static constexpr const char* key = "planar-multibody-2";
+  static constexpr bool linearizes = false;
 };
 
 }  // namespace hs
