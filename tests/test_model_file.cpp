@@ -4,7 +4,11 @@
 //    quick-return written as model files (models/*.toml) run like the
 //    compiled models — every summary column of the same run, the same
 //    stability eigenvalues — within tolerances measured and stated below;
-//  - every class of bad model file is refused with the element and key named.
+//  - every class of bad model file is refused with the element and key named;
+//  - the inputs of model files (kernels/control/cylinder_inputs.hpp): the PI
+//    controller's arithmetic by hand, two cylinders against each one alone,
+//    the two formulations and the energy balance on the two-cylinder
+//    excavator, the refusals of bad [input] tables (docs/model-files.md §6).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,6 +25,7 @@
 #include "host/registry/models.hpp"
 #include "host/run/batch.hpp"
 #include "host/run/stability_map.hpp"
+#include "kernels/control/cylinder_inputs.hpp"
 #include "tests/run_support.hpp"
 
 namespace {
@@ -372,6 +377,228 @@ TEST(ModelFile, StudyNamesAMissingModelFile) {
     EXPECT_NE(what.find("study.model_file = \"no_such_model.toml\""), std::string::npos) << what;
     EXPECT_NE(what.find("cannot read the model file"), std::string::npos) << what;
   }
+}
+
+
+// ---- inputs: valve schedules and controllers, two cylinders ------------------------
+
+// The controller's arithmetic at four samples, by hand (docs/models/planar-multibody.md §9):
+// K_p = 100 V/m, K_i = 50 V/(m s), T = 0.01 s, U_max = 10 V, reference 0 → 0.1 m over 1 s.
+TEST(CylinderInputs, StrokeControllerStepsAsWrittenByHand) {
+  using Policy = hs::CylinderInputs<1>;
+  Policy::Params P;
+  auto& c = P.cylinder[0];
+  c.mode = int(hs::CylinderInputMode::stroke);
+  c.proportional_gain = 100.0;
+  c.integral_gain = 50.0;
+  c.voltage_limit = 10.0;
+  c.schedule.count = 2;
+  c.schedule.start[0] = 0.0, c.schedule.value[0] = 0.0;
+  c.schedule.start[1] = 1.0, c.schedule.value[1] = 0.1;
+  P.sample_period = 0.01;
+  EXPECT_EQ(Policy::sample_period(P), 0.01);
+  EXPECT_EQ(hs::reference_at(c.schedule, -1.0), 0.0);
+  EXPECT_DOUBLE_EQ(hs::reference_at(c.schedule, 0.25), 0.025);
+  EXPECT_EQ(hs::reference_at(c.schedule, 7.0), 0.1);
+  Policy::Memory m;
+  Policy::initialize(P, m);
+  double q[1] = {0.0}, s[1] = {0.0};
+  hs::Observation<1, 1, 3> obs{0.0, q, q, s, s, s};
+  double U[1];
+  auto sample = [&](double t, double stroke) {
+    s[0] = stroke;
+    Policy::reference(P, t, obs, m, U);
+    return U[0];
+  };
+  EXPECT_EQ(sample(0.0, 2.0), 0.0);  // y0 = 2 m, e = 0
+  // t = 0.5: y = 0.01, r = 0.05, e = 0.04, I = 0.0004: u = 4 + 0.02.
+  EXPECT_NEAR(sample(0.5, 2.01), 4.02, 1e-12);
+  // t = 1: e = 0.1, I would be 0.0014 and u = 10.07 > U_max with e pushing out:
+  // the integral stays 0.0004, u = 10.02, saturated, clamped.
+  EXPECT_EQ(sample(1.0, 2.0), 10.0);
+  EXPECT_NEAR(m.integral[0], 0.0004, 1e-15);
+  // t = 2: e = −0.1, I would be −0.0006 and u = −10.03 < −U_max with e pushing
+  // out: the integral stays 0.0004, u = −9.98, inside the limit.
+  EXPECT_NEAR(sample(2.0, 2.2), -9.98, 1e-12);
+  Policy::Report r;
+  Policy::report(P, m, r);
+  EXPECT_NEAR(r.error_rms[0], std::sqrt((0.04 * 0.04 + 0.1 * 0.1 + 0.1 * 0.1) / 4.0), 1e-15);
+  EXPECT_NEAR(r.error_peak[0], 0.1, 1e-15);
+  EXPECT_EQ(r.saturation_time[0], 0.01);  // one sample of T
+  // A joint controller reads its coordinate; a valve schedule is U_ref(t) itself.
+  c.mode = int(hs::CylinderInputMode::joint);
+  c.coordinate = 0;
+  Policy::initialize(P, m);
+  q[0] = 1.0;
+  EXPECT_EQ(sample(0.0, 5.0), 0.0);
+  q[0] = 0.99;
+  EXPECT_NEAR(sample(0.5, 5.0), 100.0 * 0.06 + 50.0 * 0.0006, 1e-12);
+  c.mode = int(hs::CylinderInputMode::valve);
+  EXPECT_EQ(Policy::sample_period(P), 0.0);  // open loop alone: each step's midpoint, as OpenLoopSchedule
+  EXPECT_EQ(sample(0.5, 0.0), 0.0);
+  EXPECT_EQ(sample(1.5, 0.0), 0.1);
+}
+
+// Two cranks on one ground, each under its own cylinder, share nothing: the
+// two-cylinder kernel must run each as the one-cylinder kernel runs it alone
+// (a second, independent path through every part: capacity, padding,
+// Newton, input policy). One crank follows a stroke reference, the other a
+// valve schedule. Compared: each crank's angle, rate, pressures, stroke and
+// spool, the controller's report, and the additive works (sum of the two).
+std::string crank_bodies(const std::vector<int>& which) {
+  std::ostringstream s;
+  s << "[model]\nname = \"cranks\"\n[ground]\npoints = { O1 = [0.0, 0.0], G1 = [-1.0, 0.0], O2 = [6.0, 0.0], G2 = [5.0, 0.0] }\n";
+  for (int k : which)
+    s << "[[body]]\nname = \"crank" << k << "\"\nmass = " << (k == 1 ? 16.0 : 24.0) << "\ninertia = " << (k == 1 ? 5.3 : 8.0)
+      << "\ncom = [1.0, 0.0]\npoints = { F = [1.0, 0.0], tip = [2.0, 0.0] }\n";
+  for (int k : which)
+    s << "[[joint]]\nname = \"O" << k << "\"\ntype = \"revolute\"\nparent = \"ground.O" << k << "\"\nchild = \"crank" << k
+      << "\"\ninitial = " << (k == 1 ? 1.0 : 0.8) << "\ndriving = true\n";
+  for (int k : which)
+    s << "[[cylinder]]\nname = \"c" << k << "\"\nbase = \"ground.G" << k << "\"\nrod = \"crank" << k << ".F\"\n";
+  s << "[input]\nsample_period = 0.01\n";
+  const bool one = which.size() == 1;
+  for (int k : which) {
+    if (!one) s << "[input.c" << k << "]\n";
+    if (k == 1)
+      s << "control = \"stroke\"\ntimes = [0.0, 0.5, 1.5]\nvalues = [0.0, 0.0, 0.05]\nproportional_gain = 200.0\n"
+           "integral_gain = 40.0\n";
+    else
+      s << "times = [0.0, 0.3, 0.6, 1.2]\nvalues = [0.0, 3.0, 0.0, -2.0]\n";
+  }
+  return s.str();
+}
+StudyRun run_machine(const std::string& machine, const std::string& formulation, double duration) {
+  std::string text = "[study]\nfriction = \"brown-mcphee\"\nformulation = \"" + formulation +
+                     "\"\n[integrator]\ndt = 1e-3\nduration = " + std::to_string(duration) + "\n";
+  std::istringstream in(machine);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line[0] == '[') {  // [model] -> [machine.model], [[body]] -> [[machine.body]]
+      const size_t open = line.find_first_not_of('[');
+      line = line.substr(0, open) + "machine." + line.substr(open);
+    }
+    text += line + "\n";
+  }
+  return run_study_text(text);
+}
+
+TEST(TwoCylinderModelFile, TwoIndependentCranksRunAsEachAlone) {
+  for (const char* formulation : {"double-step", "penalty"}) {
+    SCOPED_TRACE(formulation);
+    const StudyRun both = run_machine(crank_bodies({1, 2}), formulation, 2.0);
+    const StudyRun first = run_machine(crank_bodies({1}), formulation, 2.0);
+    const StudyRun second = run_machine(crank_bodies({2}), formulation, 2.0);
+    EXPECT_EQ(both.study.descriptor->physics, "planar-multibody-2");
+    EXPECT_EQ(first.study.descriptor->physics, "planar-multibody");
+    ASSERT_EQ(both.result.status[0], hs::Status::ok) << hs::status_name(both.result.status[0]);
+    ASSERT_EQ(first.result.status[0], hs::Status::ok);
+    ASSERT_EQ(second.result.status[0], hs::Status::ok);
+    double worst = 0.0;
+    auto same = [&](const std::string& pair_column, const StudyRun& alone, const std::string& alone_column, double abs) {
+      const double x = both.column(pair_column.c_str()), y = alone.column(alone_column.c_str());
+      const double d = std::fabs(x - y);
+      EXPECT_LE(d, abs + 5e-10 * std::fabs(y)) << pair_column << " vs " << alone_column << ": " << x << " vs " << y;
+      if (abs == 0.0 && y != 0.0) worst = std::max(worst, d / std::fabs(y));
+    };
+    const StudyRun* alone[2] = {&first, &second};
+    for (int a = 0; a < 2; ++a) {
+      const std::string n = std::to_string(a + 1), _n = "_" + n;
+      same("q" + n, *alone[a], "q1", 0.0);
+      same("qd" + n, *alone[a], "qd1", 1e-10);
+      for (const char* p : {"p1", "p2", "p3", "p1_min", "p1_max", "p2_min", "p2_max", "p3_min", "p3_max"}) {
+        std::string col(p);
+        same(col + _n, *alone[a], col, 0.0);
+      }
+      same("s" + _n, *alone[a], "s", 0.0);
+      same("U" + _n, *alone[a], "U", 1e-9);
+    }
+    same("control_error_rms_1", first, "control_error_rms", 0.0);
+    same("control_error_peak_1", first, "control_error_peak", 0.0);
+    EXPECT_TRUE(std::isnan(both.column("control_error_rms_2")));  // open loop
+    for (const char* w : {"cylinder_work", "friction_work"}) {
+      const double x = both.column(w), y = first.column(w) + second.column(w);
+      EXPECT_LE(std::fabs(x - y), 5e-10 * std::fabs(y)) << w << ": " << x << " vs " << y;
+    }
+    std::printf("  %s: largest relative difference %.3g (pair vs each alone)\n", formulation, worst);
+  }
+}
+
+// The two-cylinder excavator (models/excavator_boom_arm.toml) over its cycle:
+// the double step and the penalty formulation agree (a tree: the penalty
+// term acts on padding only), the energy balance T + V − E0 − W_cyl − W_fr
+// closes to rounding, and the stroke controllers hold their references.
+TEST(TwoCylinderModelFile, ExcavatorFormulationsAgreeAndEnergyBalances) {
+  const std::string file = "model_file = \"" + model_path("excavator_boom_arm.toml") + "\"";
+  const StudyRun ds = run_study_text(study_of(file, "brown-mcphee", "double-step", 10.0));
+  const StudyRun pen = run_study_text(study_of(file, "brown-mcphee", "penalty", 10.0));
+  ASSERT_EQ(ds.result.status[0], hs::Status::ok) << hs::status_name(ds.result.status[0]);
+  ASSERT_EQ(pen.result.status[0], hs::Status::ok) << hs::status_name(pen.result.status[0]);
+  double worst = 0.0;
+  for (const char* c : {"q1", "q2", "p1_1", "p2_1", "p3_1", "p1_2", "p2_2", "p3_2", "p2_max_1", "p3_max_2", "s_1", "s_2",
+                        "cylinder_work", "control_error_rms_1", "control_error_rms_2"}) {
+    const double x = ds.column(c), y = pen.column(c);
+    EXPECT_LE(std::fabs(x - y), 5e-10 * std::fabs(x)) << c << ": " << x << " vs " << y;
+    worst = std::max(worst, std::fabs(x - y) / std::fabs(x));
+  }
+  std::printf("  double step vs penalty: largest relative difference %.3g\n", worst);
+  for (const StudyRun* r : {&ds, &pen}) {
+    const double drift = r->column("peak_energy_drift"), work = r->column("max_cylinder_work");
+    std::printf("  peak energy drift %.3g J of %.3g J of cylinder work\n", drift, work);
+    EXPECT_LE(std::fabs(drift), 1e-6 * work);
+  }
+  // The controllers follow: RMS errors of centimetres on 0.25 m moves.
+  EXPECT_LT(ds.column("control_error_rms_1"), 0.05);
+  EXPECT_LT(ds.column("control_error_rms_2"), 0.05);
+  EXPECT_EQ(ds.study.descriptor->find_parameter("input.boom.proportional_gain")->unit, "V/m");
+  EXPECT_EQ(ds.study.descriptor->summary_columns[ds.study.descriptor->summary_column("control_error_rms_2")].unit, "m");
+}
+
+// Bad [input] tables and capacities, each refused naming the key.
+void expect_refused_text(std::string text, const Edits& edits, const std::vector<std::string>& expected) {
+  for (const auto& [from, to] : edits) {
+    const auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  }
+  try {
+    hs::parse_model_file(text, "bad.toml");
+    ADD_FAILURE() << "accepted: " << edits.front().second;
+  } catch (const hs::ModelFileError& e) {
+    const std::string what = e.what();
+    for (const auto& s : expected) EXPECT_NE(what.find(s), std::string::npos) << "'" << s << "' not in: " << what;
+  }
+}
+TEST(TwoCylinderModelFile, BadInputsAreRefusedNamingTheKey) {
+  const std::string ex = read_text(model_path("excavator_boom_arm.toml"));
+  expect_refused_text(ex, {{"sample_period = 0.01", "sample_period = 0.01\ntimes = [0.0]\nvalues = [1.0]\n"}},
+                      {"input.times", "give each its own table [input.boom]"});
+  expect_refused_text(ex, {{"control = \"stroke\"", "control = \"pid\""}}, {"input.boom.control = \"pid\"", "\"joint\""});
+  expect_refused_text(ex, {{"control = \"stroke\"", "control = \"joint\""}}, {"input.boom.control = \"joint\" needs `joint`"});
+  expect_refused_text(ex, {{"control = \"stroke\"", "control = \"joint\"\njoint = \"X\""}},
+                      {"input.boom.joint = \"X\"", "O, T"});
+  expect_refused_text(ex, {{"control = \"stroke\"", "control = \"valve\""}}, {"input.boom.proportional_gain belongs to a controller"});
+  expect_refused_text(ex, {{"proportional_gain = 150.0      # V/m: 10 V at 67 mm of error", "proportinal_gain = 150.0"}},
+                      {"input.boom.proportinal_gain", "did you mean 'proportional_gain'"});
+  expect_refused_text(ex, {{"voltage_limit = 10.0", "voltage_limit = -1.0"}}, {"input.boom.voltage_limit = -1", "out of range"});
+  expect_refused_text(ex, {{"[input.boom]", "[input.bom]"}}, {"unknown key 'input.bom'", "did you mean 'boom'"});
+  expect_refused_text(ex, {{"initial = -1.9\ndriving = true", "initial = -1.9"}}, {"1 joints are marked `driving`", "2 degree"});
+  // Three cylinders: more than any capacity.
+  expect_refused_text(ex, {{"[input]", "[[cylinder]]\nname = \"third\"\nbase = \"ground.G\"\nrod = \"arm.tip\"\n[input]"}},
+                      {"take 1 or 2 cylinders", "this file has 3"});
+  // A study's [input] has no single schedule to set on it.
+  try {
+    hs::parse_study("[study]\nmodel_file = \"" + model_path("excavator_boom_arm.toml") +
+                        "\"\n[input]\ntimes = [0.0]\nvalues = [1.0]\n",
+                    "s.toml");
+    ADD_FAILURE() << "accepted";
+  } catch (const hs::StudyError& e) {
+    EXPECT_NE(std::string(e.what()).find("[input.<cylinder>] tables"), std::string::npos) << e.what();
+  }
+  // A controller period off the step grid is named per instance.
+  const auto m = hs::parse_model_file(ex, "ex.toml");
+  EXPECT_TRUE(m->instance_check(*m, m->defaults.data(), 1e-3, 10.0).why.empty());
+  EXPECT_EQ(m->instance_check(*m, m->defaults.data(), 3e-3, 10.0).key, "input.sample_period");
+  EXPECT_EQ(m->instance_check(*m, m->defaults.data(), 1e-3, 0.01).key, "input.sample_period");
 }
 
 }  // namespace
