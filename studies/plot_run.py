@@ -5,7 +5,9 @@
 
 With trajectories (output.trajectory_stride > 0): crank angle, pressures
 p1..p3, spool opening U and energy drift against time for the first K
-instances. Without: a scatter of one scalar output (--y, default
+instances; with several cylinders (columns p1_1, U_2, ...) each one's, and
+with stroke controllers (control_reference) each cylinder's extension
+s - s(0) beside its reference. Without: a scatter of one scalar output (--y, default
 peak_energy_drift) against the first varied input, coloured by the second
 varied input if there is one; failed instances are drawn as red crosses.
 The figure goes to DIR/plot.png unless --out says otherwise.
@@ -44,7 +46,11 @@ def plot_trajectories(f, ax_title, varied, k):
     if isinstance(driving, bytes):
         driving = driving.decode()
     n = tr["t"].shape[0]
-    fig, axes = plt.subplots(4, 1, figsize=(9, 10), sharex=True)
+    # One cylinder: U, p1; several: U_1, p1_1, U_2, ... (the run columns' suffixes).
+    acts = [""] if "U" in tr else sorted((k[1:] for k in tr if k.startswith("U_")), key=lambda x: int(x[1:]))
+    controlled = [a for a in acts if f"control_reference{a}" in tr and np.isfinite(tr[f"control_reference{a}"][0]).any()]
+    rows = 5 if controlled else 4
+    fig, axes = plt.subplots(rows, 1, figsize=(9, 2.5 * rows), sharex=True)
     styles = ["-", "--", ":", "-."]
     for i in range(min(k, n)):
         t = tr["t"][i]
@@ -56,17 +62,30 @@ def plot_trajectories(f, ax_title, varied, k):
         if int(f["outputs/status"][i]) != 0:  # mark where it stopped (between samples)
             for ax in axes:
                 ax.axvline(f["outputs/t_end"][i], color=line.get_color(), ls=":", alpha=0.6)
-        for j, color in zip((1, 2, 3), ("C0", "C1", "C2")):
-            axes[1].plot(t, tr[f"p{j}"][i][ok] / 1e6, ls, color=color, label=f"p{j}" if i == 0 else None)
-        axes[2].plot(t, tr["U"][i][ok], ls, label=label)
-        axes[3].plot(t, tr["energy_drift"][i][ok], ls, label=label)
+        for a, act in enumerate(acts):
+            for j in (1, 2, 3):
+                axes[1].plot(t, tr[f"p{j}{act}"][i][ok] / 1e6, ls, color=f"C{(j - 1 + 3 * a) % 10}",
+                             label=f"p{j}{act}" if i == 0 else None)
+            axes[2].plot(t, tr[f"U{act}"][i][ok], ls, color=f"C{a}" if len(acts) > 1 else None,
+                         label=(f"U{act}" if i == 0 else None) if len(acts) > 1 else label)
+        for a, act in enumerate(controlled):
+            s = tr[f"s{act}"][i][ok]
+            axes[3].plot(t, s - s[0], ls, color=f"C{a}", label=f"s{act} - s{act}(0)" if i == 0 else None)
+            axes[3].plot(t, tr[f"control_reference{act}"][i][ok], ":", color=f"C{a}",
+                         label=f"reference{act}" if i == 0 else None)
+        axes[-1].plot(t, tr["energy_drift"][i][ok], ls, label=label)
+    if controlled:
+        axes[3].set_ylabel("stroke [m]")
+        axes[3].legend(fontsize="small", ncol=2)
     axes[0].set_ylabel(f"driving coordinate {driving} [deg]")
     axes[1].set_ylabel("pressure [MPa]")
     axes[2].set_ylabel("spool opening U [V]")
-    axes[3].set_ylabel("energy drift [J]")
-    axes[3].set_xlabel("time [s]")
+    axes[-1].set_ylabel("energy drift [J]")
+    axes[-1].set_xlabel("time [s]")
     axes[0].legend(fontsize="small")
     axes[1].legend(fontsize="small", ncol=3)
+    if len(acts) > 1:
+        axes[2].legend(fontsize="small")
     for ax in axes:
         ax.grid(True, alpha=0.3)
     if n > k:

@@ -529,22 +529,22 @@ TEST(TwoCylinderModelFile, TwoIndependentCranksRunAsEachAlone) {
 // closes to rounding, and the stroke controllers hold their references.
 TEST(TwoCylinderModelFile, ExcavatorFormulationsAgreeAndEnergyBalances) {
   const std::string file = "model_file = \"" + model_path("excavator_boom_arm.toml") + "\"";
-  const StudyRun ds = run_study_text(study_of(file, "brown-mcphee", "double-step", 10.0));
-  const StudyRun pen = run_study_text(study_of(file, "brown-mcphee", "penalty", 10.0));
+  const StudyRun ds = run_study_text(study_of(file, "brown-mcphee", "double-step", 12.0));
+  const StudyRun pen = run_study_text(study_of(file, "brown-mcphee", "penalty", 12.0));
   ASSERT_EQ(ds.result.status[0], hs::Status::ok) << hs::status_name(ds.result.status[0]);
   ASSERT_EQ(pen.result.status[0], hs::Status::ok) << hs::status_name(pen.result.status[0]);
   double worst = 0.0;
   for (const char* c : {"q1", "q2", "p1_1", "p2_1", "p3_1", "p1_2", "p2_2", "p3_2", "p2_max_1", "p3_max_2", "s_1", "s_2",
                         "cylinder_work", "control_error_rms_1", "control_error_rms_2"}) {
     const double x = ds.column(c), y = pen.column(c);
-    EXPECT_LE(std::fabs(x - y), 5e-10 * std::fabs(x)) << c << ": " << x << " vs " << y;
+    EXPECT_LE(std::fabs(x - y), 3e-10 * std::fabs(x)) << c << ": " << x << " vs " << y;
     worst = std::max(worst, std::fabs(x - y) / std::fabs(x));
   }
   std::printf("  double step vs penalty: largest relative difference %.3g\n", worst);
   for (const StudyRun* r : {&ds, &pen}) {
     const double drift = r->column("peak_energy_drift"), work = r->column("max_cylinder_work");
     std::printf("  peak energy drift %.3g J of %.3g J of cylinder work\n", drift, work);
-    EXPECT_LE(std::fabs(drift), 1e-6 * work);
+    EXPECT_LE(std::fabs(drift), 1e-7 * work);
   }
   // The controllers follow: RMS errors of centimetres on 0.25 m moves.
   EXPECT_LT(ds.column("control_error_rms_1"), 0.05);
