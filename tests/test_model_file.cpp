@@ -205,12 +205,10 @@ TEST(ModelFile, AnInstanceThatCannotAssembleIsNamed) {
 
 // ---- bad model files --------------------------------------------------------------
 
-// The four-bar file with each `from` replaced by its `to` must be refused
-// with a message that starts with the file's name and holds every one of
-// `expected`.
+// `text` with each `from` replaced by its `to` must be refused with a
+// message that starts with the file's name and holds every one of `expected`.
 using Edits = std::vector<std::pair<std::string, std::string>>;
-void expect_refused(const Edits& edits, const std::vector<std::string>& expected) {
-  std::string text = read_text(model_path("four_bar.toml"));
+void expect_refused_text(std::string text, const Edits& edits, const std::vector<std::string>& expected) {
   for (const auto& [from, to] : edits) {
     const auto at = text.find(from);
     ASSERT_NE(at, std::string::npos) << from;
@@ -224,6 +222,10 @@ void expect_refused(const Edits& edits, const std::vector<std::string>& expected
     EXPECT_EQ(what.rfind("bad.toml:", 0), 0u) << what;
     for (const auto& s : expected) EXPECT_NE(what.find(s), std::string::npos) << "'" << s << "' not in: " << what;
   }
+}
+// The same on the four-bar file.
+void expect_refused(const Edits& edits, const std::vector<std::string>& expected) {
+  expect_refused_text(read_text(model_path("four_bar.toml")), edits, expected);
 }
 
 TEST(ModelFile, EveryClassOfBadFileIsRefusedNamingTheElement) {
@@ -554,20 +556,6 @@ TEST(TwoCylinderModelFile, ExcavatorFormulationsAgreeAndEnergyBalances) {
 }
 
 // Bad [input] tables and capacities, each refused naming the key.
-void expect_refused_text(std::string text, const Edits& edits, const std::vector<std::string>& expected) {
-  for (const auto& [from, to] : edits) {
-    const auto at = text.find(from);
-    ASSERT_NE(at, std::string::npos) << from;
-    text.replace(at, from.size(), to);
-  }
-  try {
-    hs::parse_model_file(text, "bad.toml");
-    ADD_FAILURE() << "accepted: " << edits.front().second;
-  } catch (const hs::ModelFileError& e) {
-    const std::string what = e.what();
-    for (const auto& s : expected) EXPECT_NE(what.find(s), std::string::npos) << "'" << s << "' not in: " << what;
-  }
-}
 TEST(TwoCylinderModelFile, BadInputsAreRefusedNamingTheKey) {
   const std::string ex = read_text(model_path("excavator_boom_arm.toml"));
   expect_refused_text(ex, {{"sample_period = 0.01", "sample_period = 0.01\ntimes = [0.0]\nvalues = [1.0]\n"}},

@@ -21,6 +21,8 @@
 // (kernels/models/dae_mechanism.hpp), Index1Baumgarte directly
 // (docs/models/integrators.md §11).
 #pragma once
+#include <type_traits>
+
 #include "../core/dual.hpp"
 #include "../friction/friction.hpp"
 #include "../hydraulics/three_volume_circuit.hpp"
@@ -36,14 +38,25 @@ namespace hs {
 template <class Friction>
 constexpr bool linearizable_friction = Friction::n_states == 0;
 
-// InputT: the input policy of the models run through this form (the
-// index-1 integrator's; the stability map linearizes with the valve closed
-// and reads no input): its Params are the model's `input`.
-template <class MechanismT, class FrictionT, class InputT = OpenLoopSchedule>
+// The input policy the models of a DAE mechanism run: its `Input` when it
+// declares one (the model files' mechanism, kernels/models/planar_multibody.hpp:
+// CylinderInputs), else the open-loop valve schedule. Its Params are the
+// model's `input`; the index-1 integrator runs it, the stability map
+// linearizes with the valve closed and reads no input.
+template <class Mechanism, class = void>
+struct DaeInputPolicy {
+  using type = OpenLoopSchedule;
+};
+template <class Mechanism>
+struct DaeInputPolicy<Mechanism, std::void_t<typename Mechanism::Input>> {
+  using type = typename Mechanism::Input;
+};
+
+template <class MechanismT, class FrictionT>
 struct ActuatedSystem {
   using Mechanism = MechanismT;
   using Friction = FrictionT;
-  using Input = InputT;
+  using Input = typename DaeInputPolicy<Mechanism>::type;
   using Circuit = ThreeVolumeCircuit;
   // Written on the actuator component (kernels/actuators/hydraulic_cylinder.hpp);
   // the linearization and the index-1 form take one actuator (na = 1) for now.

@@ -35,6 +35,7 @@
 #include "../core/derivatives.hpp"
 #include "../core/dual.hpp"
 #include "../core/small_matrix.hpp"
+#include "../control/cylinder_inputs.hpp"
 #include "dae_mechanism.hpp"
 
 namespace hs {
@@ -94,6 +95,9 @@ struct PlanarMultibodyDae {
   static constexpr int m = Capacity::nc;
   static constexpr int ni = n - m;
   static constexpr int na = Capacity::na;
+  // Its models' input: per cylinder a valve schedule or a stroke or joint
+  // controller (docs/model-files.md §8).
+  using Input = CylinderInputs<na>;
 
   HS_HD static void driving(int* indep) {
     for (int j = 0; j < ni; ++j) indep[j] = j;

@@ -8,7 +8,6 @@
 #include <type_traits>
 #include <vector>
 
-#include "../control/cylinder_inputs.hpp"
 #include "../friction/friction_laws.hpp"
 #include "../integrators/formulations.hpp"
 #include "../linearize/actuated_system.hpp"
@@ -52,7 +51,7 @@ struct PlanarMultibodyPhysicsOf {
   using OffDevice = TypeList<DoubleStepFormulation, PenaltyFormulation>;
   static constexpr const char* off_device_reason =
       "model files run on the CPU backends for now (docs/models/planar-multibody.md §6)";
-  using Input = CylinderInputs<Capacity::na>;
+  using Input = typename PlanarMultibodyDae<Capacity>::Input;
   // The double step and the penalty formulation through the semirecursive
   // interface (closed-form Jacobians); the index-1 form and the stability
   // map through the DAE contract.
@@ -60,7 +59,7 @@ struct PlanarMultibodyPhysicsOf {
   using Model = ActuatedModel<PlanarMultibody<Capacity>, HydraulicCylinder<ThreeVolumeCircuit, Friction>, Capacity::na,
                               Input>;
   template <class Friction>
-  using Linearized = ActuatedSystem<PlanarMultibodyDae<Capacity>, Friction, Input>;
+  using Linearized = ActuatedSystem<PlanarMultibodyDae<Capacity>, Friction>;
   // Models come from files, not from this list.
   static std::vector<ModelDescriptor> describe() { return {}; }
 };

@@ -75,3 +75,25 @@ def test_a_model_given_as_a_dict_runs_as_its_file(tmp_path):
     assert from_dict.metadata["model_file_path"] == hydrosweep.DICT_STUDY_NAME + " [machine]"
     assert np.array_equal(from_dict.outputs, from_file.outputs, equal_nan=True)
     assert np.array_equal(from_dict.inputs, from_file.inputs)
+
+
+@pytest.mark.skipif(tomllib is None, reason="tomllib needs Python 3.11")
+def test_a_two_cylinder_dict_model_with_controllers_runs_as_its_file(tmp_path):
+    """The excavator's boom and arm (two cylinders, PI stroke controllers,
+    docs/model-files.md §8-§9) as a dict with a changed arm gain runs as its
+    file with that gain set as a parameter, bit for bit."""
+    path = str(REPO / "models" / "excavator_boom_arm.toml")
+    with open(path, "rb") as f:
+        machine = tomllib.load(f)
+    machine["input"]["arm"]["proportional_gain"] = 60.0
+    base = {"integrator": {"dt": 1e-3, "duration": 2.5}}
+    from_dict = hydrosweep.run({"study": {"name": "ba"}, "machine": machine, **base}, tmp_path / "dict", threads=2)
+    from_file = hydrosweep.run({"study": {"name": "ba", "model_file": path},
+                                "parameters": {"input.arm.proportional_gain": 60.0}, **base},
+                               tmp_path / "file", threads=2)
+    assert np.all(from_dict.status == 0)
+    assert np.array_equal(from_dict.outputs, from_file.outputs, equal_nan=True)
+    names = from_dict.output_names
+    assert np.isfinite(from_dict.outputs[0, names.index("control_error_rms_2")])
+    table = {p["name"]: p for p in hydrosweep.parameters(path)}
+    assert table["input.arm.proportional_gain"]["unit"] == "V/m"
