@@ -174,7 +174,7 @@ struct CylinderInputs {
       if (u > c.voltage_limit) u = c.voltage_limit;
       if (u < -c.voltage_limit) u = -c.voltage_limit;
       m.error_sq_sum[a] += e * e;
-      if (std::fabs(e) > m.error_peak[a]) m.error_peak[a] = std::fabs(e);
+      if (fabs(e) > m.error_peak[a]) m.error_peak[a] = fabs(e);
       m.reference[a] = r;
       m.error[a] = e;
       m.command[a] = u;
@@ -187,7 +187,7 @@ struct CylinderInputs {
     Report::unstarted(r);
     for (int a = 0; a < NA; ++a) {
       if (!controlled(P, a) || m.samples == 0) continue;
-      r.error_rms[a] = std::sqrt(m.error_sq_sum[a] / m.samples);
+      r.error_rms[a] = sqrt(m.error_sq_sum[a] / m.samples);
       r.error_peak[a] = m.error_peak[a];
       r.saturation_time[a] = m.saturated[a] * m.period;
     }
