@@ -470,9 +470,9 @@ std::string crank_bodies(const std::vector<int>& which) {
   }
   return s.str();
 }
-StudyRun run_machine(const std::string& machine, const std::string& formulation, double duration) {
-  std::string text = "[study]\nfriction = \"brown-mcphee\"\nformulation = \"" + formulation +
-                     "\"\n[integrator]\ndt = 1e-3\nduration = " + std::to_string(duration) + "\n";
+// A study carrying `machine` (a model file's text) as its [machine] table.
+std::string study_with_machine(const std::string& head, const std::string& machine) {
+  std::string text = head;
   std::istringstream in(machine);
   for (std::string line; std::getline(in, line);) {
     if (!line.empty() && line[0] == '[') {  // [model] -> [machine.model], [[body]] -> [[machine.body]]
@@ -481,7 +481,18 @@ StudyRun run_machine(const std::string& machine, const std::string& formulation,
     }
     text += line + "\n";
   }
-  return run_study_text(text);
+  return text;
+}
+StudyRun run_machine(const std::string& machine, const std::string& formulation, double duration) {
+  return run_study_text(study_with_machine("[study]\nfriction = \"brown-mcphee\"\nformulation = \"" + formulation +
+                                               "\"\n[integrator]\ndt = 1e-3\nduration = " + std::to_string(duration) + "\n",
+                                           machine));
+}
+hs::StabilityRecord stability_of_machine(const std::string& machine) {
+  const hs::Study st = hs::parse_study(study_with_machine("[study]\nfriction = \"brown-mcphee\"\n", machine), "map.toml");
+  const auto points = hs::run_stability_cpu(st.record(), st.design(), 1);
+  EXPECT_EQ(points.size(), 1u);
+  return points.at(0);
 }
 
 TEST(TwoCylinderModelFile, TwoIndependentCranksRunAsEachAlone) {
@@ -587,6 +598,83 @@ TEST(TwoCylinderModelFile, BadInputsAreRefusedNamingTheKey) {
   EXPECT_TRUE(m->instance_check(*m, m->defaults.data(), 1e-3, 10.0).why.empty());
   EXPECT_EQ(m->instance_check(*m, m->defaults.data(), 3e-3, 10.0).key, "input.sample_period");
   EXPECT_EQ(m->instance_check(*m, m->defaults.data(), 1e-3, 0.01).key, "input.sample_period");
+}
+
+
+// The stability map of two cylinders (docs/models/planar-multibody.md §10):
+// two independent cranks have the union of each one's eigenvalues (12 = 6 +
+// 6, four structural zeros = 2 + 2), each one's equilibrium pressures
+// (within 2e-15 relative); every non-zero eigenvalue within 1e-14 of the
+// spectrum's magnitude (measured 6.6e-16: the eigensolver's rounding on 12 × 12
+// against 6 × 6 matrices).
+TEST(TwoCylinderModelFile, TwoIndependentCranksHaveTheUnionOfTheirStabilityPoints) {
+  const hs::StabilityRecord both = stability_of_machine(crank_bodies({1, 2}));
+  const hs::StabilityRecord first = stability_of_machine(crank_bodies({1}));
+  const hs::StabilityRecord second = stability_of_machine(crank_bodies({2}));
+  ASSERT_EQ(both.status, 0);
+  ASSERT_EQ(first.status, 0);
+  ASSERT_EQ(second.status, 0);
+  ASSERT_EQ(both.eigenvalue_count, 12);
+  ASSERT_EQ(first.eigenvalue_count, 6);
+  EXPECT_EQ(both.structural_zeros, 4);
+  EXPECT_EQ(first.structural_zeros + second.structural_zeros, 4);
+  // The union, sorted as the record sorts (decreasing real part, then imaginary part).
+  std::vector<std::pair<double, double>> alone, pair;
+  double scale = 0.0;
+  for (const hs::StabilityRecord* r : {&first, &second})
+    for (int k = 0; k < r->eigenvalue_count; ++k) {
+      alone.push_back({r->re[k], r->im[k]});
+      scale = std::max(scale, std::hypot(r->re[k], r->im[k]));
+    }
+  for (int k = 0; k < both.eigenvalue_count; ++k) pair.push_back({both.re[k], both.im[k]});
+  auto structural = [&](const std::pair<double, double>& l) { return std::hypot(l.first, l.second) <= 1e-9 * scale; };
+  auto order = [](const std::pair<double, double>& a, const std::pair<double, double>& b) {
+    return a.first > b.first || (a.first == b.first && a.second > b.second);
+  };
+  alone.erase(std::remove_if(alone.begin(), alone.end(), structural), alone.end());
+  pair.erase(std::remove_if(pair.begin(), pair.end(), structural), pair.end());
+  std::sort(alone.begin(), alone.end(), order);
+  std::sort(pair.begin(), pair.end(), order);
+  ASSERT_EQ(alone.size(), 8u);
+  ASSERT_EQ(pair.size(), 8u);
+  double worst = 0.0;
+  for (size_t k = 0; k < alone.size(); ++k) {
+    const double d = std::hypot(alone[k].first - pair[k].first, alone[k].second - pair[k].second);
+    EXPECT_LE(d, 1e-14 * scale) << "eigenvalue " << k << ": " << pair[k].first << " vs " << alone[k].first;
+    worst = std::max(worst, d / scale);
+  }
+  std::printf("  union of the cranks' spectra: largest difference %.3g of |lambda|max = %.4g 1/s\n", worst, scale);
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_NEAR(both.pressure[k], first.pressure[k], 2e-15 * first.pressure[k]);
+    EXPECT_NEAR(both.pressure[3 + k], second.pressure[k], 2e-15 * second.pressure[k]);
+  }
+  EXPECT_EQ(both.crank_angle, first.crank_angle);
+}
+
+// The excavator's equilibrium, two ways: the stability map's statics (the
+// DAE's virtual work projected on the admissible motions, a 2 × 2 solve for
+// the two cylinder forces) against the run's initial state (the integrator's
+// own static pressures on the semirecursive mechanism), valves closed: the
+// run stays there, its pressures' extrema equal the map's (within 2e-15
+// relative; measured 2.3e-16).
+TEST(TwoCylinderModelFile, ExcavatorMapEquilibriumIsTheRunsRestState) {
+  std::string machine = read_text(model_path("excavator_boom_arm.toml"));
+  machine = machine.substr(0, machine.find("[input]"));  // valves closed
+  const hs::StabilityRecord map = stability_of_machine(machine);
+  ASSERT_EQ(map.status, 0);
+  EXPECT_EQ(map.structural_zeros, 4);
+  EXPECT_LT(map.max_real, 0.0);  // open loop at rest: stable
+  const StudyRun run = run_machine(machine, "double-step", 0.5);
+  ASSERT_EQ(run.result.status[0], hs::Status::ok);
+  double worst = 0.0;
+  for (int a = 0; a < 2; ++a)
+    for (int k = 0; k < 3; ++k) {
+      const std::string c = "p" + std::to_string(k + 1) + "_min_" + std::to_string(a + 1);
+      const double p = run.column(c.c_str()), q = map.pressure[3 * a + k];
+      EXPECT_NEAR(p, q, 2e-15 * q) << c;
+      worst = std::max(worst, std::fabs(p - q) / q);
+    }
+  std::printf("  equilibrium pressures, map vs run: largest relative difference %.3g\n", worst);
 }
 
 }  // namespace

@@ -105,7 +105,7 @@ StabilityRecord constrained_stability_point_host(const ConstrainedModel& model, 
     out.status = static_cast<int>(L.status);
     if (L.status != Status::ok) return out;
     const int count = static_cast<int>(L.eigenvalues.size());
-    out.eigenvalue_count = count < kStabilityRecordEigenvalues ? count : kStabilityRecordEigenvalues;
+    out.eigenvalue_count = count < kConstrainedReportedEigenvalues ? count : kConstrainedReportedEigenvalues;
     for (int k = 0; k < out.eigenvalue_count; ++k) {
       out.re[k] = L.eigenvalues[k].real();
       out.im[k] = L.eigenvalues[k].imag();

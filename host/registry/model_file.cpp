@@ -960,8 +960,7 @@ class Reader {
             if (col.name == run_columns::column_name(stem, -1, kNa > 1 ? c : -1)) col.unit = unit;
     }
     d.driving_coordinate = run_columns::column_name("q", n.driving_coordinate);
-    if (kNa == 1) d.commands = {"run", "stability"};
-    else d.commands = {"run"};
+    d.commands = {"run", "stability"};
     if (!complete_from_catalog(d)) fail(at(model_line_), "this build has no kernel for model files");
     // Each instance must assemble as the file's values do (a sampled or swept
     // geometry may not close), and a controller must sample on the step grid:

@@ -814,12 +814,15 @@ void write_stability_h5(const std::string& path, const StudyRecord& record,
     doubles("frequency", "rad/s", "damped frequency Im(lambda) of the dominant pair; NaN when overdamped",
             [](const P& p) { return p.frequency; });
     ints("overdamped", kOverdampedText, [](const P& p) { return p.overdamped; });
-    ints("structural_zeros", std::string(kStructuralZerosText) + " (2 expected: the closed valve conserves two "
-         "oil volumes (four-bar) or each cylinder's free pressure level (lift-tilt))",
+    ints("structural_zeros", std::string(kStructuralZerosText) + " (2 per cylinder expected: the closed valve conserves "
+         "two oil volumes (three-volume circuit) or each cylinder's free pressure level (lift-tilt))",
          [](const P& p) { return p.structural_zeros; });
     doubles("crank_angle", "rad", "driving coordinate at the equilibrium (z1 planar, phi2 3D, q1 lift-tilt)",
             [](const P& p) { return p.crank_angle; });
-    matrix("pressure", npr, "Pa", npr == 3 ? "p1, p2, p3 at the equilibrium" : "p_a1, p_b1, p_a2, p_b2 at the equilibrium",
+    matrix("pressure", npr, "Pa",
+           npr == 3   ? "p1, p2, p3 at the equilibrium"
+           : npr == 6 ? "p1, p2, p3 of cylinder 1, then of cylinder 2, at the equilibrium"
+                      : "p_a1, p_b1, p_a2, p_b2 at the equilibrium",
            [](const P& p, hsize_t k) { return p.pressure[k]; });
   }
 

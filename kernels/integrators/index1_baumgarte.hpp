@@ -43,7 +43,8 @@ struct Index1Baumgarte {
   using Params = typename System::Params;
   using Constants = typename System::Constants;
   static_assert(std::is_same<Constants, typename Model::Constants>::value, "");
-  static constexpr int na = System::na;  // one actuator
+  static constexpr int na = System::na;
+  static_assert(na == 1, "the index-1 reference takes one actuator (its state holds one spool)");
   static constexpr int nq = System::n;
   static constexpr int nc = System::m;
   static constexpr int np = System::r;

@@ -1,15 +1,17 @@
-// A constrained mechanism driven by one double-acting cylinder of the
-// three-volume circuit, in the DAE form of seed 000 §2.2 (l = 0: no model
+// A constrained mechanism driven by double-acting cylinders of the
+// three-volume circuit (one for the seeds' mechanisms, one per degree of
+// freedom for a model file's), in the DAE form of seed 000 §2.2 (l = 0: no model
 // of the project has nonholonomic constraints):
 //
 //   (9)  e(x, ẋ, ẍ, p) + C_xᵀ Λ = Q_applied,
 //        e = e_mech(x, ẋ, ẍ) − F(p, ṡ) ∂s/∂x,   F = A2 p2 − A3 p3 − F_μ(ṡ)   eq (7)
 //   (10) C(x) = 0                                                (m)
-//   (12) ṗ = H(x, ẋ, p, U)                                       (r = 3), eq (74)
-//   (13) U̇ = W(U, U_ref) = (U_ref − U)/τ                         (u = 1), eq (4)
+//   (12) ṗ = H(x, ẋ, p, U)                                       (r = 3 na), eq (74)
+//   (13) U̇ = W(U, U_ref) = (U_ref − U)/τ                         (u = na), eq (4)
 //
-// with the actuator length s(x) and rate ṡ = ∂s/∂x ẋ. The cylinder force
-// does virtual work F δs, hence the generalized force F ∂s/∂x.
+// with the actuator lengths s_a(x) and rates ṡ_a = ∂s_a/∂x ẋ. Each cylinder's
+// force does virtual work F_a δs_a, hence the generalized force Σ_a F_a ∂s_a/∂x
+// (docs/models/planar-multibody.md §10 for na > 1).
 //
 // Mechanism contract (PlanarChainDae, SpatialFourBarDae): n, m, ni, Params,
 // mechanism_residual<T>, mechanism_residual_along<Dir, T> (Dᵀe_mech),
@@ -52,39 +54,53 @@ struct DaeInputPolicy<Mechanism, std::void_t<typename Mechanism::Input>> {
   using type = typename Mechanism::Input;
 };
 
+// A spool opening per actuator: a scalar for every actuator (e.g. 0.0 in a
+// residual, which does not read it), or an array U[a].
+template <class T>
+HS_HD const T& spool_of(const T& U, int) {
+  return U;
+}
+template <class T, int N>
+HS_HD const T& spool_of(const T (&U)[N], int a) {
+  return U[a];
+}
+
 template <class MechanismT, class FrictionT>
 struct ActuatedSystem {
   using Mechanism = MechanismT;
   using Friction = FrictionT;
   using Input = typename DaeInputPolicy<Mechanism>::type;
   using Circuit = ThreeVolumeCircuit;
-  // Written on the actuator component (kernels/actuators/hydraulic_cylinder.hpp);
-  // the linearization and the index-1 form take one actuator (na = 1) for now.
+  // Written on the actuator component (kernels/actuators/hydraulic_cylinder.hpp):
+  // na cylinders, actuator a owning the pressures p[a·np … a·np + np − 1]
+  // and spool U[a]; one degree of freedom per actuator at the equilibrium
+  // (kernels/linearize/equilibrium.hpp). The index-1 form takes one.
   using Actuator = HydraulicCylinder<Circuit, Friction>;
-  static constexpr int na = 1;
-  static_assert(DaeActuatorCount<Mechanism>::value == 1, "ActuatedSystem: one actuator (na > 1 not implemented)");
+  static constexpr int na = DaeActuatorCount<Mechanism>::value;
   static constexpr int n = Mechanism::n;
   static constexpr int m = Mechanism::m;
   static constexpr int ni = Mechanism::ni;
-  static constexpr int r = Circuit::np;
-  static constexpr int u = 1;
+  static constexpr int npa = Circuit::np;  // pressures per actuator
+  static constexpr int r = na * npa;
+  static constexpr int u = na;
   static_assert(linearizable_friction<Friction>, "the DAE form takes static friction laws only");
   using Params = ActuatedParams<typename Mechanism::Params, typename Actuator::Params, na, typename Input::Params>;
 
   using Constants = ActuatedConstants<typename Actuator::Constants, na>;
-  // s0 at the configuration x0 (the equilibrium or the initial state), as
+  // Each s0 at the configuration x0 (the equilibrium or the initial state), as
   // the integrators take it at t = 0.
   HS_HD static Constants constants(const Params& P, const double* x0) {
     Constants K;
-    K.actuator[0] = Actuator::constants(P.actuator[0], dae_actuator_length<Mechanism>(P.mechanism, x0, 0));
+    for (int a = 0; a < na; ++a)
+      K.actuator[a] = Actuator::constants(P.actuator[a], dae_actuator_length<Mechanism>(P.mechanism, x0, a));
     return K;
   }
 
-  // s, ṡ = ∂s/∂x ẋ and ∂s/∂x d_j along the directions, from one pass with
-  // x_k + Σ_j d_kj ε_j + ẋ_k ε_nd.
+  // Actuator a's s, ṡ = ∂s/∂x ẋ and ∂s/∂x d_j along the directions, from one
+  // pass with x_k + Σ_j d_kj ε_j + ẋ_k ε_nd.
   template <class Dir, class T>
   HS_HD static void actuator_along(const Params& P, const Dir& dir, const T* x, const T* xd, T& s, T& sdot,
-                                   T* ds_dir) {
+                                   T* ds_dir, int a = 0) {
     constexpr int nd = Dir::nd;
     using Jx = Dual<nd + 1, T>;
     Jx xj[n];
@@ -93,41 +109,48 @@ struct ActuatedSystem {
       for (int j = 0; j < nd; ++j) xj[k].v[j] = T(dir(k, j));
       xj[k].v[nd] = xd[k];
     }
-    const Jx sj = dae_actuator_length<Mechanism>(P.mechanism, xj, 0);
+    const Jx sj = dae_actuator_length<Mechanism>(P.mechanism, xj, a);
     s = sj.a;
     sdot = sj.v[nd];
     for (int j = 0; j < nd; ++j) ds_dir[j] = sj.v[j];
   }
-  // s, ṡ and ∂s/∂x at (x, ẋ).
+  // Actuator a's s, ṡ and ∂s/∂x at (x, ẋ).
   template <class T>
-  HS_HD static void actuator(const Params& P, const T* x, const T* xd, T& s, T& sdot, T* ds_dx) {
-    actuator_along(P, UnitDirections<n>{}, x, xd, s, sdot, ds_dx);
+  HS_HD static void actuator(const Params& P, const T* x, const T* xd, T& s, T& sdot, T* ds_dx, int a = 0) {
+    actuator_along(P, UnitDirections<n>{}, x, xd, s, sdot, ds_dx, a);
   }
 
-  // Dᵀe with e(x, ẋ, ẍ, p) = e_mech − F ∂s/∂x (seed 000 eq 9 without C_xᵀΛ
-  // and Q_applied), and H(x, ẋ, p, U) (eq 74, chamber lengths at s(x) − s0),
-  // sharing one evaluation of the actuator. Either output may be null;
-  // ẍ is read only for e.
+  // Dᵀe with e(x, ẋ, ẍ, p) = e_mech − Σ_a F_a ∂s_a/∂x (seed 000 eq 9 without
+  // C_xᵀΛ and Q_applied), and H(x, ẋ, p, U) (eq 74 per actuator, chamber
+  // lengths at s_a(x) − s0_a), sharing one evaluation of each actuator.
+  // Either output may be null; ẍ is read only for e. U: one spool opening
+  // for all, or U[a] (spool_of).
   template <class Dir, class T, class TU>
   HS_HD static void evaluate_along(const Params& P, const Constants& K, const Dir& dir, const T* x, const T* xd,
                                    const T* xdd, const T* p, const TU& U, T* e_dir, T* pdot) {
     if (e_dir) Mechanism::mechanism_residual_along(P.mechanism, dir, x, xd, xdd, e_dir);
     actuation_along(P, K, dir, x, xd, p, U, e_dir, pdot);
   }
-  // The cylinder's share: e_dir −= F ∂s/∂x D (when e_dir is not null) and
+  // The cylinders' share: e_dir −= F_a ∂s_a/∂x D (when e_dir is not null) and
   // pdot = H. Separate from the mechanism so that a caller can run
   // e_mech, which depends on neither p nor U, on narrower jets.
   template <class Dir, class T, class TU>
   HS_HD static void actuation_along(const Params& P, const Constants& K, const Dir& dir, const T* x, const T* xd,
                                     const T* p, const TU& U, T* e_dir, T* pdot) {
-    T s, sdot, ds_dir[Dir::nd];
-    actuator_along(P, dir, x, xd, s, sdot, ds_dir);
-    if (e_dir) {
-      const T F = Actuator::piston_force(K.actuator[0], p) -
-                  Actuator::friction_force(P.actuator[0], sdot, static_cast<const T*>(nullptr), static_cast<const T*>(nullptr));
-      for (int j = 0; j < Dir::nd; ++j) e_dir[j] -= F * ds_dir[j];
+    for (int a = 0; a < na; ++a) {
+      T s, sdot, ds_dir[Dir::nd];
+      actuator_along(P, dir, x, xd, s, sdot, ds_dir, a);
+      const T* pa = p + a * npa;
+      if (e_dir) {
+        const T F = Actuator::piston_force(K.actuator[a], pa) -
+                    Actuator::friction_force(P.actuator[a], sdot, static_cast<const T*>(nullptr),
+                                             static_cast<const T*>(nullptr));
+        for (int j = 0; j < Dir::nd; ++j) e_dir[j] -= F * ds_dir[j];
+      }
+      if (pdot)
+        Circuit::pressure_rates(P.actuator[a].circuit, K.actuator[a].circuit, pa, spool_of(U, a),
+                                s - K.actuator[a].s0, sdot, pdot + a * npa);
     }
-    if (pdot) Circuit::pressure_rates(P.actuator[0].circuit, K.actuator[0].circuit, p, U, s - K.actuator[0].s0, sdot, pdot);
   }
   // e itself (unit directions) and H.
   template <class T, class TU>
@@ -146,11 +169,13 @@ struct ActuatedSystem {
     evaluate(P, K, x, xd, static_cast<const T*>(nullptr), p, U, static_cast<T*>(nullptr), pdot);
   }
 
-  // W(U, U_ref) = (U_ref − U)/τ, eq (4); ∂W/∂U = −1/τ.
-  HS_HD static double spool_rate(const Params& P, double U, double U_ref) {
-    return Circuit::spool_rate(P.actuator[0].circuit, U, U_ref);
+  // W(U, U_ref) = (U_ref − U)/τ of actuator a, eq (4); ∂W/∂U = −1/τ.
+  HS_HD static double spool_rate(const Params& P, double U, double U_ref, int a = 0) {
+    return Circuit::spool_rate(P.actuator[a].circuit, U, U_ref);
   }
-  HS_HD static double spool_rate_derivative(const Params& P) { return -1.0 / P.actuator[0].circuit.valve_time_constant; }
+  HS_HD static double spool_rate_derivative(const Params& P, int a = 0) {
+    return -1.0 / P.actuator[a].circuit.valve_time_constant;
+  }
 };
 
 }  // namespace hs

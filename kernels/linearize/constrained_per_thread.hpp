@@ -232,14 +232,14 @@ HS_HD bool least_squares_multipliers(const FixedAssembly<NMAX, MMAX>& a, double*
 
 // One point of a stability map of a small constrained system by MCS (the
 // header's steps 1–4). The record keeps the 2 NI eigenvalues (at most
-// kStabilityRecordEigenvalues) and `reported` coordinate's equilibrium value
+// kConstrainedReportedEigenvalues, as the host path reports) and `reported` coordinate's equilibrium value
 // in crank_angle, as the host path's record.
 template <class Model>
 HS_HD StabilityRecord constrained_mcs_point(const typename Model::Params& p, const PerThreadConstrainedSettings& C,
                                             const StabilitySettings& S) {
   constexpr int NMAX = Model::per_thread_coordinates, NI = Model::degrees_of_freedom, MMAX = NMAX - NI;
   constexpr int NB = NMAX + MMAX;
-  static_assert(2 * NI <= kStabilityRecordEigenvalues, "the record holds every eigenvalue of the per-thread path");
+  static_assert(2 * NI <= kConstrainedReportedEigenvalues, "the record holds every eigenvalue of the per-thread path");
   StabilityRecord out;
   blank_stability(out, 0);
   if (!fits_per_thread<Model>(p)) {

@@ -4,9 +4,11 @@
 // 1. Assembly: the driving coordinate(s) held (crank angle), the others
 //    from C(x) = 0 by Newton with the dual-number Jacobian C_x.
 // 2. Statics at rest, valve closed (U = 0): projected on the admissible
-//    motions T (C_x T = 0), Tᵀ(e_mech − F ∂s/∂x) = 0 gives the actuator
-//    force F. No flow crosses the throttle, so p1 = p2, and with p3
-//    prescribed p2 = (F + A3 p3)/A2 (eqs 81–82).
+//    motions T (C_x T = 0), Tᵀ(e_mech − Σ_a F_a ∂s_a/∂x) = 0 gives the
+//    actuator forces F_a (one per degree of freedom: ni = na equations,
+//    B F = Tᵀe_mech with B_ja = T_jᵀ ∂s_a/∂x). No flow crosses the throttle,
+//    so p1 = p2, and with p3 prescribed p2 = (F + A3 p3)/A2 (eqs 81–82), per
+//    actuator.
 // 3. Multipliers from D(x⁰)ᵀΛ⁰ = Q(x⁰, 0, p⁰), eq (79), by least squares
 //    (normal equations C_x C_xᵀ Λ = −C_x e; exact since Tᵀe = 0).
 // The printed closed forms (83), (85), (86) fail a virtual-work check
@@ -32,7 +34,8 @@ struct Equilibrium {
   double p[r];
   double U = 0.0;
   double lambda[m];
-  double actuator_force;  // F = A2 p2 − A3 p3 holding the load [N]
+  double actuator_force;  // F = A2 p2 − A3 p3 of the first actuator holding the load [N]
+  double actuator_forces[System::na];  // every actuator's
   typename System::Constants K;
   int indep[ni], dep[m];  // coordinate partition (driving coordinates independent)
   double Cx[m][n];        // constraint Jacobian C_x(x⁰)
@@ -82,7 +85,8 @@ HS_HD Status solve_equilibrium(const typename System::Params& P, Equilibrium<Sys
                                const EquilibriumSettings& S = EquilibriumSettings{}) {
   using Mech = typename System::Mechanism;
   constexpr int n = System::n, m = System::m, ni = System::ni;
-  static_assert(ni == 1, "one actuator drives the mechanism: one independent coordinate");
+  constexpr int na = System::na, npa = System::npa;
+  static_assert(ni == na, "one actuator per degree of freedom: the statics fix each actuator's force");
   namespace d = linearize_detail;
 
   // 1. Assembly with the driving coordinate held.
@@ -108,24 +112,53 @@ HS_HD Status solve_equilibrium(const typename System::Params& P, Equilibrium<Sys
   const auto& T = eq.T;
   if (!d::admissible_basis<System>(Cx, eq.indep, eq.dep, eq.T)) return Status::constraint_failure;
 
-  // 2. Statics: actuator force from the projected balance, then pressures.
+  // 2. Statics: actuator forces from the projected balance, then pressures.
   eq.K = System::constants(P, eq.x);
   const double zero[n] = {};
-  double e_mech[n], s, sdot, ds_dx[n];
+  double e_mech[n], s, sdot, ds_dx[na][n];
   Mech::mechanism_residual(P.mechanism, eq.x, zero, zero, e_mech);
-  System::actuator(P, eq.x, zero, s, sdot, ds_dx);
-  double a = 0.0, b = 0.0;
-  for (int k = 0; k < n; ++k) {
-    a += T[k][0] * e_mech[k];
-    b += T[k][0] * ds_dx[k];
+  for (int c = 0; c < na; ++c) System::actuator(P, eq.x, zero, s, sdot, ds_dx[c], c);
+  if constexpr (na == 1) {
+    double a = 0.0, b = 0.0;
+    for (int k = 0; k < n; ++k) {
+      a += T[k][0] * e_mech[k];
+      b += T[k][0] * ds_dx[0][k];
+    }
+    if (!(fabs(b) > 1e-12)) return Status::invalid_parameters;  // actuator at a dead point: cannot hold the load
+    eq.actuator_forces[0] = a / b;
+  } else {
+    Mat<double, na, na> B;
+    double a[na];
+    double scale = 0.0;
+    for (int j = 0; j < ni; ++j) {
+      a[j] = 0.0;
+      for (int k = 0; k < n; ++k) a[j] += T[k][j] * e_mech[k];
+      for (int c = 0; c < na; ++c) {
+        double b = 0.0;
+        for (int k = 0; k < n; ++k) b += T[k][j] * ds_dx[c][k];
+        B(j, c) = b;
+        scale = fabs(b) > scale ? fabs(b) : scale;
+      }
+    }
+    // The actuators at a dead point together (B singular): they cannot hold the load.
+    Mat<double, na, na> Bf = B;
+    int perm[na];
+    if (!(scale > 1e-12) || !lu_factor(Bf, perm)) return Status::invalid_parameters;
+    double det = 1.0;
+    for (int j = 0; j < na; ++j) det *= Bf(j, j);
+    double bound = 1.0;
+    for (int j = 0; j < na; ++j) bound *= scale;
+    if (!(fabs(det) > 1e-12 * bound)) return Status::invalid_parameters;
+    lu_solve(Bf, perm, a, eq.actuator_forces);
   }
-  if (!(fabs(b) > 1e-12)) return Status::invalid_parameters;  // actuator at a dead point: cannot hold the load
-  eq.actuator_force = a / b;
-  double p[System::r];
-  System::Circuit::static_pressures(P.actuator[0].circuit, eq.K.actuator[0].circuit, eq.actuator_force, p);
-  for (int k = 0; k < System::r; ++k) eq.p[k] = p[k];
+  eq.actuator_force = eq.actuator_forces[0];
+  for (int c = 0; c < na; ++c) {
+    double p[npa];
+    System::Circuit::static_pressures(P.actuator[c].circuit, eq.K.actuator[c].circuit, eq.actuator_forces[c], p);
+    for (int k = 0; k < npa; ++k) eq.p[c * npa + k] = p[k];
+    if (!(p[1] > 0.0 && p[1] < 1e10)) return Status::invalid_parameters;
+  }
   eq.U = 0.0;
-  if (!(eq.p[1] > 0.0 && eq.p[1] < 1e10)) return Status::invalid_parameters;
 
   // 3. Multipliers: e + C_xᵀΛ = 0 in the least-squares sense.
   double e[n];

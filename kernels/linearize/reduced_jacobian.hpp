@@ -1,7 +1,8 @@
 // Reduced Jacobian of seed 000 (§3, eqs 53–64) at a static equilibrium,
 // generic over the mechanism and the friction law (docs/models/linearization.md §3.3):
 //
-//   state  X̃ = (x̃_ai | ẋ̃_ai | p̃ | Ũ),  size 2(n − m) + r + u   (l = 0)
+//   state  X̃ = (x̃_ai | ẋ̃_ai | p̃ | Ũ),  size 2(n − m) + r + u   (l = 0;
+//   r = 3 na pressures, u = na spools: one per cylinder)
 //
 //       [ 0                 I                 0                 0    ]
 //   J = [ −m0⁻¹TᵀK_q T      m0⁻¹TᵀQ_ẋ T       m0⁻¹TᵀQ_p         0    ]   eq (64)
@@ -40,8 +41,8 @@ struct LinearizationTerms {
   double Qxd[ni][ni];    // TᵀQ_ẋT (friction through ṡ)
   double Qp[ni][r];      // TᵀQ_p (cylinder areas × ∂s/∂x T)
   double Hx[r][ni], Hxd[r][ni];  // H_xT, H_ẋT
-  double Hp[r][r], HU[r];
-  double WU;             // ∂W/∂U = −1/τ
+  double Hp[r][r], HU[r][System::u];  // H_U: actuator a's pressures on its own spool U_a
+  double WU[System::u];  // ∂W_a/∂U_a = −1/τ_a (W is diagonal: each spool follows its own reference)
 };
 
 template <class System>
@@ -54,7 +55,6 @@ template <class System>
 HS_HD bool linearization_terms(const typename System::Params& P, const Equilibrium<System>& eq,
                                LinearizationTerms<System>& L) {
   constexpr int n = System::n, m = System::m, ni = System::ni, r = System::r, u = System::u;
-  static_assert(u == 1, "one spool state");
 
   // The admissible motions T come with the equilibrium (eq 31).
   const auto& T = eq.T;
@@ -91,7 +91,8 @@ HS_HD bool linearization_terms(const typename System::Params& P, const Equilibri
       }
     }
     for (int k = 0; k < r; ++k) p[k] = Dw::variable(eq.p[k], ip + k);
-    const Dw U = Dw::variable(eq.U, iu);
+    Dw U[u];
+    for (int a = 0; a < u; ++a) U[a] = Dw::variable(eq.U, iu + a);
     {
       // e_mech depends on x, ẋ, ẍ only: its pass carries the first 3ni
       // directions (path jets of half the width for the four-bar).
@@ -120,10 +121,10 @@ HS_HD bool linearization_terms(const typename System::Params& P, const Equilibri
         L.Hxd[i][j] = h[i].v[ixd + j];
       }
       for (int k = 0; k < r; ++k) L.Hp[i][k] = h[i].v[ip + k];
-      L.HU[i] = h[i].v[iu];
+      for (int a = 0; a < u; ++a) L.HU[i][a] = h[i].v[iu + a];
     }
   }
-  L.WU = System::spool_rate_derivative(P);
+  for (int a = 0; a < u; ++a) L.WU[a] = System::spool_rate_derivative(P, a);
   return true;
 }
 
@@ -131,7 +132,7 @@ HS_HD bool linearization_terms(const typename System::Params& P, const Equilibri
 template <class System>
 HS_HD bool assemble_reduced_jacobian(const LinearizationTerms<System>& L,
                                      Mat<double, ReducedSize<System>::value, ReducedSize<System>::value>& J) {
-  constexpr int ni = System::ni, r = System::r;
+  constexpr int ni = System::ni, r = System::r, u = System::u;
   constexpr int N = ReducedSize<System>::value;
   constexpr int row_v = ni, row_p = 2 * ni, row_u = 2 * ni + r;
   J = Mat<double, N, N>::zero();
@@ -158,9 +159,9 @@ HS_HD bool assemble_reduced_jacobian(const LinearizationTerms<System>& L,
       J(row_p + i, ni + j) = L.Hxd[i][j];  // J42 = H_ẋ T
     }
     for (int k = 0; k < r; ++k) J(row_p + i, row_p + k) = L.Hp[i][k];
-    J(row_p + i, row_u) = L.HU[i];
+    for (int a = 0; a < u; ++a) J(row_p + i, row_u + a) = L.HU[i][a];
   }
-  J(row_u, row_u) = L.WU;
+  for (int a = 0; a < u; ++a) J(row_u + a, row_u + a) = L.WU[a];
   return true;
 }
 

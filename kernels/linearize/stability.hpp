@@ -34,8 +34,9 @@ struct StabilitySettings {
 };
 
 // Chamber pressures a point reports (the four-bar's three volumes, the
-// manipulator's two cylinders with two chambers each).
-constexpr int kStabilityPressures = 4;
+// manipulator's two cylinders with two chambers each, a two-cylinder model
+// file's three volumes each).
+constexpr int kStabilityPressures = 6;
 
 template <int N>
 struct StabilityResult {
@@ -141,8 +142,13 @@ HS_HD void classify_eigenvalues(const double* re, const double* im, const Stabil
 }
 
 // The host's one record type for every model's map: room for the widest
-// system (the lift-tilt's sampled closed loop: 8 plant states + 2 memory).
-constexpr int kStabilityRecordEigenvalues = 10;
+// system (a two-cylinder model file: 2 × 2 mechanical + 6 pressures + 2 spools;
+// the lift-tilt's sampled closed loop has 8 plant states + 2 memory).
+constexpr int kStabilityRecordEigenvalues = 12;
+// How many of a constrained system's (seed 003, any size) lowest-frequency
+// eigenvalues a map reports.
+constexpr int kConstrainedReportedEigenvalues = 10;
+static_assert(kConstrainedReportedEigenvalues <= kStabilityRecordEigenvalues, "the record holds them");
 using StabilityRecord = StabilityResult<kStabilityRecordEigenvalues>;
 
 // A system that computes its own point (a closed loop: sampled_loop.hpp)

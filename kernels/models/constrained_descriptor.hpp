@@ -39,7 +39,7 @@ ModelDescriptor stability_only(std::string name, const char* title, const char* 
   d.friction_laws = {"none"};
   d.stability_friction_laws = {"none"};
   d.stability_methods = {"mcs", "rcs", "ucs"};
-  d.stability_eigenvalues = kStabilityRecordEigenvalues;
+  d.stability_eigenvalues = kConstrainedReportedEigenvalues;
   d.stability_pressures = 0;
   d.stability_equilibrium =
       "static equilibrium of M q'' = f - Phi_q^T lambda, Phi = 0 (Newton from the model's guess, minimum-norm "

@@ -35,12 +35,12 @@ using PlanarFileDae = PlanarMultibodyDae<PlanarFileCapacity>;
 using PlanarFileModelParams = PlanarFileModelParamsOf<PlanarFileCapacity>;
 
 // One entry per capacity. Both run the double step and the penalty
-// formulation with every friction law; the one-cylinder entry also the
-// index-1 form and the stability map (ActuatedSystem takes one actuator,
-// kernels/linearize/actuated_system.hpp).
+// formulation with every friction law and linearize for the stability map
+// (kernels/linearize/actuated_system.hpp, one actuator per degree of
+// freedom); the one-cylinder entry also runs the index-1 form (one actuator).
 template <class Capacity>
 struct PlanarMultibodyPhysicsOf {
-  static constexpr bool runs = true, linearizes = Capacity::na == 1;
+  static constexpr bool runs = true, linearizes = true;
   using FrictionLaws = FrictionLawRegistry;
   using Formulations = std::conditional_t<Capacity::na == 1,
                                           TypeList<DoubleStepFormulation, PenaltyFormulation, Index1BaumgarteFormulation>,
@@ -69,7 +69,6 @@ struct PlanarMultibodyPhysics : PlanarMultibodyPhysicsOf<PlanarFileCapacity> {
 };
 struct PlanarMultibodyTwoCylinderPhysics : PlanarMultibodyPhysicsOf<PlanarFileTwoCylinderCapacity> {
   static constexpr const char* key = "planar-multibody-2";
-  static constexpr bool linearizes = false;
 };
 
 }  // namespace hs
