@@ -189,13 +189,14 @@ class Reader {
   std::shared_ptr<const ModelDescriptor> read(const toml::table& root, const std::string& prefix, const std::string& where) {
     prefix_ = prefix;
     check_keys(root, prefix.empty() ? "" : prefix.substr(0, prefix.size() - 1),
-               {"model", "ground", "body", "joint", "cylinder", "input"}, where);
+               {"model", "ground", "body", "joint", "cylinder", "input", "output"}, where);
     read_model(root);
     read_ground(root);
     read_bodies(root);
     read_joints(root);
     read_cylinders(root);
     if (const toml::node* in = root.get("input")) read_input(*in);
+    if (const toml::node* out = root.get("output")) read_output(*out);
     build();
     return std::make_shared<const ModelDescriptor>(std::move(d_));
   }
@@ -214,6 +215,7 @@ class Reader {
   int sample_period_line_ = 0;
   bool schedule_at_top_ = false;  // a one-cylinder file's [input] times/values
   int model_line_ = 0;
+  std::vector<int> output_points_;  // [output] points: indices into points_
   ModelDescriptor d_;
 
   // ---- messages and typed readers ------------------------------------------
@@ -579,6 +581,30 @@ class Reader {
       if (k > 0 && !(S.start[k] > S.start[k - 1])) fail(at(*times->get(k)), key + ".times must increase");
     }
     if (const toml::node* g = t.get("gain")) S.gain = number(*g, key + ".gain");
+  }
+
+  // [output] points = ["BODY.POINT", ...]: named points whose world
+  // coordinates the trajectories carry (docs/model-files.md §11).
+  void read_output(const toml::node& n) {
+    const toml::table* t = n.as_table();
+    if (!t) fail(at(n), "output must be a table [output] with `points`");
+    check_keys(*t, "output", {"points"}, "[output]");
+    const toml::node* pts = t->get("points");
+    if (!pts) return;
+    const toml::array* list = pts->as_array();
+    if (!list) fail(at(*pts), "output.points must be an array of points [\"BODY.POINT\", ...]");
+    constexpr size_t most = 8;
+    if (list->size() > most)
+      fail(at(*pts), "output.points names " + std::to_string(list->size()) + " points; at most " + std::to_string(most));
+    for (size_t i = 0; i < list->size(); ++i) {
+      const std::string key = "output.points[" + std::to_string(i) + "]";
+      const int p = point_ref(*list->get(i), key);
+      if (points_[p].owner == "ground")
+        fail(at(*list->get(i)), key + " = \"ground." + points_[p].name + "\": a ground point does not move; name a body's point");
+      if (std::find(output_points_.begin(), output_points_.end(), p) != output_points_.end())
+        fail(at(*list->get(i)), key + ": " + points_[p].owner + "." + points_[p].name + " is named twice");
+      output_points_.push_back(p);
+    }
   }
 
   // ---- the mechanism -----------------------------------------------------------
@@ -960,6 +986,7 @@ class Reader {
             if (col.name == run_columns::column_name(stem, -1, kNa > 1 ? c : -1)) col.unit = unit;
     }
     d.driving_coordinate = run_columns::column_name("q", n.driving_coordinate);
+    describe_outputs<K>(d);
     d.commands = {"run", "stability"};
     if (!complete_from_catalog(d)) fail(at(model_line_), "this build has no kernel for model files");
     // Each instance must assemble as the file's values do (a sampled or swept
@@ -996,6 +1023,55 @@ class Reader {
                                              " s): the controller would sample once and hold"};
       }
       return {};
+    };
+  }
+  // The named points' channels: x and y in the world of each, derived on the
+  // host from every sample's joint coordinates with the kernel's own
+  // kinematics (PlanarMultibodyDae::place and world_point).
+  template <class K>
+  void describe_outputs(ModelDescriptor& d) const {
+    using Params = typename K::Params;
+    if (output_points_.empty()) return;
+    for (int p : output_points_) {
+      const std::string stem = points_[p].owner + "_" + points_[p].name;
+      for (const char* axis : {"x", "y"}) {
+        OutputInfo c;
+        c.name = stem + "_" + axis;
+        c.unit = "m";
+        c.description = std::string("world ") + axis + " of point " + points_[p].name + " of body " + points_[p].owner +
+                        " (derived on the host from the sample's joint coordinates)";
+        d.derived_channels.push_back(c);
+      }
+    }
+    long q_at = -1;  // the first coordinate's channel
+    for (size_t c = 0; c < d.trajectory_channels.size(); ++c)
+      if (d.trajectory_channels[c].name == "q1") q_at = static_cast<long>(c);
+    if (q_at < 0) fail(at(model_line_), "internal: no q1 channel");
+    d.derive_samples = [points = output_points_, q_at](const ModelDescriptor& model, const double* row,
+                                                         const double* samples, long m, long width, double* out) {
+      Params base;
+      std::memcpy(&base, model.params_bytes.data(), sizeof base);
+      const Params P = unpack_row(model.parameters, row, base);
+      const long D = 2 * static_cast<long>(points.size());
+      for (long k = 0; k < m; ++k) {
+        double q[K::nq];
+        bool finite = true;
+        for (int j = 0; j < K::nq; ++j) {
+          q[j] = samples[k * width + q_at + j];
+          finite = finite && std::isfinite(q[j]);
+        }
+        double* o = out + k * D;
+        if (!finite) {  // a sample never recorded (after a failure)
+          for (long j = 0; j < D; ++j) o[j] = std::numeric_limits<double>::quiet_NaN();
+          continue;
+        }
+        const auto placements = K::Dae::place(P.mechanism, q);
+        for (size_t c = 0; c < points.size(); ++c) {
+          const V2<double> w = K::Dae::world_point(P.mechanism, placements, points[c]);
+          o[2 * c] = w.x;
+          o[2 * c + 1] = w.y;
+        }
+      }
     };
   }
   // The unit of cylinder c's reference: V for a valve schedule, m for a

@@ -565,23 +565,53 @@ void write_h5(const std::string& path, const StudyRecord& record,
     const long block = std::max<long>(1, (1L << 20) / (m * W));
     std::vector<double> buf;
     long buf_first = -1;
+    // Instance li's m samples of the kernel's W channels, a block of instances read at a time.
+    auto samples_of = [&](long li) -> const double* {
+      if (buf_first < 0 || li < buf_first || li >= buf_first + block) {
+        buf_first = li - li % block;
+        const long count = std::min<long>(block, static_cast<long>(n) - buf_first);
+        buf.resize(static_cast<size_t>(count * m * W));
+        res.trajectories(buf_first, count, buf.data());
+      }
+      return buf.data() + (li - buf_first) * m * W;
+    };
     const auto& channels = design.descriptor->trajectory_channels;
     for (size_t ci = 0; ci < channels.size(); ++ci) {
       const OutputInfo& ch = channels[ci];
       matrix_dataset(
           g, ch.name, n, static_cast<hsize_t>(m),
           [&](hsize_t i, double* row) {
-            const long li = static_cast<long>(i);
-            if (buf_first < 0 || li < buf_first || li >= buf_first + block) {
-              buf_first = li - li % block;
-              const long count = std::min<long>(block, static_cast<long>(n) - buf_first);
-              buf.resize(static_cast<size_t>(count * m * W));
-              res.trajectories(buf_first, count, buf.data());
-            }
-            const double* s = buf.data() + (li - buf_first) * m * W;
+            const double* s = samples_of(static_cast<long>(i));
             for (long k = 0; k < m; ++k) row[k] = s[k * W + ci];
           },
           true, [&](hid_t d) { attribute(d, "unit", ch.unit); });
+    }
+    // The channels derived on the host (a model file's named points), from
+    // the kernel's samples and each instance's parameters.
+    const ModelDescriptor& model = *design.descriptor;
+    const auto& derived = model.derived_channels;
+    if (!derived.empty() && model.derive_samples) {
+      const long D = static_cast<long>(derived.size());
+      std::vector<double> values(static_cast<size_t>(m * D));
+      long values_of = -1;
+      for (long dj = 0; dj < D; ++dj) {
+        matrix_dataset(
+            g, derived[dj].name, n, static_cast<hsize_t>(m),
+            [&](hsize_t i, double* row) {
+              const long li = static_cast<long>(i);
+              if (li != values_of) {
+                const std::vector<double> inst = design.instance(li);
+                model.derive_samples(model, inst.data(), samples_of(li), m, W, values.data());
+                values_of = li;
+              }
+              for (long k = 0; k < m; ++k) row[k] = values[k * D + dj];
+            },
+            true, [&](hid_t d) {
+              attribute(d, "unit", derived[dj].unit);
+              attribute(d, "description", derived[dj].description);
+            });
+        values_of = -1;
+      }
     }
   }
 

@@ -140,6 +140,15 @@ struct ModelDescriptor {
     std::string key, why;
   };
   std::function<Problem(const ModelDescriptor& model, const double* row, double dt, double duration)> instance_check;
+  // Trajectory channels the host derives from the kernel's samples when it
+  // writes them (a model file's named points, docs/model-files.md §11): their
+  // names, and the function that fills them for one instance from its
+  // parameter row and its m samples of the kernel's channels (sample k at
+  // samples + k·width), out[k·derived_channels.size() + j]. Empty: none.
+  std::vector<OutputInfo> derived_channels;
+  std::function<void(const ModelDescriptor& model, const double* row, const double* samples, long m, long width,
+                     double* out)>
+      derive_samples;
 
   long parameter_count() const { return static_cast<long>(parameters.size()); }
   const ParameterInfo* find_parameter(const std::string& dotted) const {
