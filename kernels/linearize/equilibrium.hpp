@@ -141,15 +141,15 @@ HS_HD Status solve_equilibrium(const typename System::Params& P, Equilibrium<Sys
       }
     }
     // The actuators at a dead point together (B singular): they cannot hold the load.
-    Mat<double, na, na> Bf = B;
     int perm[na];
-    if (!(scale > 1e-12) || !lu_factor(Bf, perm)) return Status::invalid_parameters;
-    double det = 1.0;
-    for (int j = 0; j < na; ++j) det *= Bf(j, j);
-    double bound = 1.0;
-    for (int j = 0; j < na; ++j) bound *= scale;
+    if (!(scale > 1e-12) || !lu_factor(B, perm)) return Status::invalid_parameters;
+    double det = 1.0, bound = 1.0;
+    for (int j = 0; j < na; ++j) {
+      det *= B(j, j);  // the factors' diagonal
+      bound *= scale;
+    }
     if (!(fabs(det) > 1e-12 * bound)) return Status::invalid_parameters;
-    lu_solve(Bf, perm, a, eq.actuator_forces);
+    lu_solve(B, perm, a, eq.actuator_forces);
   }
   eq.actuator_force = eq.actuator_forces[0];
   for (int c = 0; c < na; ++c) {

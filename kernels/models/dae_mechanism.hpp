@@ -75,8 +75,24 @@ struct CoordinateAccelerations {
   }
 };
 
+// Φ and Φ_x as a pose stores them (members phi[NC], jacobian[NC][NQ]): the
+// accessors of the integrators' interface for every mechanism whose pose
+// holds them (DaeMechanism, PlanarMultibody).
+template <int NQ, int NC>
+struct StoredPoseConstraints {
+  template <class Params, class Pose, class T>
+  HS_HD static void constraints(const Params&, const Pose& p, T* phi) {
+    for (int r = 0; r < NC; ++r) phi[r] = p.phi[r];
+  }
+  template <class Pose, class T>
+  HS_HD static void constraint_jacobian(const Pose& p, T (*J)[NQ]) {
+    for (int r = 0; r < NC; ++r)
+      for (int k = 0; k < NQ; ++k) J[r][k] = p.jacobian[r][k];
+  }
+};
+
 template <class DaeT>
-struct DaeMechanism : CoordinateAccelerations<DaeT::n> {
+struct DaeMechanism : CoordinateAccelerations<DaeT::n>, StoredPoseConstraints<DaeT::n, DaeT::m> {
   using Dae = DaeT;
   using Params = typename Dae::Params;
   static constexpr int nq = Dae::n;  // coordinates x
@@ -130,15 +146,6 @@ struct DaeMechanism : CoordinateAccelerations<DaeT::n> {
     return p;
   }
 
-  template <class T>
-  HS_HD static void constraints(const Params&, const Pose<T>& p, T* phi) {
-    for (int r = 0; r < nc; ++r) phi[r] = p.phi[r];
-  }
-  template <class T>
-  HS_HD static void constraint_jacobian(const Pose<T>& p, T (*J)[nq]) {
-    for (int r = 0; r < nc; ++r)
-      for (int k = 0; k < nq; ++k) J[r][k] = p.jacobian[r][k];
-  }
 
   template <class T>
   HS_HD static Motion<T> motion(const Pose<T>& p, const T* xd) {

@@ -309,7 +309,7 @@ struct PlanarMultibodyDae {
 // DAE's (mechanism_residual_along); the bias Φ̇_x ẋ comes from the path jet
 // on Φ, as DaeMechanism takes it.
 template <class Capacity>
-struct PlanarMultibody : CoordinateAccelerations<Capacity::nq> {
+struct PlanarMultibody : CoordinateAccelerations<Capacity::nq>, StoredPoseConstraints<Capacity::nq, Capacity::nc> {
   using Dae = PlanarMultibodyDae<Capacity>;
   using Params = typename Dae::Params;
   static constexpr int nq = Dae::n;
@@ -413,15 +413,6 @@ struct PlanarMultibody : CoordinateAccelerations<Capacity::nq> {
       p.jacobian[r][P.pad_slot[r]] = T(1.0);
     }
     return p;
-  }
-  template <class T>
-  HS_HD static void constraints(const Params&, const Pose<T>& p, T* phi) {
-    for (int r = 0; r < nc; ++r) phi[r] = p.phi[r];
-  }
-  template <class T>
-  HS_HD static void constraint_jacobian(const Pose<T>& p, T (*J)[nq]) {
-    for (int r = 0; r < nc; ++r)
-      for (int k = 0; k < nq; ++k) J[r][k] = p.jacobian[r][k];
   }
 
   template <class T>
