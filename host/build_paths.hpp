@@ -6,7 +6,7 @@
 #pragma once
 
 namespace hs_build {
-const char* source_dir();      // the repository root (studies/, bench/results/)
+const char* source_dir();      // the repository root (studies/, models/, bench/results/); $HYDROSWEEP_SOURCE_DIR if set
 const char* hydrosweep_exe();  // the hydrosweep program of this build
 }  // namespace hs_build
 

@@ -17,6 +17,7 @@
 # `ctest -L gpu` runs), compute-sanitizer memcheck on the small-batch tests,
 # the GPU benchmarks (four-bar and lift-tilt runs, stability maps, eigenvalues),
 # the manipulator's Monte Carlo, Sobol' and stability-map studies on the GPU,
+# a model file's Monte Carlo (GPU and CPU) and stability map on the GPU,
 # and Nsight Compute's summary of the simulation kernel.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -69,6 +70,9 @@ for f in $(find /usr/local /opt /usr/lib -name 'libcusolver.so.*' -o -name 'libc
 done
 export LD_LIBRARY_PATH="$carry/lib${cuda_lib}:${LD_LIBRARY_PATH:-}"
 export OMP_NUM_THREADS="$(nproc)"
+# The programs were built in another checkout: their tests read the shipped
+# studies and model files (models/*.toml) from this one (host/build_paths.hpp).
+export HYDROSWEEP_SOURCE_DIR="$(pwd)"
 bin="$carry/bin"
 # DEVICE_CHECK_STEPS: the groups to run (default all): trace bisect tests sanitizer runs studies maps ncu
 steps="${DEVICE_CHECK_STEPS:-trace bisect tests sanitizer runs studies maps ncu}"
@@ -137,6 +141,10 @@ run 150 "$bin/hydrosweep" run studies/manipulator_monte_carlo.toml --out "$out/r
 run 40 "$bin/hydrosweep" stability studies/stability_manipulator.toml --out "$out/r/stability_manipulator_cuda" --backend cuda
 run 60 "$bin/hydrosweep" stability studies/stability_manipulator.toml --out "$out/r/stability_manipulator_cpu" --backend cpu
 run 60 "$bin/hydrosweep" run studies/manipulator_sobol.toml --out "$out/r/manipulator_sobol" --backend cuda --progress lines
+step "a model file's studies on the GPU and the CPU (the generic two-cylinder kernels, models/excavator_boom_arm.toml)"
+run 90 "$bin/hydrosweep" run studies/excavator_boom_arm_monte_carlo.toml --out "$out/r/boom_arm_mc_cuda" --backend cuda
+run 90 "$bin/hydrosweep" run studies/excavator_boom_arm_monte_carlo.toml --out "$out/r/boom_arm_mc_cpu" --backend cpu
+run 40 "$bin/hydrosweep" stability studies/stability_excavator_boom_arm.toml --out "$out/r/stability_boom_arm_cuda" --backend cuda
 fi
 
 if want maps; then

@@ -14,11 +14,14 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "host/run/batch.hpp"
+#include "host/build_paths.hpp"
+#include "host/registry/model_file.hpp"
 #include "host/registry/models.hpp"
 
 namespace hs::backend_test {
@@ -116,9 +119,8 @@ inline BatchSpec random_batch(long n, unsigned seed, int stride, double duration
 // and Coulomb force drawn in ±30 %), its first friction law and
 // formulation, `duration` seconds of its work cycle, samples every `stride`
 // steps: the batch every backend must run identically, for any model.
-inline BatchSpec model_batch(const std::string& model, long n, unsigned seed, int stride, double duration,
+inline BatchSpec model_batch(const ModelDescriptor& m, long n, unsigned seed, int stride, double duration,
                              const std::string& friction = "") {
-  const ModelDescriptor& m = *find_model(model);
   BatchSpec spec;
   spec.model = &m;
   spec.friction = friction.empty() ? m.friction_laws.front() : friction;
@@ -143,6 +145,30 @@ inline BatchSpec model_batch(const std::string& model, long n, unsigned seed, in
   spec.trajectory_stride = stride;
   spec.threads = 2;
   return spec;
+}
+inline BatchSpec model_batch(const std::string& model, long n, unsigned seed, int stride, double duration,
+                             const std::string& friction = "") {
+  return model_batch(*find_model(model), n, seed, stride, duration, friction);
+}
+
+// The models shipped as model files (models/*.toml), read once: the generic
+// kernels every backend runs for a user's own machine.
+inline const std::vector<std::shared_ptr<const ModelDescriptor>>& shipped_model_files() {
+  static const std::vector<std::shared_ptr<const ModelDescriptor>> files = [] {
+    std::vector<std::shared_ptr<const ModelDescriptor>> out;
+    for (const char* f : {"four_bar.toml", "four_bar_seed001.toml", "quick_return.toml", "excavator_bucket.toml",
+                          "excavator_boom_arm.toml"})
+      out.push_back(load_model_file(std::string(HYDROSWEEP_SOURCE_DIR) + "/models/" + f));
+    return out;
+  }();
+  return files;
+}
+// Every model a run can name: the compiled ones, then the shipped model files.
+inline std::vector<const ModelDescriptor*> compiled_models_and_model_files() {
+  std::vector<const ModelDescriptor*> all;
+  for (const auto& m : models()) all.push_back(&m);
+  for (const auto& f : shipped_model_files()) all.push_back(f.get());
+  return all;
 }
 
 inline long failed_count(const BatchResult& r) {

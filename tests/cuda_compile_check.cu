@@ -4,7 +4,7 @@
 // planar four-bar with the static friction laws' one compiled policy (every
 // static law's body, docs/models/friction.md §10; it was one kernel per law).
 #include "kernels/integrators/double_step_trapezoidal.hpp"
-#include "kernels/friction/static_choice.hpp"
+#include "kernels/friction/law_choice.hpp"
 #include "kernels/integrators/run.hpp"
 #include "kernels/models/four_bar.hpp"
 

@@ -43,7 +43,7 @@ TEST(Backends, KokkosAgreesWithCpu) {
   std::cout << "Kokkos vs CPU, worst scaled difference: " << worst.text() << "\n";
 }
 
-// Every registered model with every friction law and semirecursive
+// Every registered model and every shipped model file with every friction law and semirecursive
 // trapezoidal formulation (double step, penalty; not the index-1 reference
 // integrator) on Kokkos: the same kernel over the same rows, bit-identical to
 // the CPU backend (2 s of each model's cycle, 4 instances; the LuGre laws'
@@ -51,13 +51,14 @@ TEST(Backends, KokkosAgreesWithCpu) {
 TEST(Backends, KokkosAgreesWithCpuOnEveryModelFormulationAndFrictionLaw) {
   std::string why;
   if (!backend_available(Backend::kokkos, &why)) GTEST_SKIP() << why;
-  for (const auto& m : models()) {
+  for (const ModelDescriptor* model : backend_test::compiled_models_and_model_files()) {
+    const ModelDescriptor& m = *model;
     if (!m.supports_command("run")) continue;
     for (const auto& formulation : m.formulations)
     for (const auto& friction : m.friction_laws_of(formulation)) {
       if (formulation == "index1-baumgarte") continue;
       SCOPED_TRACE(m.name + " / " + friction + " / " + formulation);
-      BatchSpec spec = backend_test::model_batch(m.name, 4, 11, 100, 2.0, friction);
+      BatchSpec spec = backend_test::model_batch(m, 4, 11, 100, 2.0, friction);
       spec.formulation = formulation;
       const BatchResult cpu = run_batch_cpu(spec);
       EXPECT_EQ(backend_test::failed_count(cpu), 0);

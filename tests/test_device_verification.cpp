@@ -55,19 +55,47 @@ TEST(DeviceVerification, AutoWithoutADeviceRunsMapsOnTheCpu) {
 // a note unless verified; an explicit request is refused where a device
 // disagreed, warned where none compared.
 TEST(DeviceVerification, DecisionFollowsTheFinding) {
-  const DeviceDecision verified = decide_device("run", "four-bar", "double-step", "brown-mcphee", false);
+  const DeviceDecision verified = decide_device("run", *find_model("four-bar"), "double-step", "brown-mcphee", false);
   EXPECT_TRUE(verified.use_device);
   EXPECT_TRUE(verified.note.empty() && verified.refusal.empty());
-  const DeviceDecision auto_bad = decide_device("run", "four-bar", "double-step", "none", false);
+  const DeviceDecision auto_bad = decide_device("run", *find_model("four-bar"), "double-step", "none", false);
   EXPECT_FALSE(auto_bad.use_device);
   EXPECT_TRUE(auto_bad.refusal.empty());
   EXPECT_NE(auto_bad.note.find("running on the CPU"), std::string::npos) << auto_bad.note;
-  const DeviceDecision named_bad = decide_device("stability", "lift-tilt", "", "brown-mcphee", true);
+  const DeviceDecision named_bad = decide_device("stability", *find_model("lift-tilt"), "", "brown-mcphee", true);
   EXPECT_FALSE(named_bad.use_device);
   EXPECT_NE(named_bad.refusal.find("use --backend cpu"), std::string::npos) << named_bad.refusal;
-  const DeviceDecision auto_unknown = decide_device("run", "a-model-of-tomorrow", "double-step", "lugre", false);
+  ModelDescriptor tomorrow;
+  tomorrow.name = "a-model-of-tomorrow";
+  const DeviceDecision auto_unknown = decide_device("run", tomorrow, "double-step", "lugre", false);
   EXPECT_FALSE(auto_unknown.use_device);
-  const DeviceDecision named_unknown = decide_device("run", "a-model-of-tomorrow", "double-step", "lugre", true);
+  const DeviceDecision named_unknown = decide_device("run", tomorrow, "double-step", "lugre", true);
   EXPECT_TRUE(named_unknown.use_device);
   EXPECT_NE(named_unknown.note.find("check its results"), std::string::npos) << named_unknown.note;
+}
+
+// A model read from a file is recorded under its catalog entry's key: every
+// file of an entry runs the same generic kernels, whatever it names its model,
+// and those kernels have not run on a device yet (2026-11-29): `auto` keeps
+// them on the CPU, an explicit request runs with a warning that names the
+// file's model. The wildcard `stability * verified` of the compiled models
+// does not reach them.
+TEST(DeviceVerification, ModelFilesAreRecordedUnderTheirEntryAndUnverified) {
+  ModelDescriptor file;
+  file.name = "four-bar";  // a file may take a compiled model's name
+  file.physics = "planar-multibody";
+  file.file_path = "models/four_bar.toml";
+  EXPECT_EQ(device_record_model(file), "planar-multibody");
+  EXPECT_EQ(device_record_model(*find_model("four-bar")), "four-bar");
+  for (const char* entry : {"planar-multibody", "planar-multibody-2"}) {
+    EXPECT_EQ(device_finding("run", entry, "double-step", "brown-mcphee").verdict, DeviceVerdict::unverified) << entry;
+    EXPECT_EQ(device_finding("run", entry, "penalty", "lugre").verdict, DeviceVerdict::unverified) << entry;
+    EXPECT_EQ(device_finding("stability", entry, "", "brown-mcphee").verdict, DeviceVerdict::unverified) << entry;
+  }
+  const DeviceDecision auto_file = decide_device("run", file, "double-step", "brown-mcphee", false);
+  EXPECT_FALSE(auto_file.use_device);
+  const DeviceDecision named_file = decide_device("stability", file, "", "brown-mcphee", true);
+  EXPECT_TRUE(named_file.use_device);
+  EXPECT_NE(named_file.note.find("model four-bar"), std::string::npos) << named_file.note;
+  EXPECT_NE(named_file.note.find("check its results"), std::string::npos) << named_file.note;
 }

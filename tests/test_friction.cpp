@@ -7,7 +7,7 @@
 #include <type_traits>
 
 #include "kernels/friction/friction.hpp"
-#include "kernels/friction/static_choice.hpp"
+#include "kernels/friction/law_choice.hpp"
 
 using namespace hs;
 
@@ -81,7 +81,7 @@ TEST(BengisuAkay, ValueAndSlopeMatchClosedForms) {
   EXPECT_NEAR(BengisuAkay::force(kF, v), kF.coulomb_force + kF.viscous_coefficient * v, kForceTolerance);
 }
 
-// ---- the static laws as one compiled policy (kernels/friction/static_choice.hpp) ----
+// ---- the static laws as one compiled policy (kernels/friction/law_choice.hpp) ----
 // StaticFrictionChoice evaluates the law its law_code names: the same
 // operations as that law compiled alone, so force and dual slope are the same
 // bits (memcmp, no tolerance), on both sides of every branch point.
@@ -134,4 +134,66 @@ TEST(StaticFrictionChoice, GathersAListsStaticLawsAndKeepsTheLawsWithStates) {
   EXPECT_EQ(friction_law_code_of(FrictionLawRegistry{}, "bengisu-akay"), 1);
   EXPECT_EQ(friction_law_code_of(FrictionLawRegistry{}, "none"), 4);
   EXPECT_EQ(friction_law_code_of(FrictionLawRegistry{}, "coulomb"), -1);
+}
+
+// ---- the laws with states as one compiled policy (DynamicFrictionChoice) ----
+// The choice evaluates the named law's force and state rates with that law's
+// own operations (same bits, value and dual slope), at states that exercise
+// the modified law's film branches; the padded state of the law with fewer
+// states has a zero rate and is never read.
+namespace {
+using DynamicChoice = DynamicFrictionChoice<LuGre, ModifiedLuGre>;
+template <class Law>
+void expect_dynamic_choice_is_law() {
+  static_assert(DynamicChoice::n_states == 2, "modified LuGre's two states");
+  FrictionParams f = kF;
+  f.law_code = IndexIn<Law, FrictionLawRegistry>::value;
+  const double vs = f.stribeck_velocity;
+  for (double v : {0.0, -0.0, 1e-9, -1e-6, 0.5 * vs, -vs, 0.3 * f.film_velocity, 2 * f.film_velocity, -7.0})
+    for (double q : {0.0, 4e-4, -2e-4})
+      for (double h : {0.0, 0.1, -0.3}) {
+        SCOPED_TRACE(std::string(Law::name) + " v = " + std::to_string(v) + " q = " + std::to_string(q) +
+                     " h = " + std::to_string(h));
+        // The choice's states: q, h; the law alone reads its first n_states.
+        const double w[2] = {q, h}, wd[2] = {0.7 * v, -0.1};
+        EXPECT_TRUE(same_bits(DynamicChoice::force(f, v, w, static_cast<const double*>(nullptr)),
+                              Law::force(f, v, w, static_cast<const double*>(nullptr))));
+        EXPECT_TRUE(same_bits(DynamicChoice::force(f, v, w, wd), Law::force(f, v, w, wd)));
+        double rate_choice[2] = {NAN, NAN}, rate_law[2] = {NAN, NAN};
+        DynamicChoice::state_rates(f, v, w, rate_choice);
+        Law::state_rates(f, v, w, rate_law);
+        for (int k = 0; k < Law::n_states; ++k) EXPECT_TRUE(same_bits(rate_choice[k], rate_law[k])) << "rate " << k;
+        for (int k = Law::n_states; k < 2; ++k) EXPECT_TRUE(same_bits(rate_choice[k], 0.0)) << "padded rate " << k;
+        // The dual slope along v of the force (the Newton tangent's column).
+        const Dual<1> x = Dual<1>::variable(v, 0), wx[2] = {Dual<1>(q), Dual<1>(h)};
+        const Dual<1> a = DynamicChoice::force(f, x, wx, static_cast<const Dual<1>*>(nullptr));
+        const Dual<1> b = Law::force(f, x, wx, static_cast<const Dual<1>*>(nullptr));
+        EXPECT_TRUE(same_bits(a.a, b.a) && same_bits(a.v[0], b.v[0])) << "slope";
+      }
+}
+}  // namespace
+
+TEST(DynamicFrictionChoice, EvaluatesTheLawItsCodeNamesBitForBit) {
+  expect_dynamic_choice_is_law<LuGre>();
+  expect_dynamic_choice_is_law<ModifiedLuGre>();
+  // The two laws differ where the film matters: the choice did not evaluate one law for every code.
+  FrictionParams f = kF;
+  const double w[2] = {2e-4, 0.3};
+  f.law_code = IndexIn<LuGre, FrictionLawRegistry>::value;
+  const double lugre = DynamicChoice::force(f, 0.001, w, static_cast<const double*>(nullptr));
+  f.law_code = IndexIn<ModifiedLuGre, FrictionLawRegistry>::value;
+  EXPECT_NE(DynamicChoice::force(f, 0.001, w, static_cast<const double*>(nullptr)), lugre);
+}
+
+TEST(DynamicFrictionChoice, GathersTheLawsWithStatesWhereAPhysicsAsks) {
+  static_assert(std::is_same<CompiledFrictionPolicies<FrictionLawRegistry, true>::type,
+                             TypeList<Choice, DynamicChoice>>::value,
+                "one policy for the static laws, one for the laws with states");
+  static_assert(std::is_same<CompiledFrictionPolicies<TypeList<LuGre, BrownMcPhee>, true>::type,
+                             TypeList<StaticFrictionChoice<BrownMcPhee>, DynamicFrictionChoice<LuGre>>>::value,
+                "the statics first, whatever the list's order");
+  static_assert(std::is_same<CompiledFrictionPolicies<TypeList<NoFriction>, true>::type,
+                             TypeList<StaticFrictionChoice<NoFriction>>>::value,
+                "a list without laws with states");
+  SUCCEED();
 }

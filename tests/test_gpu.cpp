@@ -215,12 +215,14 @@ TEST(GpuBackendCodePath, ConstrainedLinkagePerThreadMcsAgreesWithCpuBitForBit) {
   EXPECT_NE(refusal(pendulum).find("host only"), std::string::npos) << refusal(pendulum);
 }
 
-// Every registered model with every formulation and friction law the device is built for,
+// Every registered model and every shipped model file (the generic kernels of
+// models/*.toml) with every formulation and friction law the device is built for,
 // through the device code path in slices of 2 to 4: bit-identical to the CPU
 // backend (the sample-major layout and its transposition for every model's
 // summary and sample widths; the LuGre laws' states in the Newton solve).
 TEST(GpuBackendCodePath, EveryModelFormulationAndFrictionLawAgreesWithCpuBitForBit) {
-  for (const auto& m : models()) {
+  for (const ModelDescriptor* model : backend_test::compiled_models_and_model_files()) {
+    const ModelDescriptor& m = *model;
     if (!m.supports_command("run")) continue;
     for (const auto& formulation : m.device_formulations)
     for (const auto& friction : m.friction_laws_of(formulation)) {
@@ -232,7 +234,7 @@ TEST(GpuBackendCodePath, EveryModelFormulationAndFrictionLawAgreesWithCpuBitForB
 #else
       const long instances = 5;
 #endif
-      BatchSpec spec = backend_test::model_batch(m.name, instances, 13, 100, 2.0, friction);
+      BatchSpec spec = backend_test::model_batch(m, instances, 13, 100, 2.0, friction);
       spec.formulation = formulation;
       const BatchResult cpu = run_batch_cpu(spec);
       EXPECT_EQ(backend_test::failed_count(cpu), 0);
@@ -295,12 +297,13 @@ TEST(GpuBackendCodePath, SliceSizeFollowsTheDeviceMemory) {
 // run; once its defect is fixed, its line there goes and this test checks it.
 TEST(Gpu, EveryModelFormulationAndFrictionLawAgreesWithCpu) {
   REQUIRE_CUDA();
-  for (const auto& m : models()) {
+  for (const ModelDescriptor* model : backend_test::compiled_models_and_model_files()) {
+    const ModelDescriptor& m = *model;
     if (!m.supports_command("run")) continue;
     for (const auto& formulation : m.device_formulations)
     for (const auto& friction : m.friction_laws_of(formulation)) {
       SCOPED_TRACE(m.name + " / " + friction + " / " + formulation);
-      const DeviceFinding found = device_finding("run", m.name, formulation, friction);
+      const DeviceFinding found = device_finding("run", device_record_model(m), formulation, friction);
       if (found.verdict == DeviceVerdict::disagrees) {
         std::cout << "CUDA vs CPU " << m.name << " / " << friction << " / " << formulation
                   << ": not run, recorded as disagreeing (" << found.note << ")\n";
@@ -308,7 +311,7 @@ TEST(Gpu, EveryModelFormulationAndFrictionLawAgreesWithCpu) {
       }
       // 2 s: the four-bars' and the quick-return's valves open at t = 1 s, so a
       // shorter run would compare the rest phase only (docs/gpu.md §3, the audit).
-      BatchSpec spec = backend_test::model_batch(m.name, 32, 13, 100, 2.0, friction);
+      BatchSpec spec = backend_test::model_batch(m, 32, 13, 100, 2.0, friction);
       spec.formulation = formulation;
       const BatchResult cpu = run_batch_cpu(spec);
       const BatchResult gpu = run_batch_cuda(spec);
@@ -401,11 +404,12 @@ TEST(Gpu, ConstrainedLinkageMapAgreesWithCpu) {
 // not run.
 TEST(Gpu, EveryModelsStabilityMapAgreesWithCpu) {
   REQUIRE_CUDA();
-  for (const auto& m : models()) {
+  for (const ModelDescriptor* model : backend_test::compiled_models_and_model_files()) {
+    const ModelDescriptor& m = *model;
     if (!m.supports_command("stability")) continue;
     if (m.constrained) continue;  // seed 003's systems: Gpu.ConstrainedLinkageMapAgreesWithCpu
     SCOPED_TRACE(m.name);
-    const DeviceFinding found = device_finding("stability", m.name, "", m.friction_laws.front());
+    const DeviceFinding found = device_finding("stability", device_record_model(m), "", m.friction_laws.front());
     if (found.verdict == DeviceVerdict::disagrees) {
       std::cout << "CUDA vs CPU stability map " << m.name << ": not run, recorded as disagreeing (" << found.note << ")\n";
       continue;

@@ -17,8 +17,9 @@
 #include <vector>
 
 #include "kernels/friction/lugre.hpp"
-#include "kernels/friction/static_choice.hpp"
+#include "kernels/friction/law_choice.hpp"
 #include "kernels/integrators/lockstep.hpp"
+#include "kernels/integrators/penalty_trapezoidal.hpp"
 #include "kernels/models/four_bar.hpp"
 
 using namespace hs;
@@ -177,4 +178,43 @@ TEST(Lockstep, UtilizationIsOneForIdenticalLanes) {
   EXPECT_EQ(c.active_lane_iterations, c.lane_iterations);
   EXPECT_GT(c.lane_iterations, 0);
   EXPECT_EQ(c.groups, 1);
+}
+
+// The laws with states as one compiled policy (DynamicFrictionChoice, the
+// model files' generic kernels; docs/models/friction.md §10): each law runs
+// through the choice as it does compiled alone, every summary field the same
+// bits, for the double step and the penalty formulation, over a varied batch
+// with instances that fail or never start. LuGre's padded film state is a
+// Newton unknown whose row and column hold only the diagonal, so it changes
+// no other entry of the elimination.
+namespace {
+template <template <class> class Formulation, class Law>
+void dynamic_choice_runs_the_law_as_compiled_alone() {
+  using Choice = DynamicFrictionChoice<LuGre, ModifiedLuGre>;
+  using Alone = Formulation<HydraulicFourBar<Law>>;
+  using Chosen = Formulation<HydraulicFourBar<Choice>>;
+  static_assert(std::is_same<SummaryOf<Alone>, SummaryOf<Chosen>>::value, "the same record");
+  IntegratorSettings S;
+  S.duration = 1.2;
+  const auto all = varied_instances(10, 23, Law::name);
+  int finished = 0;
+  for (size_t i = 0; i < all.size(); ++i) {
+    const auto alone = run_instance<Alone>(all[i], S, RunOptions{}, [](long, const auto&) {});
+    const auto chosen = run_instance<Chosen>(all[i], S, RunOptions{}, [](long, const auto&) {});
+    expect_same_summary(chosen, alone, Law::name, static_cast<int>(i));
+    finished += alone.status == Status::ok;
+  }
+  EXPECT_GT(finished, 0);
+}
+template <class M>
+using DoubleStepOf = DoubleStepTrapezoidal<M>;
+template <class M>
+using PenaltyOf = PenaltyTrapezoidal<M>;
+}  // namespace
+
+TEST(DynamicFrictionChoice, RunsEachLawAsCompiledAloneBitForBit) {
+  dynamic_choice_runs_the_law_as_compiled_alone<DoubleStepOf, LuGre>();
+  dynamic_choice_runs_the_law_as_compiled_alone<DoubleStepOf, ModifiedLuGre>();
+  dynamic_choice_runs_the_law_as_compiled_alone<PenaltyOf, LuGre>();
+  dynamic_choice_runs_the_law_as_compiled_alone<PenaltyOf, ModifiedLuGre>();
 }

@@ -93,7 +93,7 @@ StudyRunReport run_study(const StudyRecord& record, const Design& design, const 
   // What a device measured of this combination (host/run/device_verification.hpp).
   if (backend == Backend::cuda) {
     const DeviceDecision d =
-        decide_device("run", record.model, record.formulation, record.friction, requested != Backend::automatic);
+        decide_device("run", *design.descriptor, record.formulation, record.friction, requested != Backend::automatic);
     if (!d.refusal.empty()) throw ResumeError(d.refusal);
     if (!d.use_device) backend = Backend::cpu;
     rep.note = d.note;

@@ -42,6 +42,14 @@ const std::vector<Entry>& findings() {
        "closed form is -lambda = -3)"},
       {"stability", "nloop-linkage", "*", "*", DeviceVerdict::unverified,
        "its per-thread MCS kernel (2026-11-26) has not run on a device yet"},
+      {"run", "planar-multibody", "*", "*", DeviceVerdict::unverified,
+       "the model files' generic one-cylinder kernels (2026-11-29) have not run on a device yet"},
+      {"run", "planar-multibody-2", "*", "*", DeviceVerdict::unverified,
+       "the model files' generic two-cylinder kernels (2026-11-29) have not run on a device yet"},
+      {"stability", "planar-multibody", "*", "*", DeviceVerdict::unverified,
+       "the model files' one-cylinder stability kernel (2026-11-29) has not run on a device yet"},
+      {"stability", "planar-multibody-2", "*", "*", DeviceVerdict::unverified,
+       "the model files' two-cylinder stability kernel (2026-11-29) has not run on a device yet"},
       {"stability", "*", "*", "*", DeviceVerdict::verified, ""},
   };
   return table;
@@ -50,6 +58,10 @@ const std::vector<Entry>& findings() {
 bool matches(const char* pattern, const std::string& value) { return std::string(pattern) == "*" || value == pattern; }
 
 }  // namespace
+
+std::string device_record_model(const ModelDescriptor& model) {
+  return model.file_path.empty() ? model.name : model.physics;
+}
 
 DeviceFinding device_finding(const std::string& command, const std::string& model, const std::string& formulation,
                              const std::string& friction) {
@@ -60,11 +72,11 @@ DeviceFinding device_finding(const std::string& command, const std::string& mode
   return {DeviceVerdict::unverified, "not yet compared with the CPU on a device"};
 }
 
-DeviceDecision decide_device(const std::string& command, const std::string& model, const std::string& formulation,
+DeviceDecision decide_device(const std::string& command, const ModelDescriptor& model, const std::string& formulation,
                              const std::string& friction, bool requested) {
-  const DeviceFinding found = device_finding(command, model, formulation, friction);
+  const DeviceFinding found = device_finding(command, device_record_model(model), formulation, friction);
   const std::string what =
-      "model " + model + (formulation.empty() ? "" : " with formulation " + formulation) + " and friction " + friction;
+      "model " + model.name + (formulation.empty() ? "" : " with formulation " + formulation) + " and friction " + friction;
   DeviceDecision d;
   if (found.verdict == DeviceVerdict::disagrees) {
     d.use_device = false;

@@ -14,6 +14,8 @@
 // A new finding is a new line in device_verification.cpp.
 #include <string>
 
+#include "kernels/models/descriptor.hpp"
+
 namespace hs {
 
 enum class DeviceVerdict { verified, disagrees, unverified };
@@ -23,7 +25,14 @@ struct DeviceFinding {
   std::string note;  // what was measured, on which device and when
 };
 
-// command: "run" or "stability" (formulation "" for stability).
+// The name under which a model's findings are recorded: a compiled model's
+// own; for a model read from a file, its catalog entry's key
+// ("planar-multibody", "planar-multibody-2"): every file of an entry runs the
+// same generic kernels, whatever it names its model.
+std::string device_record_model(const ModelDescriptor& model);
+
+// command: "run" or "stability" (formulation "" for stability); model: a
+// device_record_model.
 DeviceFinding device_finding(const std::string& command, const std::string& model, const std::string& formulation,
                              const std::string& friction);
 
@@ -34,7 +43,7 @@ struct DeviceDecision {
   std::string note;     // for the user: why the CPU, or a warning
   std::string refusal;  // non-empty: the explicit request is refused with this message
 };
-DeviceDecision decide_device(const std::string& command, const std::string& model, const std::string& formulation,
+DeviceDecision decide_device(const std::string& command, const ModelDescriptor& model, const std::string& formulation,
                              const std::string& friction, bool requested);
 
 }  // namespace hs

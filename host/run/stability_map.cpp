@@ -172,7 +172,7 @@ Backend stability_backend(Backend requested, std::string* note, const ModelDescr
   // What a device measured of this map (host/run/device_verification.hpp); a
   // caller without a model asks for the backend alone.
   auto decide = [&](bool requested) {
-    return model ? decide_device("stability", model->name, "", friction, requested) : DeviceDecision{};
+    return model ? decide_device("stability", *model, "", friction, requested) : DeviceDecision{};
   };
   if (requested == Backend::kokkos) {
     std::string why;

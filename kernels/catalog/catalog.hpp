@@ -32,7 +32,7 @@
 #include <utility>
 #include <vector>
 
-#include "../friction/static_choice.hpp"
+#include "../friction/law_choice.hpp"
 #include "../linearize/per_thread_capacity.hpp"
 #include "../linearize/stability.hpp"
 #include "../models/constrained_descriptor.hpp"
@@ -113,11 +113,20 @@ struct StabilityCombination {
   using System = typename Physics::template Linearized<Friction>;
 };
 
-// What a physics is compiled with: its friction laws with the static ones
-// gathered into one run-time choice (kernels/friction/static_choice.hpp), so
-// that every (physics, formulation) compiles once for them.
+// Whether a physics compiles its laws with states as one run-time choice
+// too (`static constexpr bool dynamic_friction_choice = true`).
+template <class Physics, class = void>
+struct DynamicFrictionChoiceOf : std::false_type {};
 template <class Physics>
-using FrictionPoliciesOf = typename CompiledFrictionPolicies<typename Physics::FrictionLaws>::type;
+struct DynamicFrictionChoiceOf<Physics, std::void_t<decltype(Physics::dynamic_friction_choice)>>
+    : std::integral_constant<bool, Physics::dynamic_friction_choice> {};
+// What a physics is compiled with: its friction laws with the static ones
+// gathered into one run-time choice (kernels/friction/law_choice.hpp), so
+// that every (physics, formulation) compiles once for them, and the laws with
+// states into another where the physics asks for it.
+template <class Physics>
+using FrictionPoliciesOf =
+    typename CompiledFrictionPolicies<typename Physics::FrictionLaws, DynamicFrictionChoiceOf<Physics>::value>::type;
 
 namespace catalog_detail {
 
@@ -133,6 +142,10 @@ struct PolicyLaws {
 };
 template <class... Laws>
 struct PolicyLaws<StaticFrictionChoice<Laws...>> {
+  static bool runs(const std::string& law) { return ((law == Laws::name) || ...); }
+};
+template <class... Laws>
+struct PolicyLaws<DynamicFrictionChoice<Laws...>> {
   static bool runs(const std::string& law) { return ((law == Laws::name) || ...); }
 };
 
@@ -296,7 +309,7 @@ bool with_stability_combination(F&& f, const std::string& physics, const std::st
   return catalog_detail::stability(ModelCatalog{}, f, physics, friction);
 }
 // The study's friction law in every actuator's parameters (law_code, read by
-// StaticFrictionChoice; the laws with states ignore it). Params without
+// StaticFrictionChoice and DynamicFrictionChoice; a law compiled alone ignores it). Params without
 // actuators (seed 003's constrained systems) have nothing to select.
 template <class Params>
 void select_friction_law(Params& p, const std::string& law) {

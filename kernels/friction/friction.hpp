@@ -38,11 +38,11 @@ struct FrictionParamsT {
   R film_time_deceleration = 0.5;   // τ_hn [s]
   R film_time_dwell = 20.0;         // τ_h0 [s]
   R film_velocity = 0.05;           // v_b [m/s]: 10 v_s
-  // Which static law a StaticFrictionChoice evaluates (kernels/friction/
-  // static_choice.hpp): the law's position in FrictionLawRegistry, set by the
-  // host from `[study] friction`, not a study parameter. Last, so that the
-  // parameter table's fields keep their places. The laws that carry states
-  // ignore it.
+  // Which law a StaticFrictionChoice or DynamicFrictionChoice evaluates
+  // (kernels/friction/law_choice.hpp): the law's position in
+  // FrictionLawRegistry, set by the host from `[study] friction`, not a study
+  // parameter. Last, so that the parameter table's fields keep their places.
+  // A law compiled as a policy of its own ignores it.
   R law_code = 0.0;
 };
 using FrictionParams = FrictionParamsT<double>;

@@ -35,22 +35,22 @@ using PlanarFileDae = PlanarMultibodyDae<PlanarFileCapacity>;
 using PlanarFileModelParams = PlanarFileModelParamsOf<PlanarFileCapacity>;
 
 // One entry per capacity. Both run the double step and the penalty
-// formulation with every friction law and linearize for the stability map
+// formulation with every friction law (on every backend) and linearize for the stability map
 // (kernels/linearize/actuated_system.hpp, one actuator per degree of
 // freedom); the one-cylinder entry also runs the index-1 form (one actuator).
 template <class Capacity>
 struct PlanarMultibodyPhysicsOf {
   static constexpr bool runs = true, linearizes = true;
   using FrictionLaws = FrictionLawRegistry;
+  // LuGre and modified LuGre as one compiled policy (kernels/friction/
+  // law_choice.hpp): one kernel per formulation for the laws with states.
+  static constexpr bool dynamic_friction_choice = true;
   using Formulations = std::conditional_t<Capacity::na == 1,
                                           TypeList<DoubleStepFormulation, PenaltyFormulation, Index1BaumgarteFormulation>,
                                           TypeList<DoubleStepFormulation, PenaltyFormulation>>;
-  // Not compiled for the CUDA backend yet: the nvcc budget (docs/build.md §1,
-  // ≤ 25 kernels) holds one generic kernel per formulation only once the
-  // compiled models' kernels make room for it (docs/models/planar-multibody.md §6).
-  using OffDevice = TypeList<DoubleStepFormulation, PenaltyFormulation>;
-  static constexpr const char* off_device_reason =
-      "model files run on the CPU backends for now (docs/models/planar-multibody.md §6)";
+  // Both formulations run on the CUDA backend too: one kernel per
+  // (capacity, formulation, friction policy), eight in all, the generic
+  // kernels of every model file (docs/models/planar-multibody.md §6).
   using Input = typename PlanarMultibodyDae<Capacity>::Input;
   // The double step and the penalty formulation through the semirecursive
   // interface (closed-form Jacobians); the index-1 form and the stability
