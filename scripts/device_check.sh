@@ -90,6 +90,9 @@ step "machine"
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv
 nproc; grep -m1 "model name" /proc/cpuinfo; ldd --version | head -1
 ldd "$bin/hydrosweep" | grep -i "not found" && echo "MISSING LIBRARIES"
+# The kernel sources these programs were built from: the key a finding is
+# recorded with in host/run/device_verification.cpp (docs/gpu.md §3).
+"$bin/hydrosweep" --version
 
 if want trace; then
 step "device_trace: where the disagreeing combinations leave the CPU"

@@ -10,6 +10,11 @@
 
 using namespace hs;
 
+// The kernel sources the recorded findings were measured with (2026-11-26,
+// host/run/device_verification.cpp): the table's lookups are checked against
+// them; what this build's own sources get is checked below.
+const std::string kMeasured = "b498ee524805";
+
 TEST(DeviceVerification, MeasuredDisagreementsAreRecordedWithWhatWasMeasured) {
   for (const char* model : {"four-bar", "four-bar-seed001"}) {
     const DeviceFinding f = device_finding("run", model, "double-step", "none");
@@ -26,20 +31,44 @@ TEST(DeviceVerification, MeasuredDisagreementsAreRecordedWithWhatWasMeasured) {
 
 TEST(DeviceVerification, VerifiedAndUnverifiedCombinations) {
   // First match wins: friction 'none' with the double step disagrees, the
-  // four-bar's other combinations agreed.
-  EXPECT_EQ(device_finding("run", "four-bar", "double-step", "brown-mcphee").verdict, DeviceVerdict::verified);
-  EXPECT_EQ(device_finding("run", "four-bar", "penalty", "none").verdict, DeviceVerdict::verified);
-  EXPECT_EQ(device_finding("run", "lift-tilt", "double-step", "brown-mcphee").verdict, DeviceVerdict::verified);
-  EXPECT_EQ(device_finding("run", "lift-tilt", "double-step", "none").verdict, DeviceVerdict::verified);
-  EXPECT_EQ(device_finding("stability", "four-bar-3d", "", "brown-mcphee").verdict, DeviceVerdict::verified);
+  // four-bar's other combinations agreed (with the sources measured).
+  auto at = [](const char* command, const char* model, const char* formulation, const char* friction) {
+    return device_finding(command, model, formulation, friction, kMeasured).verdict;
+  };
+  EXPECT_EQ(at("run", "four-bar", "double-step", "brown-mcphee"), DeviceVerdict::verified);
+  EXPECT_EQ(at("run", "four-bar", "penalty", "none"), DeviceVerdict::verified);
+  EXPECT_EQ(at("run", "lift-tilt", "double-step", "brown-mcphee"), DeviceVerdict::verified);
+  EXPECT_EQ(at("run", "lift-tilt", "double-step", "none"), DeviceVerdict::verified);
+  EXPECT_EQ(at("stability", "four-bar-3d", "", "brown-mcphee"), DeviceVerdict::verified);
   // The 3D four-bar after its initialize was fixed (2026-11-26), the quick-return's other laws.
-  EXPECT_EQ(device_finding("run", "four-bar-3d", "double-step", "brown-mcphee").verdict, DeviceVerdict::verified);
-  EXPECT_EQ(device_finding("run", "four-bar-3d", "penalty", "lugre").verdict, DeviceVerdict::verified);
-  EXPECT_EQ(device_finding("run", "quick-return", "double-step", "brown-mcphee").verdict, DeviceVerdict::verified);
+  EXPECT_EQ(at("run", "four-bar-3d", "double-step", "brown-mcphee"), DeviceVerdict::verified);
+  EXPECT_EQ(at("run", "four-bar-3d", "penalty", "lugre"), DeviceVerdict::verified);
+  EXPECT_EQ(at("run", "quick-return", "double-step", "brown-mcphee"), DeviceVerdict::verified);
   // Never compared on a device: a model the table does not name.
-  const DeviceFinding unknown = device_finding("run", "a-model-of-tomorrow", "double-step", "brown-mcphee");
+  const DeviceFinding unknown = device_finding("run", "a-model-of-tomorrow", "double-step", "brown-mcphee", kMeasured);
   EXPECT_EQ(unknown.verdict, DeviceVerdict::unverified);
   EXPECT_FALSE(unknown.note.empty());
+}
+
+// A finding holds for the kernel sources it was measured with: with other
+// sources an agreement is unverified again, naming both hashes; a
+// disagreement stays (a change need not have fixed it). This build's sources
+// are not those of 2026-11-26, so nothing is verified in it.
+TEST(DeviceVerification, AnAgreementHoldsOnlyForTheSourcesMeasured) {
+  const DeviceFinding moved = device_finding("run", "four-bar", "double-step", "brown-mcphee", "0123456789ab");
+  EXPECT_EQ(moved.verdict, DeviceVerdict::unverified);
+  EXPECT_EQ(moved.kernels, kMeasured);
+  EXPECT_NE(moved.note.find("kernel sources " + kMeasured + ", this build's 0123456789ab"), std::string::npos)
+      << moved.note;
+  EXPECT_NE(moved.note.find("NVIDIA H200 (2026-11-26)"), std::string::npos) << moved.note;
+  const DeviceFinding still = device_finding("run", "four-bar", "double-step", "none", "0123456789ab");
+  EXPECT_EQ(still.verdict, DeviceVerdict::disagrees);
+  EXPECT_NE(still.note.find("did not move"), std::string::npos) << still.note;
+  EXPECT_NE(still.note.find("this build's 0123456789ab"), std::string::npos) << still.note;
+  ASSERT_EQ(std::string(kernel_sources_hash()).size(), 12u);
+  EXPECT_NE(std::string(kernel_sources_hash()), kMeasured);
+  EXPECT_EQ(device_finding("run", "four-bar", "double-step", "brown-mcphee").verdict, DeviceVerdict::unverified);
+  EXPECT_EQ(device_finding("stability", "four-bar", "", "brown-mcphee").verdict, DeviceVerdict::unverified);
 }
 
 // Without a device `auto` keeps every map on the CPU, with no note about the
@@ -55,14 +84,15 @@ TEST(DeviceVerification, AutoWithoutADeviceRunsMapsOnTheCpu) {
 // a note unless verified; an explicit request is refused where a device
 // disagreed, warned where none compared.
 TEST(DeviceVerification, DecisionFollowsTheFinding) {
-  const DeviceDecision verified = decide_device("run", *find_model("four-bar"), "double-step", "brown-mcphee", false);
+  const DeviceDecision verified =
+      decide_device("run", *find_model("four-bar"), "double-step", "brown-mcphee", false, kMeasured);
   EXPECT_TRUE(verified.use_device);
   EXPECT_TRUE(verified.note.empty() && verified.refusal.empty());
-  const DeviceDecision auto_bad = decide_device("run", *find_model("four-bar"), "double-step", "none", false);
+  const DeviceDecision auto_bad = decide_device("run", *find_model("four-bar"), "double-step", "none", false, kMeasured);
   EXPECT_FALSE(auto_bad.use_device);
   EXPECT_TRUE(auto_bad.refusal.empty());
   EXPECT_NE(auto_bad.note.find("running on the CPU"), std::string::npos) << auto_bad.note;
-  const DeviceDecision named_bad = decide_device("stability", *find_model("lift-tilt"), "", "brown-mcphee", true);
+  const DeviceDecision named_bad = decide_device("stability", *find_model("lift-tilt"), "", "brown-mcphee", true, kMeasured);
   EXPECT_FALSE(named_bad.use_device);
   EXPECT_NE(named_bad.refusal.find("use --backend cpu"), std::string::npos) << named_bad.refusal;
   ModelDescriptor tomorrow;
@@ -88,9 +118,11 @@ TEST(DeviceVerification, ModelFilesAreRecordedUnderTheirEntryAndUnverified) {
   EXPECT_EQ(device_record_model(file), "planar-multibody");
   EXPECT_EQ(device_record_model(*find_model("four-bar")), "four-bar");
   for (const char* entry : {"planar-multibody", "planar-multibody-2"}) {
-    EXPECT_EQ(device_finding("run", entry, "double-step", "brown-mcphee").verdict, DeviceVerdict::unverified) << entry;
-    EXPECT_EQ(device_finding("run", entry, "penalty", "lugre").verdict, DeviceVerdict::unverified) << entry;
-    EXPECT_EQ(device_finding("stability", entry, "", "brown-mcphee").verdict, DeviceVerdict::unverified) << entry;
+    EXPECT_EQ(device_finding("run", entry, "double-step", "brown-mcphee", kMeasured).verdict, DeviceVerdict::unverified)
+        << entry;
+    EXPECT_EQ(device_finding("run", entry, "penalty", "lugre", kMeasured).verdict, DeviceVerdict::unverified) << entry;
+    EXPECT_EQ(device_finding("stability", entry, "", "brown-mcphee", kMeasured).verdict, DeviceVerdict::unverified)
+        << entry;
   }
   const DeviceDecision auto_file = decide_device("run", file, "double-step", "brown-mcphee", false);
   EXPECT_FALSE(auto_file.use_device);

@@ -547,7 +547,10 @@ int main(int argc, char** argv) {
   // path named, temporaries removed).
   std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"hydrosweep: parameter studies of hydraulically actuated multibody systems (runs and stability maps)"};
-  app.set_version_flag("--version", hs::hydrosweep_version());
+  // The version and the hash of the kernel sources (the device findings' key,
+  // host/run/device_verification.hpp).
+  app.set_version_flag("--version", std::string(hs::hydrosweep_version()) + " (kernel sources " +
+                                        hs::kernel_sources_hash() + ")");
   app.require_subcommand(1);
 
   std::string study_path, out_dir, model = "four-bar", plot_dir;

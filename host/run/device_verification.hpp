@@ -9,11 +9,15 @@
 //   disagrees   a device measured results that are not the CPU's: `auto` runs on
 //               the CPU (with a note), an explicit `--backend cuda` is refused
 //               (exit 2) naming the combination and what was measured;
-//   unverified  never compared on a device: `auto` runs on the CPU (with a
-//               note), an explicit `--backend cuda` runs with a warning.
+//   unverified  never compared on a device, or compared with kernel sources
+//               that have changed since (each finding carries the hash of the
+//               sources measured, scripts/kernel_sources_hash.py): `auto` runs
+//               on the CPU (with a note), an explicit `--backend cuda` runs
+//               with a warning.
 // A new finding is a new line in device_verification.cpp.
 #include <string>
 
+#include "host/version.hpp"
 #include "kernels/models/descriptor.hpp"
 
 namespace hs {
@@ -23,6 +27,7 @@ enum class DeviceVerdict { verified, disagrees, unverified };
 struct DeviceFinding {
   DeviceVerdict verdict = DeviceVerdict::unverified;
   std::string note;  // what was measured, on which device and when
+  std::string kernels;  // the hash of the kernel sources it was measured with ("" if never)
 };
 
 // The name under which a model's findings are recorded: a compiled model's
@@ -33,8 +38,12 @@ std::string device_record_model(const ModelDescriptor& model);
 
 // command: "run" or "stability" (formulation "" for stability); model: a
 // device_record_model.
+// kernels: the hash of the kernel sources to judge (this build's,
+// kernel_sources_hash(), host/version.hpp). A finding of "verified" holds
+// only for the sources it was measured with: for others it is unverified,
+// and says so; a disagreement stays.
 DeviceFinding device_finding(const std::string& command, const std::string& model, const std::string& formulation,
-                             const std::string& friction);
+                             const std::string& friction, const std::string& kernels = kernel_sources_hash());
 
 // What a command does with the finding when CUDA could run it: `requested`
 // when the user named the backend (command line or study file), else `auto`.
@@ -44,6 +53,7 @@ struct DeviceDecision {
   std::string refusal;  // non-empty: the explicit request is refused with this message
 };
 DeviceDecision decide_device(const std::string& command, const ModelDescriptor& model, const std::string& formulation,
-                             const std::string& friction, bool requested);
+                             const std::string& friction, bool requested,
+                             const std::string& kernels = kernel_sources_hash());
 
 }  // namespace hs

@@ -652,7 +652,10 @@ struct DoubleStepTrapezoidal {
                                     StepContext& ctx, const R* x, Evaluation<R>& e, Mask pending) {
     R pd[np];
     Vec<R, nw> wd;
-    R err;
+    // Written by evaluate_at for every pending lane; NaN where it is not (no
+    // lane pending: it returns before the model), so that no lane reads an
+    // indeterminate value (NaN asks for the closure again, the safe side).
+    R err = R(NAN);
     evaluate_at(P, K, S, ctx, x, e, pd, wd.data(), Outputs::state, pending, false, &err);
     const Mask redo = pending && !(err <= S.constraint_tolerance);  // a NaN too
     ctx.constraint_residual = choose(pending && !redo, err, ctx.constraint_residual);

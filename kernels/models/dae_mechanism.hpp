@@ -75,9 +75,10 @@ struct CoordinateAccelerations {
   }
 };
 
-// Φ and Φ_x as a pose stores them (members phi[NC], jacobian[NC][NQ]): the
-// accessors of the integrators' interface for every mechanism whose pose
-// holds them (DaeMechanism, PlanarMultibody).
+// Φ and Φ_x as a pose stores them (members phi[NC], jacobian[NC][NQ]) and
+// ∂s/∂x as an actuator does (ds_dx[NQ]): the accessors of the integrators'
+// interface for every mechanism whose pose and actuator hold them
+// (DaeMechanism, PlanarMultibody).
 template <int NQ, int NC>
 struct StoredPoseConstraints {
   template <class Params, class Pose, class T>
@@ -88,6 +89,11 @@ struct StoredPoseConstraints {
   HS_HD static void constraint_jacobian(const Pose& p, T (*J)[NQ]) {
     for (int r = 0; r < NC; ++r)
       for (int k = 0; k < NQ; ++k) J[r][k] = p.jacobian[r][k];
+  }
+  // ∂s/∂x, stored by `actuator` beside s (the actuator's index is in `act`).
+  template <class Params, class Pose, class Actuator, class T>
+  HS_HD static void actuator_jacobian(const Params&, const Pose&, const Actuator& act, T* ds_dx, int = 0) {
+    for (int k = 0; k < NQ; ++k) ds_dx[k] = act.ds_dx[k];
   }
 };
 
@@ -194,10 +200,6 @@ struct DaeMechanism : CoordinateAccelerations<DaeT::n>, StoredPoseConstraints<Da
     }
     act.rate = rate;
     return act;
-  }
-  template <class T>
-  HS_HD static void actuator_jacobian(const Params&, const Pose<T>&, const Actuator<T>& act, T* ds_dx, int = 0) {
-    for (int k = 0; k < nq; ++k) ds_dx[k] = act.ds_dx[k];
   }
 
   // M(x) ẍ + c(x, ẋ) − Q_grav(x): the DAE residual, seed 000 eq (9) without

@@ -466,10 +466,6 @@ struct PlanarMultibody : CoordinateAccelerations<Capacity::nq>, StoredPoseConstr
     act.rate = rate;
     return act;
   }
-  template <class T>
-  HS_HD static void actuator_jacobian(const Params&, const Pose<T>&, const Actuator<T>& act, T* ds_dx, int = 0) {
-    for (int k = 0; k < nq; ++k) ds_dx[k] = act.ds_dx[k];
-  }
 
   // The DAE's residual (residual_from) with g̈_b = bias_b + Σ_k ∂g_b/∂x_k ẍ_k.
   template <class T>
