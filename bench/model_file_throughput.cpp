@@ -10,15 +10,27 @@
 // file model back to back; the ratio is taken per repeat and the median kept
 // (this machine's speed drifts between minutes, not within a pair).
 //
+// Second part: what the model files' friction policy for the laws with states
+// costs (DynamicFrictionChoice, docs/models/friction.md §10): the compiled
+// four-bar's double step with LuGre and modified LuGre compiled alone against
+// the same law through the choice (one instance, the 10 s cycle, alternated,
+// the fastest of R runs each; the results are the same bits).
+//
 //   bench_model_file_throughput [--instances N] [--repeats R] [--out FILE]
 #include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include <chrono>
+
 #include "bench/bench_common.hpp"
 #include "host/registry/model_file.hpp"
 #include "host/run/batch.hpp"
+#include "kernels/friction/law_choice.hpp"
+#include "kernels/integrators/double_step_trapezoidal.hpp"
+#include "kernels/integrators/run.hpp"
+#include "kernels/models/four_bar.hpp"
 
 namespace hb = hs::bench;
 
@@ -38,6 +50,35 @@ double steps_per_second(const hs::BatchSpec& spec) {
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
+}
+
+// One 10 s run of the default four-bar with `law` through friction policy F [s].
+template <class F>
+double four_bar_run_seconds(const char* law) {
+  using Integrator = hs::DoubleStepTrapezoidal<hs::HydraulicFourBar<F>>;
+  hs::FourBarParams P = hs::seed002_four_bar();
+  for (auto& a : P.actuator) a.friction.law_code = hs::friction_law_code_of(hs::FrictionLawRegistry{}, law);
+  hs::IntegratorSettings S;
+  S.duration = 10.0;
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto summary = hs::run_instance<Integrator>(P, S, hs::RunOptions{}, [](long, const auto&) {});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (summary.status != hs::Status::ok) std::printf("  (%s run ended %s)\n", law, hs::status_name(summary.status));
+  return seconds;
+}
+struct ChoiceCost {
+  const char* law;
+  double alone = 1e300, chosen = 1e300;  // fastest run [s]
+};
+template <class Law>
+ChoiceCost friction_choice_cost(int repeats) {
+  using Choice = hs::DynamicFrictionChoice<hs::LuGre, hs::ModifiedLuGre>;
+  ChoiceCost c{Law::name};
+  for (int r = 0; r < repeats; ++r) {
+    c.alone = std::min(c.alone, four_bar_run_seconds<Law>(Law::name));
+    c.chosen = std::min(c.chosen, four_bar_run_seconds<Choice>(Law::name));
+  }
+  return c;
 }
 
 struct Pair {
@@ -101,6 +142,15 @@ int main(int argc, char** argv) {
                 p.compiled_lanes_rate, p.lanes);
   }
 
+  // The laws with states through the model files' one policy.
+  const int choice_repeats = 5 * repeats;
+  const std::vector<ChoiceCost> choice = {friction_choice_cost<hs::LuGre>(choice_repeats),
+                                          friction_choice_cost<hs::ModifiedLuGre>(choice_repeats)};
+  std::printf("\nthe four-bar's double step, one instance x 10 s, fastest of %d runs each:\n", choice_repeats);
+  for (const auto& c : choice)
+    std::printf("  %-15s compiled alone %.4f s, through DynamicFrictionChoice %.4f s: %.3fx\n", c.law, c.alone,
+                c.chosen, c.chosen / c.alone);
+
   hb::Json j;
   j.begin_object().field("benchmark", "model_file_throughput");
   hb::write_machine(j);
@@ -124,6 +174,17 @@ int main(int argc, char** argv) {
         .field("file_over_compiled", p.ratio)
         .field("compiled_lanes", p.lanes)
         .field("compiled_with_lanes_instance_steps_per_s", p.compiled_lanes_rate)
+        .end_object();
+  j.end_array();
+  j.begin_array("friction_choice");
+  for (const auto& c : choice)
+    j.begin_object()
+        .field("law", c.law)
+        .field("model", "four-bar (compiled), double step, one instance, 10 s")
+        .field("runs", choice_repeats)
+        .field("alone_fastest_s", c.alone)
+        .field("through_dynamic_friction_choice_fastest_s", c.chosen)
+        .field("choice_over_alone", c.chosen / c.alone)
         .end_object();
   j.end_array().end_object();
   if (!hb::save_result(out_path, j)) return 1;
