@@ -106,3 +106,76 @@ TEST(Circuit, SpoolStepIsTheTrapezoidalRule) {
   // U1 ≈ 1.09 V: measured 4.4e-16 (2 ulp) with and without FMA; bound ~9x.
   EXPECT_NEAR(U1, rhs, 4e-15);
 }
+
+// ---- the circuits as one compiled policy (kernels/hydraulics/circuit_choice.hpp) ----
+// CircuitChoice runs the member its code names with the member's own
+// operations: rates, slopes, force, statics, spool and stroke check in the
+// same bits as the circuit compiled alone, on the member's slots (its last
+// np); the unused slots have zero rates and hold the piston side's pressure.
+#include <cstring>
+#include "kernels/hydraulics/circuit_choice.hpp"
+#include "kernels/hydraulics/servo_valve_circuit.hpp"
+#include "kernels/hydraulics/two_volume_circuit.hpp"
+namespace {
+using Circuits = CircuitChoice<ThreeVolumeCircuit, TwoVolumeCircuit, ServoValveCircuit>;
+bool same(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+template <int I>
+void expect_choice_is_member() {
+  using C = typename Circuits::template Member<I>;
+  constexpr int off = Circuits::offset<I>;
+  SCOPED_TRACE(testing::Message() << "member " << I);
+  typename Circuits::Params cp;
+  cp.circuit_code = I;
+  const typename C::Params& mp = circuit_choice_detail::member<I>(cp.member);
+  const double s0 = 0.3;
+  const auto ck = Circuits::constants(cp, s0);
+  const auto mk = C::constants(mp, s0);
+  // Statics: the member's pressures on its slots, the unused ones the piston side's.
+  double p_choice[Circuits::np], p_member[C::np];
+  Circuits::static_pressures(cp, ck, 2.5e3, p_choice);
+  C::static_pressures(mp, mk, 2.5e3, p_member);
+  for (int j = 0; j < C::np; ++j) EXPECT_TRUE(same(p_choice[off + j], p_member[j])) << j;
+  for (int j = 0; j < off; ++j) EXPECT_TRUE(same(p_choice[j], p_choice[Circuits::piston_side])) << j;
+  EXPECT_TRUE(same(p_choice[Circuits::piston_side], p_member[C::piston_side]));
+  // Rates and their slope along the piston-side pressure, at pressures off the
+  // statics, both spool directions, the piston moving.
+  double p[Circuits::np];
+  for (int j = 0; j < Circuits::np; ++j) p[j] = 2.0e6 + 0.7e6 * j;
+  for (double U : {-4.0, 0.0, 6.5})
+    for (double sdot : {-0.05, 0.0, 0.03}) {
+      double rc[Circuits::np], rm[C::np];
+      Circuits::pressure_rates(cp, ck, p, U, 0.02, sdot, rc);
+      C::pressure_rates(mp, mk, p + off, U, 0.02, sdot, rm);
+      for (int j = 0; j < C::np; ++j) EXPECT_TRUE(same(rc[off + j], rm[j])) << "U " << U << " rate " << j;
+      for (int j = 0; j < off; ++j) EXPECT_TRUE(same(rc[j], 0.0)) << "unused rate " << j;
+      Dual<1> pd[Circuits::np], rcd[Circuits::np], rmd[C::np];
+      for (int j = 0; j < Circuits::np; ++j) pd[j] = Dual<1>(p[j]);
+      pd[Circuits::piston_side] = Dual<1>::variable(p[Circuits::piston_side], 0);
+      Circuits::pressure_rates(cp, ck, pd, U, Dual<1>(0.02), Dual<1>(sdot), rcd);
+      C::pressure_rates(mp, mk, pd + off, U, Dual<1>(0.02), Dual<1>(sdot), rmd);
+      for (int j = 0; j < C::np; ++j) EXPECT_TRUE(same(rcd[off + j].v[0], rmd[j].v[0])) << "slope " << j;
+    }
+  EXPECT_TRUE(same(Circuits::piston_force(ck, p), C::piston_force(mk, p + off)));
+  EXPECT_EQ(Circuits::spool_has_state(cp), C::Spool::has_state);
+  EXPECT_TRUE(same(Circuits::spool_step(cp, 1.0, 3.0, 1e-3), C::spool_step(mp, 1.0, 3.0, 1e-3)));
+  EXPECT_TRUE(same(Circuits::spool_rate(cp, 1.0, 3.0), C::spool_rate(mp, 1.0, 3.0)));
+  for (double ds : {-10.0, 0.0, 0.1, 10.0})
+    EXPECT_EQ(Circuits::stroke_admissible(cp, ck, ds), C::stroke_admissible(mp, mk, ds)) << ds;
+}
+}  // namespace
+
+TEST(CircuitChoice, RunsTheMemberItsCodeNamesBitForBit) {
+  static_assert(Circuits::np == 3 && Circuits::piston_side == 1, "the three-volume circuit's slots");
+  static_assert(Circuits::offset<0> == 0 && Circuits::offset<1> == 1 && Circuits::offset<2> == 1, "last slots");
+  expect_choice_is_member<0>();
+  expect_choice_is_member<1>();
+  expect_choice_is_member<2>();
+  // The members differ: the choice did not run one circuit for every code.
+  Circuits::Params cp;
+  double p[3] = {3e6, 3e6, 2e6}, r0[3], r1[3];
+  cp.circuit_code = 0;
+  Circuits::pressure_rates(cp, Circuits::constants(cp, 0.3), p, 5.0, 0.0, 0.01, r0);
+  cp.circuit_code = 1;
+  Circuits::pressure_rates(cp, Circuits::constants(cp, 0.3), p, 5.0, 0.0, 0.01, r1);
+  EXPECT_NE(r0[1], r1[1]);
+}

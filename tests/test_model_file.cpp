@@ -26,6 +26,10 @@
 #include "host/run/batch.hpp"
 #include "host/run/stability_map.hpp"
 #include "kernels/control/cylinder_inputs.hpp"
+#include "kernels/friction/law_choice.hpp"
+#include "kernels/integrators/penalty_trapezoidal.hpp"
+#include "kernels/integrators/run.hpp"
+#include "kernels/models/planar_multibody_descriptor.hpp"
 #include "tests/run_support.hpp"
 
 namespace {
@@ -751,3 +755,146 @@ TEST(ModelFileOutputs, NamedPointsAreTheKinematicsOfEachSample) {
 }
 
 }  // namespace
+
+// ---- cylinders with another circuit (kernels/hydraulics/circuit_choice.hpp) ----
+namespace {
+// models/four_bar.toml with its cylinder on the two-volume circuit, written
+// to a temporary file.
+std::string two_volume_four_bar() {
+  std::ifstream in(model_path("four_bar.toml"));
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string t = text.str();
+  const std::string from = "circuit = \"three-volume\"";
+  const auto at = t.find(from);
+  EXPECT_NE(at, std::string::npos);
+  t.replace(at, from.size(), "circuit = \"two-volume\"\nhose_volume_A = 7.0e-5");
+  const std::string path = testing::TempDir() + "four_bar_two_volume.toml";
+  std::ofstream(path) << t;
+  return path;
+}
+}  // namespace
+
+namespace {
+struct DoubleStep {
+  template <class M>
+  using Of = hs::DoubleStepTrapezoidal<M>;
+};
+struct Penalty {
+  template <class M>
+  using Of = hs::PenaltyTrapezoidal<M>;
+};
+}  // namespace
+
+// A two-volume cylinder runs through the choice as the two-volume circuit
+// compiled alone does: the file's kernel (CircuitChoice, pressures on the
+// last two of three slots, the first with a zero rate) against a model
+// assembled here from the same mechanism, input and friction with
+// HydraulicCylinder<TwoVolumeCircuit, ...>: every summary field in the same
+// bits (the coordinates, velocities, strokes, spools, works, energy drift,
+// the two pressures and their extrema), both formulations, a static and a
+// LuGre law; the unused slot holds the piston side's initial pressure.
+TEST(ModelFileCircuits, TwoVolumeCylinderRunsAsTheCircuitCompiledAlone) {
+  const auto file = hs::load_model_file(two_volume_four_bar());
+  EXPECT_EQ(file->find_parameter("cylinder.lift.hose_volume_1"), nullptr);
+  ASSERT_NE(file->find_parameter("cylinder.lift.hose_volume_A"), nullptr);
+  EXPECT_EQ(file->defaults[file->find_parameter("cylinder.lift.hose_volume_A")->index], 7.0e-5);
+  using Cap = hs::PlanarFileCapacity;
+  using FileParams = hs::PlanarFileModelParamsOf<Cap>;
+  FileParams P;
+  ASSERT_EQ(file->params_bytes.size(), sizeof(FileParams));
+  std::memcpy(&P, file->params_bytes.data(), sizeof(FileParams));
+  ASSERT_EQ(P.actuator[0].circuit.circuit_code, 1.0);
+  // The file's row written into its Params as the runner does.
+  P = hs::unpack_row(file->parameters, file->defaults.data(), P);
+  using Alone = hs::ActuatedParams<hs::PlanarMultibodyParams<Cap>, hs::CylinderParams<hs::TwoVolumeCircuitParams>, 1,
+                                   hs::CylinderInputsParams<1>>;
+  Alone A;
+  A.mechanism = P.mechanism;
+  A.input = P.input;
+  A.actuator[0].friction = P.actuator[0].friction;
+  A.actuator[0].circuit = hs::circuit_choice_detail::member<1>(P.actuator[0].circuit.member);
+  EXPECT_EQ(A.actuator[0].circuit.hose_volume_A, 7.0e-5);
+  auto check = [&](auto friction_tag, auto formulation_tag, const char* law) {
+    using F = decltype(friction_tag);
+    using FileModel = hs::ActuatedModel<hs::PlanarMultibody<Cap>, hs::HydraulicCylinder<hs::PlanarMultibodyDae<Cap>::Circuit, F>,
+                                        1, hs::CylinderInputs<1>>;
+    using AloneModel = hs::ActuatedModel<hs::PlanarMultibody<Cap>, hs::HydraulicCylinder<hs::TwoVolumeCircuit, F>, 1,
+                                         hs::CylinderInputs<1>>;
+    using FI = typename decltype(formulation_tag)::template Of<FileModel>;
+    using AI = typename decltype(formulation_tag)::template Of<AloneModel>;
+    SCOPED_TRACE(std::string(law) + (std::is_same<FI, hs::PenaltyTrapezoidal<FileModel>>::value ? " penalty" : " double step"));
+    FileParams Pf = P;
+    Alone Pa = A;
+    const int code = hs::friction_law_code_of(hs::FrictionLawRegistry{}, law);
+    Pf.actuator[0].friction.law_code = Pa.actuator[0].friction.law_code = code;
+    hs::IntegratorSettings S;
+    S.duration = 4.0;
+    const auto f = hs::run_instance<FI>(Pf, S, hs::RunOptions{}, [](long, const auto&) {});
+    const auto a = hs::run_instance<AI>(Pa, S, hs::RunOptions{}, [](long, const auto&) {});
+    ASSERT_EQ(a.status, hs::Status::ok);
+    EXPECT_EQ(f.status, a.status);
+    EXPECT_EQ(f.steps, a.steps);
+    EXPECT_EQ(f.newton_iterations, a.newton_iterations);
+    auto same = [](double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; };
+    for (int k = 0; k < Cap::nq; ++k) {
+      EXPECT_TRUE(same(f.q[k], a.q[k])) << "q" << k;
+      EXPECT_TRUE(same(f.qd[k], a.qd[k])) << "qd" << k;
+    }
+    for (int k = 0; k < 2; ++k) {
+      EXPECT_TRUE(same(f.p[1 + k], a.p[k])) << "p" << k;
+      EXPECT_TRUE(same(f.p_min[1 + k], a.p_min[k])) << "p_min" << k;
+      EXPECT_TRUE(same(f.p_max[1 + k], a.p_max[k])) << "p_max" << k;
+    }
+    // The unused slot: the piston side's initial pressure, all run long.
+    EXPECT_EQ(f.p_min[0], f.p_max[0]);
+    EXPECT_NE(f.p[0], f.p[1]);  // the piston side moved away from it
+    EXPECT_TRUE(same(f.s[0], a.s[0]));
+    EXPECT_TRUE(same(f.U[0], a.U[0]));
+    EXPECT_TRUE(same(f.cylinder_work, a.cylinder_work));
+    EXPECT_TRUE(same(f.friction_work, a.friction_work));
+    EXPECT_TRUE(same(f.peak_energy_drift, a.peak_energy_drift));
+    EXPECT_GT(std::fabs(a.cylinder_work), 1.0);  // the cycle does work
+  };
+  using Static = hs::StaticFrictionChoice<hs::BrownMcPhee, hs::BengisuAkay, hs::NoFriction>;
+  using Dynamic = hs::DynamicFrictionChoice<hs::LuGre, hs::ModifiedLuGre>;
+  check(Static{}, DoubleStep{}, "brown-mcphee");
+  check(Dynamic{}, DoubleStep{}, "lugre");
+  check(Static{}, Penalty{}, "brown-mcphee");
+}
+
+// A file with a two-volume cylinder runs through the study and the CLI path
+// (its parameters named after that circuit's, its pressures described), and
+// the commands that linearize the three-volume spool are refused with the
+// reason; an unknown circuit names the circuits there are.
+TEST(ModelFileCircuits, TwoVolumeFileRunsAndRefusesWhatItCannot) {
+  const std::string path = two_volume_four_bar();
+  const StudyRun r = run_study_text("[study]\nmodel_file = \"" + path + "\"\n[integrator]\nduration = 3.0\n");
+  ASSERT_EQ(r.result.status[0], hs::Status::ok);
+  EXPECT_GT(std::fabs(r.column("q1") - 1.0471975511965976), 1e-3);  // the crank moved
+  const auto file = hs::load_model_file(path);
+  EXPECT_FALSE(file->supports_command("stability"));
+  EXPECT_FALSE(hs::ModelDescriptor::contains(file->formulations, "index1-baumgarte"));
+  EXPECT_TRUE(hs::ModelDescriptor::contains(file->formulations, "penalty"));
+  try {
+    hs::Study st = hs::parse_study("[study]\nmodel_file = \"" + path + "\"\n", "s.toml");
+    hs::require_command(st, "stability");
+    ADD_FAILURE() << "stability accepted";
+  } catch (const hs::StudyError& e) {
+    EXPECT_NE(std::string(e.what()).find("not all three-volume"), std::string::npos) << e.what();
+  }
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string bad = text.str();
+  bad.replace(bad.find("two-volume"), 10, "four-volume");
+  const std::string bad_path = testing::TempDir() + "four_volume.toml";
+  std::ofstream(bad_path) << bad;
+  try {
+    hs::load_model_file(bad_path);
+    ADD_FAILURE() << "an unknown circuit accepted";
+  } catch (const hs::ModelFileError& e) {
+    EXPECT_NE(std::string(e.what()).find("cylinder.lift.circuit = \"four-volume\""), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("\"three-volume\", \"two-volume\""), std::string::npos) << e.what();
+  }
+}

@@ -165,6 +165,7 @@ struct CylinderInputIn {
 struct CylinderIn {
   std::string name;
   int base = -1, rod = -1;
+  std::string circuit = "three-volume";  // a member of the mechanism's CircuitChoice (docs/model-files.md §4)
   std::vector<std::pair<std::string, const toml::node*>> settings;  // parameter keys after "cylinder.<name>."
   int line = 0;
 };
@@ -447,10 +448,11 @@ class Reader {
         fail(at(*t.get("rod")), pre + ": base and rod are both on " + points_[c.base].owner +
                                     "; a cylinder acts between two bodies (or a body and the ground)");
       if (const toml::node* n = t.get("circuit")) {
-        const std::string circuit = string(*n, pre + ".circuit");
-        if (circuit != "three-volume")
-          fail(at(*n), pre + ".circuit = \"" + circuit +
-                           "\": model files take the \"three-volume\" circuit for now (docs/model-files.md §4)");
+        using Circuits = PlanarMultibodyDae<PlanarFileCapacity>::Circuit;
+        c.circuit = string(*n, pre + ".circuit");
+        if (Circuits::code_named(c.circuit) < 0)
+          fail(at(*n), pre + ".circuit = \"" + c.circuit + "\": model files take the circuits " + Circuits::names() +
+                           " (docs/model-files.md §4)");
       }
       // Every other key is one of the cylinder's parameters (checked once the
       // table exists); `friction` is a table of friction parameters.
@@ -617,6 +619,11 @@ class Reader {
   void build_for() {
     using K = FileKernel<Capacity>;
     typename K::Params P;
+    // Each cylinder's circuit: its member of the choice (every member keeps
+    // its defaults; the table names the chosen one's).
+    using Circuits = typename decltype(P.actuator[0].circuit)::Choice;
+    for (size_t c = 0; c < cylinders_.size(); ++c)
+      P.actuator[c].circuit.circuit_code = Circuits::code_named(cylinders_[c].circuit);
     typename K::Mechanism& M = P.mechanism;
     const int nb = static_cast<int>(bodies_.size());
     int ncut = 0;
@@ -850,6 +857,28 @@ class Reader {
             [](Params& p) -> double& { return p.input.sample_period; });
   }
 
+  bool all_three_volume() const {
+    for (const auto& c : cylinders_)
+      if (c.circuit != ThreeVolumeCircuit::name) return false;
+    return true;
+  }
+  // What each pressure column holds: the circuits' volumes on their slots
+  // (kernels/hydraulics/circuit_choice.hpp: a two-volume cylinder's volumes
+  // are the last two, its first slot unused). The descriptions are shared by
+  // the cylinders; with different circuits each slot says both.
+  StateNames circuit_pressures(StateNames n) const {
+    const std::vector<std::string> three = three_volume_pressures(n).pressure_descriptions;
+    const std::vector<std::string> two = {"unused: a two-volume cylinder's first slot holds its piston side's initial pressure",
+                                          "volume A (DCV to piston side)", "volume B (rod side to DCV)"};
+    bool any_three = false, any_two = false;
+    for (const auto& c : cylinders_) (c.circuit == ThreeVolumeCircuit::name ? any_three : any_two) = true;
+    n.pressure_descriptions.clear();
+    for (size_t k = 0; k < three.size(); ++k)
+      n.pressure_descriptions.push_back(!any_two ? three[k] : !any_three ? two[k]
+                                                             : "three-volume: " + three[k] + "; two-volume: " + two[k]);
+    return n;
+  }
+
   template <class Physics, class K>
   void describe(const typename K::Params& P, const std::vector<int>& order, const std::vector<int>& tree_joint,
                 const std::vector<int>& slot_of) {
@@ -877,7 +906,7 @@ class Reader {
                                         (slot < kNi ? ", driving" : "");
     }
     n.driving_coordinate = K::Dae::driving_coordinate();
-    n = three_volume_pressures(n);
+    n = circuit_pressures(n);
 
     ParameterTableBuilder<Params> t(P);
     t.add("gravity_x", "m/s^2", -1e3, 1e3, false, "gravity, x component", [](Params& p) -> double& { return p.mechanism.gravity_x; });
@@ -933,7 +962,8 @@ class Reader {
     }
     for (int c = 0; c < kNa; ++c) {
       const std::string cpre = "cylinder." + cylinders_[c].name + ".";
-      actuator_parameters(t, c, cpre, cpre + "friction.", " (cylinder " + cylinders_[c].name + ")");
+      actuator_parameters(t, c, cpre, cpre + "friction.", " (cylinder " + cylinders_[c].name + ")",
+                          static_cast<int>(P.actuator[c].circuit.circuit_code));
     }
     input_parameters<K>(t, slot_of, n);
     t.fill(d);
@@ -989,6 +1019,15 @@ class Reader {
     describe_outputs<K>(d);
     d.commands = {"run", "stability"};
     if (!complete_from_catalog(d)) fail(at(model_line_), "this build has no kernel for model files");
+    // The stability map and the index-1 form linearize the first-order spool
+    // of the three-volume circuit (seed 000 eq 4): a file with another
+    // circuit runs with the double step and the penalty formulation.
+    if (!all_three_volume()) {
+      d.commands = {"run"};
+      d.unsupported_why = "its cylinders' circuits are not all three-volume: the stability map and the index-1 form "
+                          "linearize the three-volume circuit's spool (docs/model-files.md §4)";
+      d.drop_formulation("index1-baumgarte");
+    }
     // Each instance must assemble as the file's values do (a sampled or swept
     // geometry may not close), and a controller must sample on the step grid:
     // checked per row by the study and the runner.

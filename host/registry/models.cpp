@@ -56,6 +56,7 @@ std::string model_support_text(const ModelDescriptor& m) {
   if (m.supports_command("stability") && m.stability_friction_laws != m.friction_laws)
     text += "; stability linearizes " + join(m.stability_friction_laws);
   if (m.supports_command("stability")) text += "; stability methods " + join(m.stability_methods);
+  if (!m.unsupported_why.empty()) text += " (" + m.unsupported_why + ")";
   // A constrained system's sizes per backend (its catalog entry's capability).
   if (const ConstrainedModel* c = m.constrained) {
     text += "; its stability points run on the CPU at any size (dense LAPACK)";

@@ -77,6 +77,13 @@ struct CylinderConstants {
   Real s0;  // actuator length where the chamber lengths are l2_0, l − l2_0 [m]
 };
 
+// Whether a circuit decides its spool at run time (a CircuitChoice:
+// `run_time_spool`), or has one Spool type.
+template <class C, class = void>
+struct RunTimeSpool : std::false_type {};
+template <class C>
+struct RunTimeSpool<C, std::void_t<decltype(C::run_time_spool)>> : std::true_type {};
+
 template <class CircuitT, class FrictionT>
 struct HydraulicCylinder {
   using Circuit = CircuitT;
@@ -133,19 +140,15 @@ struct HydraulicCylinder {
   // taken with the previous opening U_prev (which would smear the hold by
   // half a step and make each jump a first-order error).
   // On lanes, the lanes whose opening jumped take the new rates.
+  // A choice of circuits (circuit_choice.hpp) answers at run time whether
+  // the running member's spool has a state.
   template <class R>
   HS_HD HS_FORCEINLINE static void step_start_rates(const ParamsOn<R>& P, const ConstantsOn<R>& K, const R* p,
                                                     const R& U_prev, const R& U, const R& s, const R& sdot, R* pdot) {
-    if constexpr (!Circuit::Spool::has_state) {
-      const auto jumped = U != U_prev;
-      if (!any_lane(jumped)) return;
-      if constexpr (std::is_same<R, double>::value) {
-        Circuit::pressure_rates(P.circuit, K.circuit, p, U, s - K.s0, sdot, pdot);  // one instance: in place
-      } else {
-        R fresh[np];
-        Circuit::pressure_rates(P.circuit, K.circuit, p, U, s - K.s0, sdot, fresh);
-        for (int k = 0; k < np; ++k) pdot[k] = choose(jumped, fresh[k], pdot[k]);
-      }
+    if constexpr (RunTimeSpool<Circuit>::value) {
+      if (!Circuit::spool_has_state(P.circuit)) jump_start_rates(P, K, p, U_prev, U, s, sdot, pdot);
+    } else if constexpr (!Circuit::Spool::has_state) {
+      jump_start_rates(P, K, p, U_prev, U, s, sdot, pdot);
     }
   }
 
@@ -176,6 +179,21 @@ struct HydraulicCylinder {
       status = choose(!(p[k] == p[k]) || !(math::abs(p[k]) < 1e300), St::of(Status::diverged), status);
     }
     return status;
+  }
+
+  // The start rates of an ideal spool's step: fresh where U jumped.
+  template <class R>
+  HS_HD HS_FORCEINLINE static void jump_start_rates(const ParamsOn<R>& P, const ConstantsOn<R>& K, const R* p,
+                                                    const R& U_prev, const R& U, const R& s, const R& sdot, R* pdot) {
+    const auto jumped = U != U_prev;
+    if (!any_lane(jumped)) return;
+    if constexpr (std::is_same<R, double>::value) {
+      Circuit::pressure_rates(P.circuit, K.circuit, p, U, s - K.s0, sdot, pdot);  // one instance: in place
+    } else {
+      R fresh[np];
+      Circuit::pressure_rates(P.circuit, K.circuit, p, U, s - K.s0, sdot, fresh);
+      for (int k = 0; k < np; ++k) pdot[k] = choose(jumped, fresh[k], pdot[k]);
+    }
   }
 
   // Power of the pressures on the mechanism and of the seal friction (A18).

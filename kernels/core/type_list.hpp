@@ -16,6 +16,18 @@ struct FirstOf<TypeList<H, T...>> {
   using type = H;
 };
 
+// The entry at position I of a list.
+template <int I, class L>
+struct At;
+template <class H, class... T>
+struct At<0, TypeList<H, T...>> {
+  using type = H;
+};
+template <int I, class H, class... T>
+struct At<I, TypeList<H, T...>> {
+  using type = typename At<I - 1, TypeList<T...>>::type;
+};
+
 // The position of T in a list (-1 when it is not on it).
 template <class T, class L>
 struct IndexIn;

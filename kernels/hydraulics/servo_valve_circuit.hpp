@@ -63,6 +63,7 @@ struct ServoValveCircuitConstantsT {
 using ServoValveCircuitConstants = ServoValveCircuitConstantsT<double>;
 
 struct ServoValveCircuit {
+  static constexpr const char* name = "servo-valve";  // as written in model files ([[cylinder]] circuit)
   using Params = ServoValveCircuitParams;
   using Constants = ServoValveCircuitConstants;
   template <class R>

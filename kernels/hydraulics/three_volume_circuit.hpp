@@ -68,6 +68,7 @@ struct CircuitConstantsT {
 using CircuitConstants = CircuitConstantsT<double>;
 
 struct ThreeVolumeCircuit {
+  static constexpr const char* name = "three-volume";  // as written in model files ([[cylinder]] circuit)
   using Params = CircuitParams;
   using Constants = CircuitConstants;
   template <class R>
@@ -151,6 +152,11 @@ struct ThreeVolumeCircuit {
   template <class R>
   HS_HD static R spool_rate(const CircuitParamsT<R>& c, const R& U, const R& U_ref) {
     return Spool::rate(c.valve_time_constant, U, U_ref);
+  }
+  // τ of the first-order spool (the linearization's ∂W/∂U = −1/τ, seed 000 eq 4).
+  template <class R>
+  HS_HD static R spool_time_constant(const CircuitParamsT<R>& c) {
+    return c.valve_time_constant;
   }
 
   // Static pressures holding actuator force F with the valve closed and no

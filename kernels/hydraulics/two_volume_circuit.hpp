@@ -49,6 +49,7 @@ struct TwoVolumeCircuitConstantsT {
 using TwoVolumeCircuitConstants = TwoVolumeCircuitConstantsT<double>;
 
 struct TwoVolumeCircuit {
+  static constexpr const char* name = "two-volume";  // as written in model files ([[cylinder]] circuit)
   using Params = TwoVolumeCircuitParams;
   using Constants = TwoVolumeCircuitConstants;
   template <class R>

@@ -53,6 +53,17 @@ template <class Mechanism>
 struct DaeInputPolicy<Mechanism, std::void_t<typename Mechanism::Input>> {
   using type = typename Mechanism::Input;
 };
+// The circuit of a DAE mechanism's cylinders: the one it declares
+// (`Circuit`: the model files' CircuitChoice), else the three-volume circuit
+// of the seeds.
+template <class Mechanism, class = void>
+struct DaeCircuit {
+  using type = ThreeVolumeCircuit;
+};
+template <class Mechanism>
+struct DaeCircuit<Mechanism, std::void_t<typename Mechanism::Circuit>> {
+  using type = typename Mechanism::Circuit;
+};
 
 // A spool opening per actuator: a scalar for every actuator (e.g. 0.0 in a
 // residual, which does not read it), or an array U[a].
@@ -70,7 +81,7 @@ struct ActuatedSystem {
   using Mechanism = MechanismT;
   using Friction = FrictionT;
   using Input = typename DaeInputPolicy<Mechanism>::type;
-  using Circuit = ThreeVolumeCircuit;
+  using Circuit = typename DaeCircuit<Mechanism>::type;
   // Written on the actuator component (kernels/actuators/hydraulic_cylinder.hpp):
   // na cylinders, actuator a owning the pressures p[a·np … a·np + np − 1]
   // and spool U[a]; one degree of freedom per actuator at the equilibrium
@@ -174,7 +185,7 @@ struct ActuatedSystem {
     return Circuit::spool_rate(P.actuator[a].circuit, U, U_ref);
   }
   HS_HD static double spool_rate_derivative(const Params& P, int a = 0) {
-    return -1.0 / P.actuator[a].circuit.valve_time_constant;
+    return -1.0 / Circuit::spool_time_constant(P.actuator[a].circuit);
   }
 };
 

@@ -94,7 +94,7 @@ struct Index1Form {
     }
     if (lambda)
       for (int j = 0; j < m; ++j) lambda[j] = y[n + j];
-    Xdot[iu] = (f.U_ref - X[iu]) / P.actuator[0].circuit.valve_time_constant;  // eq (4)
+    Xdot[iu] = (f.U_ref - X[iu]) / System::Circuit::spool_time_constant(P.actuator[0].circuit);  // eq (4)
     return true;
   }
 

@@ -8,6 +8,7 @@
 
 #include "../integrators/run_columns.hpp"
 #include "descriptor.hpp"
+#include "../hydraulics/circuit_choice.hpp"
 #include "hydraulically_actuated.hpp"
 
 namespace hs {
@@ -114,18 +115,43 @@ ComponentTable<Params, Get> component_table(ParameterTableBuilder<Params>& t, st
   return ComponentTable<Params, Get>{t, std::move(pre), std::move(suffix), get};
 }
 
+// Whether a cylinder's circuit parameters are a CircuitChoice's
+// (kernels/hydraulics/circuit_choice.hpp).
+template <class C, class = void>
+struct IsCircuitChoice : std::false_type {};
+template <class C>
+struct IsCircuitChoice<C, std::void_t<typename C::Choice>> : std::true_type {};
+// The parameters of actuator a's chosen member (code), named as that circuit
+// compiled alone names them.
+template <int I, class Params, class ChoiceParams>
+void chosen_circuit_parameters(ParameterTableBuilder<Params>& t, int a, int code, const std::string& prefix,
+                               const std::string& suffix) {
+  if constexpr (I < ChoiceParams::Choice::count) {
+    if (code != I) return chosen_circuit_parameters<I + 1, Params, ChoiceParams>(t, a, code, prefix, suffix);
+    using Member = std::remove_reference_t<decltype(circuit_choice_detail::member<I>(std::declval<ChoiceParams&>().member))>;
+    circuit_parameters(component_table(t, prefix, suffix,
+                                       [a](Params& p) -> Member& {
+                                         return circuit_choice_detail::member<I>(p.actuator[a].circuit.member);
+                                       }),
+                       static_cast<const Member*>(nullptr));
+  }
+}
+
 }  // namespace actuated_parameters_detail
 
 // Actuator a's circuit parameters under `circuit_prefix` and its friction
 // parameters under `friction_prefix`; `suffix` ends every description.
 template <class Params>
 void actuator_parameters(ParameterTableBuilder<Params>& t, int a, const std::string& circuit_prefix,
-                         const std::string& friction_prefix, const std::string& suffix) {
+                         const std::string& friction_prefix, const std::string& suffix, int circuit_code = 0) {
   using namespace actuated_parameters_detail;
   using CircuitParamsT = decltype(Params::actuator[0].circuit);
-  circuit_parameters(component_table(t, circuit_prefix, suffix,
-                                     [a](Params& p) -> CircuitParamsT& { return p.actuator[a].circuit; }),
-                     static_cast<const CircuitParamsT*>(nullptr));
+  if constexpr (IsCircuitChoice<CircuitParamsT>::value)
+    chosen_circuit_parameters<0, Params, CircuitParamsT>(t, a, circuit_code, circuit_prefix, suffix);
+  else
+    circuit_parameters(component_table(t, circuit_prefix, suffix,
+                                       [a](Params& p) -> CircuitParamsT& { return p.actuator[a].circuit; }),
+                       static_cast<const CircuitParamsT*>(nullptr));
   friction_parameters(component_table(t, friction_prefix, suffix,
                                       [a](Params& p) -> FrictionParams& { return p.actuator[a].friction; }));
 }

@@ -162,6 +162,22 @@ struct ModelDescriptor {
     return -1;
   }
   bool supports_command(const std::string& c) const { return contains(commands, c); }
+  // Why a model supports fewer commands or formulations than its catalog
+  // entry (a model file's circuits, host/registry/model_file.cpp); "" if not.
+  std::string unsupported_why;
+  // Takes a formulation off the model's lists (it stays compiled for others).
+  void drop_formulation(const std::string& f) {
+    auto drop = [&](std::vector<std::string>& v) {
+      for (size_t i = 0; i < v.size(); ++i)
+        if (v[i] == f) v.erase(v.begin() + static_cast<long>(i--));
+    };
+    drop(formulations);
+    drop(device_formulations);
+    for (size_t i = 0; i < formulation_friction_laws.size(); ++i)
+      if (formulation_friction_laws[i].formulation == f) formulation_friction_laws.erase(formulation_friction_laws.begin() + static_cast<long>(i--));
+    for (size_t i = 0; i < off_device.size(); ++i)
+      if (off_device[i].formulation == f) off_device.erase(off_device.begin() + static_cast<long>(i--));
+  }
   // Why the CUDA backend is not built for a formulation of this model (empty
   // when it is).
   std::string off_device_reason(const std::string& formulation) const {

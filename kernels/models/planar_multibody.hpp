@@ -36,6 +36,9 @@
 #include "../core/dual.hpp"
 #include "../core/small_matrix.hpp"
 #include "../control/cylinder_inputs.hpp"
+#include "../hydraulics/circuit_choice.hpp"
+#include "../hydraulics/three_volume_circuit.hpp"
+#include "../hydraulics/two_volume_circuit.hpp"
 #include "dae_mechanism.hpp"
 
 namespace hs {
@@ -98,6 +101,9 @@ struct PlanarMultibodyDae {
   // Its models' input: per cylinder a valve schedule or a stroke or joint
   // controller (docs/model-files.md §8).
   using Input = CylinderInputs<na>;
+  // Its cylinders' circuit: each names its own (docs/model-files.md §4), one
+  // compiled policy for all (kernels/hydraulics/circuit_choice.hpp).
+  using Circuit = CircuitChoice<ThreeVolumeCircuit, TwoVolumeCircuit>;
 
   HS_HD static void driving(int* indep) {
     for (int j = 0; j < ni; ++j) indep[j] = j;

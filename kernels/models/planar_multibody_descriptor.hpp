@@ -29,7 +29,8 @@ namespace hs {
 using PlanarFileCapacity = PlanarCapacity<5, 4, 1, 16>;
 using PlanarFileTwoCylinderCapacity = PlanarCapacity<4, 2, 2, 16>;
 template <class Capacity>
-using PlanarFileModelParamsOf = ActuatedParams<PlanarMultibodyParams<Capacity>, CylinderParams<CircuitParams>,
+using PlanarFileModelParamsOf = ActuatedParams<PlanarMultibodyParams<Capacity>,
+                                               CylinderParams<typename PlanarMultibodyDae<Capacity>::Circuit::Params>,
                                                Capacity::na, CylinderInputsParams<Capacity::na>>;
 using PlanarFileDae = PlanarMultibodyDae<PlanarFileCapacity>;
 using PlanarFileModelParams = PlanarFileModelParamsOf<PlanarFileCapacity>;
@@ -56,7 +57,8 @@ struct PlanarMultibodyPhysicsOf {
   // interface (closed-form Jacobians); the index-1 form and the stability
   // map through the DAE contract.
   template <class Friction>
-  using Model = ActuatedModel<PlanarMultibody<Capacity>, HydraulicCylinder<ThreeVolumeCircuit, Friction>, Capacity::na,
+  using Model = ActuatedModel<PlanarMultibody<Capacity>,
+                              HydraulicCylinder<typename PlanarMultibodyDae<Capacity>::Circuit, Friction>, Capacity::na,
                               Input>;
   template <class Friction>
   using Linearized = ActuatedSystem<PlanarMultibodyDae<Capacity>, Friction>;
