@@ -3,7 +3,30 @@
 #pragma once
 #include <type_traits>
 
+#include "hd.hpp"
+
 namespace hs {
+
+// T's member type Get<T> where T declares it, else Default: the detection
+// idiom once, for every "a model may declare X" trait (a DAE mechanism's
+// input policy and circuit, an input policy's report and probe).
+template <template <class> class Get, class T, class Default, class = void>
+struct DeclaredOr {
+  using type = Default;
+};
+template <template <class> class Get, class T, class Default>
+struct DeclaredOr<Get, T, Default, std::void_t<Get<T>>> {
+  using type = Get<T>;
+};
+
+// The code of a run-time choice (a friction law, a circuit) as an index: one
+// instance's double, or lane 0's of Lanes<W> (a batch makes one choice: every
+// lane holds the same code).
+HS_HD HS_FORCEINLINE int uniform_code(double code) { return static_cast<int>(code); }
+template <class R>
+HS_HD HS_FORCEINLINE int uniform_code(const R& code) {
+  return static_cast<int>(code[0]);
+}
 
 template <class... T>
 struct TypeList {};

@@ -28,13 +28,6 @@
 
 namespace hs {
 
-// The law a FrictionParamsT's law_code names (a double for one instance, the
-// same value in every lane of Lanes<W>).
-HS_HD HS_FORCEINLINE int friction_law_code(double code) { return static_cast<int>(code); }
-template <class R>
-HS_HD HS_FORCEINLINE int friction_law_code(const R& code) {
-  return static_cast<int>(code[0]);
-}
 
 namespace friction_choice_detail {
 // Calls call(Law{}) for the first of Laws whose registry position is `code`;
@@ -70,7 +63,7 @@ struct StaticFrictionChoice {
   HS_HD HS_FORCEINLINE static T force(const FrictionParamsT<R>& f, const T& v, const T* w = nullptr,
                                       const T* wd = nullptr) {
     return friction_choice_detail::dispatch<Laws...>(
-        friction_law_code(f.law_code), [&](auto law) -> T { return decltype(law)::force(f, v, w, wd); });
+        uniform_code(f.law_code), [&](auto law) -> T { return decltype(law)::force(f, v, w, wd); });
   }
   template <class R, class T>
   HS_HD static void state_rates(const FrictionParamsT<R>&, const T&, const T*, T*) {}
@@ -95,11 +88,11 @@ struct DynamicFrictionChoice {
   template <class R, class T>
   HS_HD HS_FORCEINLINE static T force(const FrictionParamsT<R>& f, const T& v, const T* w, const T* wd) {
     return friction_choice_detail::dispatch<Laws...>(
-        friction_law_code(f.law_code), [&](auto law) -> T { return decltype(law)::force(f, v, w, wd); });
+        uniform_code(f.law_code), [&](auto law) -> T { return decltype(law)::force(f, v, w, wd); });
   }
   template <class R, class T>
   HS_HD static void state_rates(const FrictionParamsT<R>& f, const T& v, const T* w, T* wdot) {
-    friction_choice_detail::dispatch<Laws...>(friction_law_code(f.law_code), [&](auto law) {
+    friction_choice_detail::dispatch<Laws...>(uniform_code(f.law_code), [&](auto law) {
       using Law = decltype(law);
       Law::state_rates(f, v, w, wdot);
       for (int k = Law::n_states; k < n_states; ++k) wdot[k] = T(0.0);

@@ -50,13 +50,6 @@ HS_HD HS_FORCEINLINE constexpr auto& member(Stack& s) {
   else
     return member<I - 1>(s.tail);
 }
-// The code of one instance, or of lane 0 (a batch runs one file: every lane
-// holds the same code).
-HS_HD HS_FORCEINLINE int code_of(double code) { return static_cast<int>(code); }
-template <class R>
-HS_HD HS_FORCEINLINE int code_of(const R& code) {
-  return static_cast<int>(code[0]);
-}
 // call(std::integral_constant<int, I>) for I = code; the last member when no
 // code matches (the host writes only members' codes).
 template <int I, int N, class Call>
@@ -209,7 +202,7 @@ struct CircuitChoice {
  private:
   template <class R, class Call>
   HS_HD HS_FORCEINLINE static auto run(const R& code, Call&& call) {
-    return circuit_choice_detail::dispatch<0, count>(circuit_choice_detail::code_of(code), call);
+    return circuit_choice_detail::dispatch<0, count>(uniform_code(code), call);
   }
 };
 

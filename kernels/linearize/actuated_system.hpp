@@ -26,6 +26,7 @@
 #include <type_traits>
 
 #include "../core/dual.hpp"
+#include "../core/type_list.hpp"
 #include "../friction/friction.hpp"
 #include "../hydraulics/three_volume_circuit.hpp"
 #include "../models/dae_mechanism.hpp"
@@ -45,25 +46,17 @@ constexpr bool linearizable_friction = Friction::n_states == 0;
 // CylinderInputs), else the open-loop valve schedule. Its Params are the
 // model's `input`; the index-1 integrator runs it, the stability map
 // linearizes with the valve closed and reads no input.
-template <class Mechanism, class = void>
-struct DaeInputPolicy {
-  using type = OpenLoopSchedule;
-};
 template <class Mechanism>
-struct DaeInputPolicy<Mechanism, std::void_t<typename Mechanism::Input>> {
-  using type = typename Mechanism::Input;
-};
+using DeclaredInput = typename Mechanism::Input;
+template <class Mechanism>
+using DaeInputPolicy = DeclaredOr<DeclaredInput, Mechanism, OpenLoopSchedule>;
 // The circuit of a DAE mechanism's cylinders: the one it declares
 // (`Circuit`: the model files' CircuitChoice), else the three-volume circuit
 // of the seeds.
-template <class Mechanism, class = void>
-struct DaeCircuit {
-  using type = ThreeVolumeCircuit;
-};
 template <class Mechanism>
-struct DaeCircuit<Mechanism, std::void_t<typename Mechanism::Circuit>> {
-  using type = typename Mechanism::Circuit;
-};
+using DeclaredCircuit = typename Mechanism::Circuit;
+template <class Mechanism>
+using DaeCircuit = DeclaredOr<DeclaredCircuit, Mechanism, ThreeVolumeCircuit>;
 
 // A spool opening per actuator: a scalar for every actuator (e.g. 0.0 in a
 // residual, which does not read it), or an array U[a].

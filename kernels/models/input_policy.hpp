@@ -41,6 +41,7 @@
 #include <type_traits>
 
 #include "../core/hd.hpp"
+#include "../core/type_list.hpp"
 #include "../integrators/settings.hpp"
 #include "input_schedule.hpp"
 
@@ -114,26 +115,14 @@ struct NoInputReport {
   template <class V>
   static void visit(const NoInputReport*, V&&) {}
 };
-template <class Input, class = void>
-struct InputReportOf {
-  using type = NoInputReport;
-};
 template <class Input>
-struct InputReportOf<Input, std::void_t<typename Input::Report>> {
-  using type = typename Input::Report;
-};
-template <class Input, class = void>
-struct InputProbeOf {
-  using type = NoInputReport;
-};
+using DeclaredReport = typename Input::Report;
 template <class Input>
-struct InputProbeOf<Input, std::void_t<typename Input::Probe>> {
-  using type = typename Input::Probe;
-};
+using DeclaredProbe = typename Input::Probe;
 template <class Input>
-using InputReport = typename InputReportOf<Input>::type;
+using InputReport = typename DeclaredOr<DeclaredReport, Input, NoInputReport>::type;
 template <class Input>
-using InputProbe = typename InputProbeOf<Input>::type;
+using InputProbe = typename DeclaredOr<DeclaredProbe, Input, NoInputReport>::type;
 
 // A member `input` holding the policy's report (or probe), and nothing at all
 // (an empty base, no storage) for a policy without one: the summaries and
