@@ -234,6 +234,39 @@ TEST(Cli, LanesGiveTheSameResultsAsOneInstanceAtATime) {
   EXPECT_FALSE(fs::exists(tmp.path / "bad"));
 }
 
+// The penalty formulation runs on lanes too (PenaltyTrapezoidal<Model,
+// Lanes<W>>, docs/models/lanes.md §7): by default on the widest width built,
+// with the same files, bit for bit, as one instance at a time.
+TEST(Cli, PenaltyFormulationRunsOnLanesWithTheSameResults) {
+  TempDir tmp;
+  std::string text = read_file(kRoot + "/studies/grid_friction_bulk.toml");
+  text = std::regex_replace(text, std::regex(R"(duration = [0-9.eE+-]+)"), "duration = 1.2");
+  text = std::regex_replace(text, std::regex(R"(count = 10)"), "count = 3");  // 27 instances: a ragged group
+  text = std::regex_replace(text, std::regex(R"(friction = "brown-mcphee")"),
+                            "friction = \"brown-mcphee\"\nformulation = \"penalty\"");
+  ASSERT_NE(text.find("formulation = \"penalty\""), std::string::npos);
+  const fs::path study = tmp.path / "penalty.toml";
+  write_file(study, text);
+  std::map<std::string, std::map<std::string, std::string>> h5;
+  std::map<std::string, std::string> csv;
+  for (const std::string lanes : {"1", "default"}) {
+    const fs::path out = tmp.path / ("out" + lanes);
+    const std::string flag = lanes == "default" ? "" : " --lanes 1";
+    const Result r = hydrosweep("run '" + study.string() + "' --out '" + out.string() + "' -j 2" + flag, tmp.path);
+    ASSERT_EQ(r.code, 0) << r.err;
+    if (lanes == "default")
+      EXPECT_NE(r.out.find(std::to_string(hs::widest_lanes()) + "-lane lockstep (lane utilization "), std::string::npos)
+          << r.out;
+    else
+      EXPECT_EQ(r.out.find("-lane lockstep"), std::string::npos) << r.out;
+    h5[lanes] = h5_results(out / "results.h5");
+    csv[lanes] = read_file(out / "summary.csv");
+  }
+  EXPECT_GT(h5["1"].size(), 20u);
+  EXPECT_EQ(csv["default"], csv["1"]);
+  expect_same(h5["1"], h5["default"], "penalty: --lanes 1 against the default");
+}
+
 // Instances that fail are results: exit 0, flagged in both files.
 TEST(Cli, FailedInstancesAreFlaggedNotErrors) {
   TempDir tmp;

@@ -1,6 +1,6 @@
 // The lockstep runner (kernels/integrators/lockstep.hpp, docs/models/lanes.md
 // §4), with a reference trajectory for the tracking RMS: W instances of the four-bar in the lanes of Lanes<W> through the same
-// double-step code as the scalar path. Every instance's summary must be its
+// double-step (or penalty-formulation) code as the scalar path. Every instance's summary must be its
 // scalar run_instance summary bit for bit (memcmp of every double, equal
 // status and step count), for batches of 1 … 3W+1 instances (ragged tails),
 // with lanes that fail during the run (pressure range, stroke) or never start
@@ -104,10 +104,15 @@ void expect_same_summary(const Summary& a, const Summary& b, const char* what, i
   same(a.tracking_rms, b.tracking_rms, "tracking_rms");
 }
 
-template <class Friction, int W>
+template <class M>
+using DoubleStepOf = DoubleStepTrapezoidal<M>;
+template <class M>
+using PenaltyOf = PenaltyTrapezoidal<M>;
+
+template <template <class> class Formulation, class Friction, int W>
 void lockstep_matches_scalar(double duration, const char* law) {
   using Model = HydraulicFourBar<Friction>;
-  using One = DoubleStepTrapezoidal<Model>;
+  using One = Formulation<Model>;
   IntegratorSettings S;
   S.duration = duration;
   // Tracking against the nominal instance's driving angle, as a study's
@@ -140,7 +145,7 @@ void lockstep_matches_scalar(double duration, const char* law) {
   for (int n : {1, 2, W - 1, W, W + 1, 2 * W + 3, 3 * W + 1}) {
     std::vector<SummaryOf<One>> lanes(n);
     LockstepCounters counters;
-    Lockstep<Model, W>::run(all.data(), n, S, opt, lanes.data(), &counters);
+    Lockstep<One, W>::run(all.data(), n, S, opt, lanes.data(), &counters);
     for (int i = 0; i < n; ++i) expect_same_summary(lanes[i], scalar[i], "batch", i);
     // Lanes converge after different counts of Newton iterations and some
     // stop early: some lane-iterations idle, so utilization is below 1.
@@ -158,12 +163,20 @@ void lockstep_matches_scalar(double duration, const char* law) {
 // 1.2 s covers the valve opening at 1 s: the friction branch switches, Newton
 // counts differ between lanes, and the high-gain lanes leave the pressure
 // range at different times.
-TEST(Lockstep, BrownMcPheeW4) { lockstep_matches_scalar<StaticLaws, 4>(1.2, BrownMcPhee::name); }
-TEST(Lockstep, BrownMcPheeW8) { lockstep_matches_scalar<StaticLaws, 8>(1.2, BrownMcPhee::name); }
-TEST(Lockstep, BengisuAkayW8) { lockstep_matches_scalar<StaticLaws, 8>(1.2, BengisuAkay::name); }
-TEST(Lockstep, LuGreW4) { lockstep_matches_scalar<LuGre, 4>(1.2, LuGre::name); }
-TEST(Lockstep, ModifiedLuGreW8) { lockstep_matches_scalar<ModifiedLuGre, 8>(1.2, ModifiedLuGre::name); }
-TEST(Lockstep, NoFrictionW4) { lockstep_matches_scalar<StaticLaws, 4>(1.2, NoFriction::name); }
+TEST(Lockstep, BrownMcPheeW4) { lockstep_matches_scalar<DoubleStepOf, StaticLaws, 4>(1.2, BrownMcPhee::name); }
+TEST(Lockstep, BrownMcPheeW8) { lockstep_matches_scalar<DoubleStepOf, StaticLaws, 8>(1.2, BrownMcPhee::name); }
+TEST(Lockstep, BengisuAkayW8) { lockstep_matches_scalar<DoubleStepOf, StaticLaws, 8>(1.2, BengisuAkay::name); }
+TEST(Lockstep, LuGreW4) { lockstep_matches_scalar<DoubleStepOf, LuGre, 4>(1.2, LuGre::name); }
+TEST(Lockstep, ModifiedLuGreW8) { lockstep_matches_scalar<DoubleStepOf, ModifiedLuGre, 8>(1.2, ModifiedLuGre::name); }
+TEST(Lockstep, NoFrictionW4) { lockstep_matches_scalar<DoubleStepOf, StaticLaws, 4>(1.2, NoFriction::name); }
+
+// The penalty formulation on lanes (PenaltyTrapezoidal<Model, Lanes<W>>):
+// the same batches, every law, both widths; its multipliers λ are per lane.
+TEST(LockstepPenalty, BrownMcPheeW8) { lockstep_matches_scalar<PenaltyOf, StaticLaws, 8>(1.2, BrownMcPhee::name); }
+TEST(LockstepPenalty, BengisuAkayW4) { lockstep_matches_scalar<PenaltyOf, StaticLaws, 4>(1.2, BengisuAkay::name); }
+TEST(LockstepPenalty, NoFrictionW8) { lockstep_matches_scalar<PenaltyOf, StaticLaws, 8>(1.2, NoFriction::name); }
+TEST(LockstepPenalty, LuGreW8) { lockstep_matches_scalar<PenaltyOf, LuGre, 8>(1.2, LuGre::name); }
+TEST(LockstepPenalty, ModifiedLuGreW4) { lockstep_matches_scalar<PenaltyOf, ModifiedLuGre, 4>(1.2, ModifiedLuGre::name); }
 
 // Identical instances converge together: every lane is busy at every Newton
 // iteration, utilization exactly 1; a varied batch idles some.
@@ -174,7 +187,7 @@ TEST(Lockstep, UtilizationIsOneForIdenticalLanes) {
   std::vector<FourBarParams> same(8, with_law(seed002_four_bar(), BrownMcPhee::name));
   std::vector<SummaryOf<DoubleStepTrapezoidal<Model>>> out(8);
   LockstepCounters c;
-  Lockstep<Model, 8>::run(same.data(), 8, S, RunOptions(), out.data(), &c);
+  Lockstep<DoubleStepTrapezoidal<Model>, 8>::run(same.data(), 8, S, RunOptions(), out.data(), &c);
   EXPECT_EQ(c.active_lane_iterations, c.lane_iterations);
   EXPECT_GT(c.lane_iterations, 0);
   EXPECT_EQ(c.groups, 1);
@@ -206,10 +219,6 @@ void dynamic_choice_runs_the_law_as_compiled_alone() {
   }
   EXPECT_GT(finished, 0);
 }
-template <class M>
-using DoubleStepOf = DoubleStepTrapezoidal<M>;
-template <class M>
-using PenaltyOf = PenaltyTrapezoidal<M>;
 }  // namespace
 
 TEST(DynamicFrictionChoice, RunsEachLawAsCompiledAloneBitForBit) {

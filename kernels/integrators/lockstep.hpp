@@ -2,7 +2,8 @@
 // instances of one model run W at a time in the W lanes of Lanes<W>
 // (kernels/core/lanes.hpp) through the same double-step code as the scalar
 // path (DoubleStepTrapezoidal<Model, Lanes<W>>), the way a GPU warp runs 32
-// instances. Each instance's summary is its scalar run_instance summary
+// instances; the penalty formulation likewise (PenaltyTrapezoidal<Model,
+// Lanes<W>>). Each instance's summary is its scalar run_instance summary
 // (kernels/integrators/run.hpp), bit for bit (tests/test_lockstep.cpp).
 //
 // What a lane batch shares: the structural choices a study does not sweep
@@ -13,8 +14,9 @@
 // Initialization runs instance by instance on the scalar path (assembly and
 // static state: once per run); the instances that start are gathered into
 // lanes, and a ragged last group repeats its last instance in the spare lanes.
-// Supported: models on PlanarLoopChain mechanisms with one of the hydraulic
-// cylinders and an open-loop schedule, the exact tangent, no recording
+// Supported: the double step and the penalty formulation of models on
+// PlanarLoopChain mechanisms with one of the hydraulic cylinders and an
+// open-loop schedule, the exact tangent, no recording
 // (stride 0); lockstep_supported() says so at run time and the callers run
 // the scalar path otherwise.
 //
@@ -32,6 +34,7 @@
 #include "../models/input_schedule.hpp"
 #include "../models/planar_loop_chain.hpp"
 #include "double_step_trapezoidal.hpp"
+#include "penalty_trapezoidal.hpp"
 #include "run.hpp"
 
 namespace hs {
@@ -92,9 +95,22 @@ struct LockstepCounters {
   }
 };
 
-// Which integrators the lanes run (compile time): the double step of a model
-// on a PlanarLoopChain with hydraulic cylinders that have lane parameters and
-// the open-loop schedule.
+// The formulations that have lanes: the integrator of one instance and the
+// same formulation on the real R (Lanes<W>). One line per formulation.
+template <class Integrator, class R>
+struct IntegratorOn;
+template <class Model, class R>
+struct IntegratorOn<DoubleStepTrapezoidal<Model, double>, R> {
+  using type = DoubleStepTrapezoidal<Model, R>;
+};
+template <class Model, class R>
+struct IntegratorOn<PenaltyTrapezoidal<Model, double>, R> {
+  using type = PenaltyTrapezoidal<Model, R>;
+};
+
+// Which integrators the lanes run (compile time): a formulation with lanes,
+// of a model on a PlanarLoopChain with hydraulic cylinders that have lane
+// parameters and the open-loop schedule.
 template <class Mech>
 struct IsPlanarLoopChain : std::false_type {};
 template <int NB>
@@ -102,11 +118,19 @@ struct IsPlanarLoopChain<PlanarLoopChain<NB>> : std::true_type {};
 
 template <class Integrator, class = void>
 struct LockstepFor : std::false_type {};
-template <class Model>
-struct LockstepFor<DoubleStepTrapezoidal<Model, double>,
-                   std::void_t<typename Model::Actuator::template ParamsOn<double>>>
-    : std::integral_constant<bool, IsPlanarLoopChain<typename Model::Mechanism>::value &&
-                                       std::is_same<typename Model::Input, OpenLoopSchedule>::value> {};
+template <class Integrator>
+struct LockstepFor<Integrator, std::void_t<typename IntegratorOn<Integrator, double>::type,
+                                           typename Integrator::Model::Actuator::template ParamsOn<double>>>
+    : std::integral_constant<bool,
+                             IsPlanarLoopChain<typename Integrator::Model::Mechanism>::value &&
+                                 std::is_same<typename Integrator::Model::Input, OpenLoopSchedule>::value> {};
+
+// The multipliers of the penalty formulation's state (eq 18), gathered into
+// the lanes with the rest; a formulation without them has none.
+template <class State, class = void>
+struct HasMultipliers : std::false_type {};
+template <class State>
+struct HasMultipliers<State, std::void_t<decltype(std::declval<State>().lambda)>> : std::true_type {};
 
 // And what they run of it (run time): the exact tangent, no trajectories;
 // otherwise the caller runs the scalar path.
@@ -114,10 +138,13 @@ inline bool lockstep_supported(const IntegratorSettings& S, const RunOptions& op
   return S.tangent == Tangent::exact && opt.stride == 0;
 }
 
-template <class Model, int W>
+// Integrator: one instance's (DoubleStepTrapezoidal<Model> or
+// PenaltyTrapezoidal<Model>); the lanes run the same formulation on Lanes<W>.
+template <class Integrator, int W>
 struct Lockstep {
-  using One = DoubleStepTrapezoidal<Model, double>;
-  using Wide = DoubleStepTrapezoidal<Model, Lanes<W>>;
+  using One = Integrator;
+  using Model = typename One::Model;
+  using Wide = typename IntegratorOn<One, Lanes<W>>::type;
   using L = Lanes<W>;
   using Mask = LaneMask<W>;
   using Summary = SummaryOf<One>;
@@ -334,6 +361,7 @@ struct Lockstep {
     block(&S1::U, w.U);
     block(&S1::s_act, w.s_act);
     block(&S1::sdot_act, w.sdot_act);
+    if constexpr (HasMultipliers<S1>::value) block(&S1::lambda, w.lambda);
     for (int lane = 0; lane < W; ++lane) {
       for (int a = 0; a < na; ++a) w.input.U_ref[a].set(lane, one[lane].input.U_ref[a]);
       for (int j = 0; j < One::ni; ++j) w.part.indep[j].set(lane, one[lane].part.indep[j]);

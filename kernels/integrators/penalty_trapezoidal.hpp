@@ -28,6 +28,12 @@
 // Everything of the model (mechanism, actuators, input, initial state) is
 // the double step's: this formulation reuses its evaluation helpers and its
 // initial state, and adds the consistent multipliers λ0 at t = 0.
+//
+// R = double: one instance, every backend. R = Lanes<W> (CPU only): W
+// instances in lockstep (docs/models/lanes.md §4, §7): the same operations
+// per lane, a lane that has converged keeps its iterate and its multipliers
+// while the others iterate, and a lane that fails keeps the state it had at
+// the start of the step, with its own status.
 #pragma once
 #include <type_traits>
 
@@ -35,10 +41,15 @@
 
 namespace hs {
 
-template <class ModelT>
-struct PenaltyTrapezoidal : DoubleStepTrapezoidal<ModelT> {
-  using Base = DoubleStepTrapezoidal<ModelT>;
+template <class ModelT, class R = double>
+struct PenaltyTrapezoidal : DoubleStepTrapezoidal<ModelT, R> {
+  using Base = DoubleStepTrapezoidal<ModelT, R>;
   using Model = ModelT;
+  using Real = R;
+  using Mask = typename Base::Mask;
+  using Index = typename Base::Index;
+  using StatusR = typename Base::StatusR;
+  static constexpr bool one_instance = Base::one_instance;
   using Mech = typename Base::Mech;
   using Params = typename Base::Params;
   using Constants = typename Base::Constants;
@@ -49,14 +60,14 @@ struct PenaltyTrapezoidal : DoubleStepTrapezoidal<ModelT> {
   static constexpr int npa = Base::npa, nwa = Base::nwa, nsa = Base::nsa;
   static constexpr int np = Base::np, nw = Base::nw;
   static constexpr int nx = nq + np + nw;  // Newton unknowns: every coordinate, then the actuator states
-  using Jet = Dual<nx>;
+  using Jet = Dual<nx, R>;
   // The mechanism depends on z alone: it runs on Dual<nq> inside a Dual<nx>
   // residual (as the double step's on Dual<ni>).
   template <class T>
   using Kinematic = typename HeadScalar<T, nq>::type;
 
   struct State : Base::State {
-    double lambda[nc];  // the multipliers λ of eq (18) at t
+    R lambda[nc];  // the multipliers λ of eq (18) at t
   };
 
   // The mechanical and actuator terms at (z, ż, z̈) and actuator states y.
@@ -74,7 +85,7 @@ struct PenaltyTrapezoidal : DoubleStepTrapezoidal<ModelT> {
 
   template <class T>
   HS_HD static void evaluate(const Params& P, const Constants& K, const Kinematic<T>* z, const Kinematic<T>* zd,
-                             const Kinematic<T>* zdd, const T* y, const T* wd, const double* U, Terms<T>& e) {
+                             const Kinematic<T>* zdd, const T* y, const T* wd, const R* U, Terms<T>& e) {
     using Tk = Kinematic<T>;
     const auto pose = Mech::pose(P.mechanism, z);
     Mech::constraints(P.mechanism, pose, e.phi);
@@ -95,10 +106,10 @@ struct PenaltyTrapezoidal : DoubleStepTrapezoidal<ModelT> {
 
   struct StepContext {
     double dt, alpha;
-    double U[na];  // spools at t_{k+1}
-    double qd_hat[nq], qdd_hat[nq], pd_hat[np];
-    Vec<double, nw> wd_hat;
-    double lambda[nc];  // the current iterate's multipliers
+    R U[na];  // spools at t_{k+1}
+    R qd_hat[nq], qdd_hat[nq], pd_hat[np];
+    Vec<R, nw> wd_hat;
+    R lambda[nc];  // the current iterate's multipliers
   };
 
   // The trapezoidal velocities and accelerations of z (eq 33).
@@ -134,23 +145,29 @@ struct PenaltyTrapezoidal : DoubleStepTrapezoidal<ModelT> {
   }
 
   // |Φ(z)|∞ and Φ(z) at the coordinates z.
-  HS_HD static double constraint_values(const Params& P, const double* z, double* phi) {
+  HS_HD static R constraint_values(const Params& P, const R* z, R* phi) {
     const auto pose = Mech::pose(P.mechanism, z);
     Mech::constraints(P.mechanism, pose, phi);
-    double m = 0.0;
-    for (int r = 0; r < nc; ++r) m = fabs(phi[r]) > m ? fabs(phi[r]) : m;
+    R m(0.0);
+    for (int r = 0; r < nc; ++r) m = choose(math::abs(phi[r]) > m, math::abs(phi[r]), m);
     return m;
   }
 
-  // Advance s by one step of S.dt. On failure s is left at the start of the step.
-  HS_HD static Status step(const Params& P, const Constants& K, const IntegratorSettings& S, State& s,
-                           StepReport& report, Evaluation<double>* eval_out = nullptr) {
+  // Advance s by one step of S.dt. On failure s is left at the start of the
+  // step. On lanes: the lanes of `active` are stepped, each lane's status is
+  // returned, and a lane that fails or is not active keeps its state (and
+  // *eval_out) as it was (the double step's contract).
+  HS_HD static StatusR step(const Params& P, const Constants& K, const IntegratorSettings& S, State& s,
+                            StepReport& report, Evaluation<R>* eval_out = nullptr, Mask active = Mask(true)) {
+    using St = StatusOnT<R>;
     const double dt = S.dt;
+    typename std::conditional<one_instance, char, State>::type start{};  // lanes: to restore the lanes that stop
+    if constexpr (!one_instance) start = s;
     StepContext ctx;
     ctx.dt = dt;
     ctx.alpha = S.penalty_factor;
     Base::advance_spools(P, K, s, dt, ctx.U);
-    double x[nx];
+    R x[nx];
     for (int k = 0; k < nq; ++k) {
       x[k] = s.q[k] + dt * s.qd[k] + 0.5 * dt * dt * s.qdd[k];  // predictor, docs/models/integrators.md §3.2
       ctx.qd_hat[k] = -((2.0 / dt) * s.q[k] + s.qd[k]);
@@ -159,59 +176,91 @@ struct PenaltyTrapezoidal : DoubleStepTrapezoidal<ModelT> {
     Base::predict_actuator_states(s, dt, nq, x, ctx.pd_hat, ctx.wd_hat.data());
     for (int r = 0; r < nc; ++r) ctx.lambda[r] = s.lambda[r];
 
-    bool converged = false;
+    StatusR status = St::of(Status::ok);
+    Mask pending = active;  // lanes still iterating
+    report.newton_iterations = 0;
     int it = 0;
-    double phi[nc], violation = 0.0;  // Φ and |Φ|∞ at the latest iterate
+    R phi[nc], violation(0.0);  // Φ and |Φ|∞ at the latest iterate
     while (it < S.max_newton_iterations) {
       ++it;
-      double f[nx], dx[nx];
-      Mat<double, nx, nx> J;
+      report.lane_iterations += one_instance ? 1 : static_cast<int>(sizeof(R) / sizeof(double));
+      report.active_lane_iterations += lane_count(pending);
+      R f[nx], dx[nx];
+      Mat<R, nx, nx> J;
       newton_tangent<nx>(S.tangent, x, f, J, [&](const auto* xt, auto* ft) {
         residual(P, K, ctx, xt, ft);
-        return true;
+        return Mask(true);
       });
       for (int r = 0; r < nx; ++r) f[r] = -f[r];
-      if (!solve_newton_increment(J, f, dx)) return Status::newton_failure;
-      const Status update = Base::template newton_update<nq>(S, x, dx, converged);
-      if (update != Status::ok) return update;
-      // Multiplier update with Φ at the new positions, eq (19).
-      violation = constraint_values(P, x, phi);
-      for (int r = 0; r < nc; ++r) ctx.lambda[r] += ctx.alpha * phi[r];
-      if (converged) break;
+      if constexpr (one_instance) {
+        if (!solve_newton_increment(J, f, dx)) return Status::newton_failure;
+        bool converged = false;
+        const Status update = Base::template newton_update<nq>(S, x, dx, converged);
+        if (update != Status::ok) return update;
+        // Multiplier update with Φ at the new positions, eq (19).
+        violation = constraint_values(P, x, phi);
+        for (int r = 0; r < nc; ++r) ctx.lambda[r] += ctx.alpha * phi[r];
+        if (converged) { pending = false; break; }
+      } else {
+        report.newton_iterations = choose(pending, report.newton_iterations + 1.0, report.newton_iterations);
+        const Mask solved = solve_newton_increment(J, f, dx);
+        set_status_where(pending && !solved, status, Status::newton_failure);
+        pending = pending && solved;
+        Mask converged;
+        const Mask finite = Base::template newton_update<nq>(S, x, dx, converged, pending);
+        set_status_where(pending && !finite, status, Status::diverged);
+        const Mask moved = pending && finite;
+        // Eq (19) in the lanes whose iterate moved.
+        const R v = constraint_values(P, x, phi);
+        violation = choose(moved, v, violation);
+        for (int r = 0; r < nc; ++r) ctx.lambda[r] = choose(moved, ctx.lambda[r] + ctx.alpha * phi[r], ctx.lambda[r]);
+        pending = moved && !converged;
+        if (!any_lane(pending)) break;
+      }
     }
-    report.newton_iterations = it;
-    if (!converged) return Status::newton_failure;
-    if (!(violation < 1e30)) return Status::diverged;
+    if constexpr (one_instance) {
+      report.newton_iterations = it;
+      if (pending) return Status::newton_failure;
+      if (!(violation < 1e30)) return Status::diverged;
+    } else {
+      set_status_where(pending, status, Status::newton_failure);
+      set_status_where(active && status == St::of(Status::ok) && !(violation < 1e30), status, Status::diverged);
+    }
 
     // Projections, eqs (20)–(21) divided by dt²/4: A = W̃ + α Φ_zᵀΦ_z with
     // W̃ = ∂(mechanical)/∂z on the trapezoidal relations (= (4/dt²) W).
-    double qd[nq], qdd[nq];
+    R qd[nq], qdd[nq];
     {
-      using D = Dual<nq>;
+      using D = Dual<nq, R>;
       D z[nq], zd[nq], zdd[nq], y[na * nsa];
       Vec<D, nw> wd = Vec<D, nw>::filled(D(0.0));
       for (int k = 0; k < nq; ++k) z[k] = D::variable(x[k], k);
       trapezoidal_motion(ctx, z, zd, zdd);
       for (int k = 0; k < na * nsa; ++k) y[k] = D(x[nq + k]);
-      double pdv[np];
-      Vec<double, nw> wdv = Vec<double, nw>::filled(0.0);
+      R pdv[np];
+      Vec<R, nw> wdv = Vec<R, nw>::filled(R(0.0));
       Base::trapezoidal_actuator_rates(x, nq, dt, ctx.pd_hat, ctx.wd_hat.data(), pdv, wdv.data());
       for (int k = 0; k < nw; ++k) wd[k] = D(wdv[k]);
       Terms<D> e;
       evaluate(P, K, z, zd, zdd, y, wd.data(), ctx.U, e);
-      Mat<double, nq, nq> W, A;
+      Mat<R, nq, nq> W, A;
       for (int r = 0; r < nq; ++r)
         for (int c = 0; c < nq; ++c) {
           W(r, c) = e.mechanical[r].v[c];
-          double g = 0.0;
+          R g(0.0);
           for (int k = 0; k < nc; ++k) g += e.jacobian[k][r].a * e.jacobian[k][c].a;
           A(r, c) = W(r, c) + ctx.alpha * g;
         }
-      int perm[nq];
-      if (!lu_factor(A, perm)) return Status::newton_failure;
-      double b[nq];
+      Index perm[nq];
+      const auto factored = lu_factor(A, perm);
+      if constexpr (one_instance) {
+        if (!factored) return Status::newton_failure;
+      } else {
+        set_status_where(active && status == St::of(Status::ok) && !factored, status, Status::newton_failure);
+      }
+      R b[nq];
       for (int r = 0; r < nq; ++r) {
-        double v = 0.0;
+        R v(0.0);
         for (int c = 0; c < nq; ++c) v += W(r, c) * zd[c].a;
         b[r] = v;
       }
@@ -219,12 +268,13 @@ struct PenaltyTrapezoidal : DoubleStepTrapezoidal<ModelT> {
       // Φ̇_z ż at the projected velocities: C̈ with z̈ = 0.
       const auto pose = Mech::pose(P.mechanism, x);
       const auto motion = Mech::motion(pose, qd);
-      const double zero[nq] = {};
+      R zero[nq];
+      for (int k = 0; k < nq; ++k) zero[k] = R(0.0);
       const auto acc0 = Mech::acceleration(pose, motion, zero);
-      double bias[nc];
+      R bias[nc];
       Mech::constraint_acceleration(pose, motion, acc0, bias);
       for (int r = 0; r < nq; ++r) {
-        double v = 0.0;
+        R v(0.0);
         for (int c = 0; c < nq; ++c) v += W(r, c) * zdd[c].a;
         for (int k = 0; k < nc; ++k) v -= ctx.alpha * e.jacobian[k][r].a * bias[k];
         b[r] = v;
@@ -242,7 +292,7 @@ struct PenaltyTrapezoidal : DoubleStepTrapezoidal<ModelT> {
     }
     Base::store_actuator_states(x, nq, ctx.pd_hat, ctx.wd_hat.data(), ctx.U, dt, s);
     for (int r = 0; r < nc; ++r) s.lambda[r] = ctx.lambda[r];
-    Evaluation<double> e;
+    Evaluation<R> e;
     observe(P, K, s, e);
     for (int a = 0; a < na; ++a) {
       s.s_act[a] = e.s[a];
@@ -250,21 +300,47 @@ struct PenaltyTrapezoidal : DoubleStepTrapezoidal<ModelT> {
     }
     ++s.steps;
     s.t = grid_time(s.t0, s.steps, dt);
-    if (eval_out) *eval_out = e;
-    return Status::ok;
+    if constexpr (one_instance) {
+      if (eval_out) *eval_out = e;
+      return Status::ok;
+    } else {
+      // The lanes that did not step keep their state (and evaluation).
+      const Mask stepped = active && status == St::of(Status::ok);
+      choose_in_place(!stepped, start, s);
+      if (eval_out) {
+        Evaluation<R> kept = *eval_out;
+        choose_in_place(stepped, e, kept);
+        *eval_out = kept;
+      }
+      set_status_where(!active, status, Status::ok);
+      return status;
+    }
   }
 
+#if !defined(__CUDACC__) && !defined(__HIPCC__)
+  // On lanes: the lanes of c take `from`'s state (the double step's and the
+  // multipliers), the others keep `to`'s. The grid is the batch's.
+  static void choose_in_place(const Mask& c, const State& from, State& to) {
+    Base::choose_in_place(c, static_cast<const typename Base::State&>(from), static_cast<typename Base::State&>(to));
+    hs::choose_in_place(c, from.lambda, to.lambda);
+  }
+  template <class Block>
+  static void choose_in_place(const Mask& c, const Block& from, Block& to) {
+    hs::choose_in_place(c, from, to);
+  }
+#endif
+
   // The terms at a state (its positions, velocities, accelerations, actuator states and rates).
-  HS_HD static void evaluate_state(const Params& P, const Constants& K, const State& s, Terms<double>& e) {
-    double y[na * nsa];
+  HS_HD static void evaluate_state(const Params& P, const Constants& K, const State& s, Terms<R>& e) {
+    R y[na * nsa];
     Base::gather_actuator_states(s, y);
     evaluate(P, K, s.q, s.qd, s.qdd, y, s.wd.data(), s.U, e);
   }
 
   // The outputs' view of a state (run_instance: actuator lengths, rates,
   // forces, energies) from the state itself.
-  HS_HD static void observe(const Params& P, const Constants& K, const State& s, Evaluation<double>& out) {
-    Terms<double> e;
+  HS_HD static void observe(const Params& P, const Constants& K, const State& s, Evaluation<R>& out) {
+    Terms<R> e;
     evaluate_state(P, K, s, e);
     for (int k = 0; k < nq; ++k) {
       out.q[k] = s.q[k];
@@ -291,8 +367,10 @@ struct PenaltyTrapezoidal : DoubleStepTrapezoidal<ModelT> {
   // consistent accelerations), and the multipliers that hold it: at a
   // consistent state the mechanical residual lies in the range of Φ_zᵀ, so
   // Φ_zᵀ λ0 = −mechanical has the exact solution (Φ_z Φ_zᵀ) λ0 = −Φ_z mechanical.
+  // One instance's: lanes gather initialized instances (kernels/integrators/lockstep.hpp).
   HS_HD static Status initialize(const Params& P, const IntegratorSettings& S, State& s, Constants& K,
                                  Evaluation<double>* eval_out = nullptr) {
+    static_assert(one_instance, "initialize one instance; lanes gather initialized instances");
     const Status st = Base::initialize(P, S, s, K, eval_out);
     if (st != Status::ok) return st;
     Terms<double> e;

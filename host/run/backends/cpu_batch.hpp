@@ -2,8 +2,9 @@
 // space (cpu_space.hpp), over instances or lockstep groups of W instances in
 // SIMD lanes (LockstepLanes, its lanes policy). Included by one translation
 // unit per formulation (cpu_double_step.cpp, cpu_penalty.cpp,
-// cpu_index1_baumgarte.cpp) and, for the double step's lockstep lanes, one
-// per lane width (cpu_double_step_lanes4.cpp, cpu_double_step_lanes8.cpp),
+// cpu_index1_baumgarte.cpp) and, for the lockstep lanes of the double step and
+// the penalty formulation, one per formulation and lane width
+// (cpu_double_step_lanes4.cpp, ..., cpu_penalty_lanes8.cpp),
 // each instantiating only its own integrators, so that the build compiles
 // them in parallel: as one file it was the longest compilation of the build
 // (18 min and 13 GB at -O1 with the sanitizers), alone on one core at the end
@@ -59,7 +60,7 @@ struct LockstepLanes {
     RunOptions options;
     void operator()(long g) const {
       const long first = g * W;
-      Lockstep<typename Integrator::Model, W>::run(params + first, std::min<long>(W, count - first), settings, options,
+      Lockstep<Integrator, W>::run(params + first, std::min<long>(W, count - first), settings, options,
                                                    summaries + first, counters + g);
     }
   };
