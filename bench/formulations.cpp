@@ -63,6 +63,7 @@ hs::BatchSpec batch(const char* model, const char* formulation, const char* law,
   spec.settings.tangent = tangent;
   spec.trajectory_stride = 0;
   spec.threads = 1;
+  spec.lanes = 1;  // one instance's step, as the papers compare them (lanes: bench_lanes)
   const int coulomb = m.find_parameter("friction.coulomb_force")->index;
   uint64_t state = 2024;
   for (long i = 0; i < n; ++i) {

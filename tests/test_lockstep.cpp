@@ -1,6 +1,7 @@
 // The lockstep runner (kernels/integrators/lockstep.hpp, docs/models/lanes.md
 // §4), with a reference trajectory for the tracking RMS: W instances of the four-bar in the lanes of Lanes<W> through the same
-// double-step (or penalty-formulation) code as the scalar path. Every instance's summary must be its
+// double-step (or penalty-formulation) code as the scalar path; the 3D
+// four-bar likewise. Every instance's summary must be its
 // scalar run_instance summary bit for bit (memcmp of every double, equal
 // status and step count), for batches of 1 … 3W+1 instances (ragged tails),
 // with lanes that fail during the run (pressure range, stroke) or never start
@@ -21,6 +22,7 @@
 #include "kernels/integrators/lockstep.hpp"
 #include "kernels/integrators/penalty_trapezoidal.hpp"
 #include "kernels/models/four_bar.hpp"
+#include "kernels/models/four_bar_3d.hpp"
 
 using namespace hs;
 
@@ -86,8 +88,10 @@ void expect_same_summary(const Summary& a, const Summary& b, const char* what, i
     EXPECT_TRUE(same_bits(x, y)) << field << ": lanes " << x << " scalar " << y;
   };
   same(a.t_end, b.t_end, "t_end");
-  for (int k = 0; k < 3; ++k) { same(a.q[k], b.q[k], "q"); same(a.qd[k], b.qd[k], "qd"); }
-  for (int k = 0; k < 3; ++k) {
+  constexpr int nq = static_cast<int>(sizeof(a.q) / sizeof(a.q[0]));  // every coordinate (10 in 3D)
+  constexpr int np = static_cast<int>(sizeof(a.p) / sizeof(a.p[0]));
+  for (int k = 0; k < nq; ++k) { same(a.q[k], b.q[k], "q"); same(a.qd[k], b.qd[k], "qd"); }
+  for (int k = 0; k < np; ++k) {
     same(a.p[k], b.p[k], "p");
     same(a.p_min[k], b.p_min[k], "p_min");
     same(a.p_max[k], b.p_max[k], "p_max");
@@ -109,9 +113,14 @@ using DoubleStepOf = DoubleStepTrapezoidal<M>;
 template <class M>
 using PenaltyOf = PenaltyTrapezoidal<M>;
 
-template <template <class> class Formulation, class Friction, int W>
+template <class Friction>
+using Planar = HydraulicFourBar<Friction>;
+template <class Friction>
+using Spatial = HydraulicFourBar3d<Friction>;  // seed 000's 3D four-bar: the same parameters
+
+template <template <class> class Formulation, class Friction, int W, template <class> class ModelOf = Planar>
 void lockstep_matches_scalar(double duration, const char* law) {
-  using Model = HydraulicFourBar<Friction>;
+  using Model = ModelOf<Friction>;
   using One = Formulation<Model>;
   IntegratorSettings S;
   S.duration = duration;
@@ -177,6 +186,15 @@ TEST(LockstepPenalty, BengisuAkayW4) { lockstep_matches_scalar<PenaltyOf, Static
 TEST(LockstepPenalty, NoFrictionW8) { lockstep_matches_scalar<PenaltyOf, StaticLaws, 8>(1.2, NoFriction::name); }
 TEST(LockstepPenalty, LuGreW8) { lockstep_matches_scalar<PenaltyOf, LuGre, 8>(1.2, LuGre::name); }
 TEST(LockstepPenalty, ModifiedLuGreW4) { lockstep_matches_scalar<PenaltyOf, ModifiedLuGre, 4>(1.2, ModifiedLuGre::name); }
+
+// The 3D four-bar (DaeMechanism<SpatialFourBarDae>, ten mixed coordinates,
+// nine constraints, docs/models/lanes.md §8) on lanes: its constraint
+// Jacobian and bias from jets nested over the lanes, the partition per lane
+// (the double step; its penalty formulation has no lanes).
+TEST(Lockstep3d, BrownMcPheeW8) { lockstep_matches_scalar<DoubleStepOf, StaticLaws, 8, Spatial>(1.2, BrownMcPhee::name); }
+TEST(Lockstep3d, LuGreW4) { lockstep_matches_scalar<DoubleStepOf, LuGre, 4, Spatial>(1.2, LuGre::name); }
+static_assert(!LockstepFor<PenaltyTrapezoidal<Spatial<LuGre>>>::value,
+              "the 3D four-bar's penalty formulation runs one instance at a time (docs/models/lanes.md §8)");
 
 // Identical instances converge together: every lane is busy at every Newton
 // iteration, utilization exactly 1; a varied batch idles some.

@@ -38,17 +38,30 @@ HS_HD HS_FORCEINLINE auto lane_if(bool c, Then&& then_branch, Else&& else_branch
 }
 
 template <int N, class S = double>
+struct Dual;
+// The real under a (nested) jet: double, or the lanes of Lanes<W>.
+template <class X>
+struct RealUnder {
+  using type = X;
+};
+template <int M, class T>
+struct RealUnder<Dual<M, T>> : RealUnder<T> {};
+
+template <int N, class S>
 struct Dual {
   static constexpr int size = N;
   using Scalar = S;   // type of the value and of each derivative
   S a = S(0.0);       // value
   S v[N] = {};        // gradient
 
-  // Scalars a Dual combines with directly: double, and its own value type S
+  // Scalars a Dual combines with directly: double, its own value type S
   // (for nested jets Dual<N, Dual<M>>, whose second-order terms give exact
-  // Hessians and accelerations along a path; see the note below math::).
+  // Hessians and accelerations along a path; see the note below math::), and
+  // the real under a nested jet (Lanes<W> under Dual<N, Dual<M, Lanes<W>>>).
   template <class U>
-  using if_scalar = typename std::enable_if<std::is_same<U, double>::value || std::is_same<U, S>::value, int>::type;
+  using if_scalar = typename std::enable_if<std::is_same<U, double>::value || std::is_same<U, S>::value ||
+                                                std::is_same<U, typename RealUnder<S>::type>::value,
+                                            int>::type;
 
   constexpr Dual() = default;
   HS_HD constexpr Dual(const S& value) : a(value) {}  // NOLINT: constants promote implicitly

@@ -207,14 +207,30 @@ HS_LANE auto lane_if(const LaneMask<W>& c, Then&& then_branch, Else&& else_branc
 // and write through one compare per compile-time index, as select_at and
 // assign_at do for an int (kernels/core/small_matrix.hpp): each lane gets its
 // own element.
+// Where every lane holds the same index (the usual case: the lanes of a batch
+// keep the same partition), one read or write of that element instead: the
+// same values, without N blends of a jet (the 3D four-bar selects 9 × 9
+// entries of Φ_x out of 10 columns per factorization, docs/models/lanes.md §8).
+template <int N, int W>
+HS_LANE int uniform_index(const Lanes<W>& i) {
+  const double first = i[0];
+  return first >= 0.0 && first < N && all_lanes(i == first) ? static_cast<int>(first) : -1;
+}
 template <int N, class T, int W>
 HS_LANE T select_at(const T (&a)[N], const Lanes<W>& i) {
+  const int k0 = uniform_index<N>(i);
+  if (k0 >= 0) return a[k0];
   T r = a[0];
   for (int k = 1; k < N; ++k) r = choose(i == static_cast<double>(k), a[k], r);
   return r;
 }
 template <int N, class T, int W>
 HS_LANE void assign_at(T (&a)[N], const Lanes<W>& i, const T& v) {
+  const int k0 = uniform_index<N>(i);
+  if (k0 >= 0) {
+    a[k0] = v;
+    return;
+  }
   for (int k = 0; k < N; ++k) a[k] = choose(i == static_cast<double>(k), v, a[k]);
 }
 // target += increment where c holds (for a bool: small_matrix.hpp).

@@ -14,9 +14,9 @@
 // Initialization runs instance by instance on the scalar path (assembly and
 // static state: once per run); the instances that start are gathered into
 // lanes, and a ragged last group repeats its last instance in the spare lanes.
-// Supported: the double step and the penalty formulation of models on
-// PlanarLoopChain mechanisms with one of the hydraulic cylinders and an
-// open-loop schedule, the exact tangent, no recording
+// Supported: the double step of models on PlanarLoopChain mechanisms and the
+// 3D four-bar (MechanismOnLanes), and the penalty formulation of the former,
+// with one of the hydraulic cylinders and an open-loop schedule, the exact tangent, no recording
 // (stride 0); lockstep_supported() says so at run time and the callers run
 // the scalar path otherwise.
 //
@@ -109,12 +109,36 @@ struct IntegratorOn<PenaltyTrapezoidal<Model, double>, R> {
 };
 
 // Which integrators the lanes run (compile time): a formulation with lanes,
-// of a model on a PlanarLoopChain with hydraulic cylinders that have lane
-// parameters and the open-loop schedule.
+// of a model on a mechanism with lanes with hydraulic cylinders that have
+// lane parameters and the open-loop schedule.
+// The mechanisms with lanes: their parameters per lane (Mech::ParamsOn<R>)
+// are a planar loop chain's, which gather_mechanism transposes: the planar
+// chains, and the 3D four-bar (DaeMechanism<SpatialFourBarDae> takes the planar
+// chain's parameters, docs/models/lanes.md §8).
 template <class Mech>
 struct IsPlanarLoopChain : std::false_type {};
 template <int NB>
 struct IsPlanarLoopChain<PlanarLoopChain<NB>> : std::true_type {};
+template <class Params>
+struct IsPlanarChainParams : std::false_type {};
+template <int NB>
+struct IsPlanarChainParams<PlanarLoopChainParams<NB>> : std::true_type {};
+template <class Mech, class = void>
+struct MechanismOnLanes : std::false_type {};
+template <class Mech>
+struct MechanismOnLanes<Mech, std::void_t<typename Mech::template ParamsOn<Lanes<4>>>>
+    : IsPlanarChainParams<typename Mech::Params> {};
+
+// The penalty formulation on lanes only for the planar chains: on a DAE
+// mechanism its residual nests the adapter's Dual<nq> jets inside Dual<nx>
+// (121 components per real for the 3D four-bar), which on Lanes<8> took
+// 2 min more to compile per unit for a formulation that runs the 3D four-bar
+// at a tenth of the double step's speed (docs/models/lanes.md §8).
+template <class Integrator>
+struct FormulationOnLanes : std::true_type {};
+template <class Model>
+struct FormulationOnLanes<PenaltyTrapezoidal<Model, double>>
+    : std::integral_constant<bool, IsPlanarLoopChain<typename Model::Mechanism>::value> {};
 
 template <class Integrator, class = void>
 struct LockstepFor : std::false_type {};
@@ -122,7 +146,8 @@ template <class Integrator>
 struct LockstepFor<Integrator, std::void_t<typename IntegratorOn<Integrator, double>::type,
                                            typename Integrator::Model::Actuator::template ParamsOn<double>>>
     : std::integral_constant<bool,
-                             IsPlanarLoopChain<typename Integrator::Model::Mechanism>::value &&
+                             MechanismOnLanes<typename Integrator::Model::Mechanism>::value &&
+                                 FormulationOnLanes<Integrator>::value &&
                                  std::is_same<typename Integrator::Model::Input, OpenLoopSchedule>::value> {};
 
 // The multipliers of the penalty formulation's state (eq 18), gathered into

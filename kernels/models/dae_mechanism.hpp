@@ -46,8 +46,8 @@ struct DaeActuatorCount<Dae, std::void_t<decltype(Dae::na)>> {
   static constexpr int value = Dae::na;
   static constexpr bool indexed = true;
 };
-template <class Dae, class S>
-HS_HD S dae_actuator_length(const typename Dae::Params& P, const S* x, int a) {
+template <class Dae, class S, class Params>
+HS_HD S dae_actuator_length(const Params& P, const S* x, int a) {
   if constexpr (DaeActuatorCount<Dae>::indexed) return Dae::actuator_length(P, x, a);
   else { (void)a; return Dae::actuator_length(P, x); }
 }
@@ -73,6 +73,11 @@ struct CoordinateAccelerations {
   HS_HD static void add_joint_acceleration(const Pose&, int k, const T& dxdd, Acceleration<T>& a) {
     a.xdd[k] += dxdd;
   }
+  // The same with k per lane (the double step's partitions on lanes, LaneIndex).
+  template <class T, class Pose, class Index>
+  HS_HD static void add_joint_acceleration(const Pose&, const Index& k, const T& dxdd, Acceleration<T>& a) {
+    assign_at(a.xdd, k, select_at(a.xdd, k) + dxdd);
+  }
 };
 
 // Φ and Φ_x as a pose stores them (members phi[NC], jacobian[NC][NQ]) and
@@ -97,10 +102,23 @@ struct StoredPoseConstraints {
   }
 };
 
+// A DAE that declares `template <class R> using ParamsOn` (its parameters per
+// lane) runs on lockstep lanes (docs/models/lanes.md §8): every function here
+// takes the parameters as they come, one instance's or the lanes'. A DAE
+// without has no DaeMechanism::ParamsOn (DaeParamsOn has no type).
+template <class Dae, class R, class = void>
+struct DaeParamsOn {};
+template <class Dae, class R>
+struct DaeParamsOn<Dae, R, std::void_t<typename Dae::template ParamsOn<R>>> {
+  using type = typename Dae::template ParamsOn<R>;
+};
+
 template <class DaeT>
 struct DaeMechanism : CoordinateAccelerations<DaeT::n>, StoredPoseConstraints<DaeT::n, DaeT::m> {
   using Dae = DaeT;
   using Params = typename Dae::Params;
+  template <class R>
+  using ParamsOn = typename DaeParamsOn<Dae, R>::type;
   static constexpr int nq = Dae::n;  // coordinates x
   static constexpr int nc = Dae::m;  // holonomic constraints
   static constexpr int ni = nq - nc;
@@ -108,9 +126,9 @@ struct DaeMechanism : CoordinateAccelerations<DaeT::n>, StoredPoseConstraints<Da
 
   // Positions: x, and the constraints with their Jacobian at x. Keeps the
   // parameters (by address) for the bias of constraint_acceleration.
-  template <class T>
+  template <class T, class PP = Params>
   struct Pose {
-    const Params* params;
+    const PP* params;
     T x[nq];
     T phi[nc];               // C(x)
     T jacobian[nc][nq];      // C_x(x)
@@ -134,10 +152,10 @@ struct DaeMechanism : CoordinateAccelerations<DaeT::n>, StoredPoseConstraints<Da
 
   HS_HD static void assembly_guess(const Params& P, double* x) { Dae::initial_guess(P, x); }
 
-  template <class T>
-  HS_HD static Pose<T> pose(const Params& P, const T* x) {
+  template <class T, class PP>
+  HS_HD static Pose<T, PP> pose(const PP& P, const T* x) {
     using Jx = Dual<nq, T>;
-    Pose<T> p;
+    Pose<T, PP> p;
     p.params = &P;
     Jx xj[nq], Cj[nc];
     for (int k = 0; k < nq; ++k) {
@@ -153,8 +171,8 @@ struct DaeMechanism : CoordinateAccelerations<DaeT::n>, StoredPoseConstraints<Da
   }
 
 
-  template <class T>
-  HS_HD static Motion<T> motion(const Pose<T>& p, const T* xd) {
+  template <class T, class PP>
+  HS_HD static Motion<T> motion(const Pose<T, PP>& p, const T* xd) {
     Motion<T> m;
     for (int k = 0; k < nq; ++k) {
       m.x[k] = p.x[k];
@@ -166,8 +184,9 @@ struct DaeMechanism : CoordinateAccelerations<DaeT::n>, StoredPoseConstraints<Da
   // C̈ = C_x ẍ + ẋᵀ∇²C ẋ (seed 001 eq 15 with Φ̇_z ż = ẋᵀ∇²C ẋ); with ẍ = 0
   // it is the bias alone. The bias: the τ1τ2 coefficient of C on the path
   // jet x + ẋτ1 + ẋτ2 (as Index1Form::rates, kernels/linearize/counterpart.hpp).
-  template <class T>
-  HS_HD static void constraint_acceleration(const Pose<T>& p, const Motion<T>& m, const Acceleration<T>& a, T* out) {
+  template <class T, class PP>
+  HS_HD static void constraint_acceleration(const Pose<T, PP>& p, const Motion<T>& m, const Acceleration<T>& a,
+                                            T* out) {
     using Inner = Dual<1, T>;
     using Path = Dual<1, Inner>;
     Path xp[nq], Cp[nc];
@@ -185,8 +204,8 @@ struct DaeMechanism : CoordinateAccelerations<DaeT::n>, StoredPoseConstraints<Da
     }
   }
 
-  template <class T>
-  HS_HD static Actuator<T> actuator(const Params& P, const Pose<T>& p, const Motion<T>& m, int a = 0) {
+  template <class T, class PP>
+  HS_HD static Actuator<T> actuator(const PP& P, const Pose<T, PP>& p, const Motion<T>& m, int a = 0) {
     using Jx = Dual<nq, T>;
     Jx xj[nq];
     for (int k = 0; k < nq; ++k) xj[k] = Jx::variable(p.x[k], k);
@@ -204,18 +223,18 @@ struct DaeMechanism : CoordinateAccelerations<DaeT::n>, StoredPoseConstraints<Da
 
   // M(x) ẍ + c(x, ẋ) − Q_grav(x): the DAE residual, seed 000 eq (9) without
   // multipliers and cylinder (the integrator adds − F ∂s/∂x).
-  template <class T>
-  HS_HD static void dynamics_residual(const Params& P, const Pose<T>& p, const Motion<T>& m, const Acceleration<T>& a,
+  template <class T, class PP>
+  HS_HD static void dynamics_residual(const PP& P, const Pose<T, PP>& p, const Motion<T>& m, const Acceleration<T>& a,
                                       T* r) {
     Dae::mechanism_residual(P, p.x, m.xd, a.xdd, r);
   }
 
-  template <class T>
-  HS_HD static T kinetic_energy(const Params& P, const Motion<T>& m) {
+  template <class T, class PP>
+  HS_HD static T kinetic_energy(const PP& P, const Motion<T>& m) {
     return Dae::kinetic_energy(P, m.x, m.xd);
   }
-  template <class T>
-  HS_HD static T potential_energy(const Params& P, const Pose<T>& p) {
+  template <class T, class PP>
+  HS_HD static T potential_energy(const PP& P, const Pose<T, PP>& p) {
     return Dae::potential_energy(P, p.x);
   }
 };

@@ -39,10 +39,13 @@ struct BodyFrame {
 };
 
 // Mass properties of one body: principal inertia about the CoM in body axes.
-struct BodyInertia {
-  double mass;
-  double inertia[3];  // Ī_xx, Ī_yy, Ī_zz
+// R: double, or Lanes<W> for W instances in lockstep (docs/models/lanes.md).
+template <class R = double>
+struct BodyInertiaT {
+  R mass;
+  R inertia[3];  // Ī_xx, Ī_yy, Ī_zz
 };
+using BodyInertia = BodyInertiaT<double>;
 
 namespace rigid_body_detail {
 // vee of the skew part of A: (A32 − A23, A13 − A31, A21 − A12)/2.
@@ -68,9 +71,10 @@ HS_HD void at_b(const S (&A)[3][3], const S (&B)[3][3], S (&C)[3][3]) {
 // Residual (1) projected on the directions: e_dir[j] = Σ_k dir(k, j) e_k.
 // Frames::n coordinates, Frames::nb bodies;
 // Frames::frames<S>(P, x, BodyFrame<S>* out) and Frames::inertia(P, b).
-template <class Frames, class Dir, class T>
-HS_HD void rigid_body_residual_along(const typename Frames::Params& P, const double (&gravity)[3], const Dir& dir,
-                                     const T* x, const T* xd, const T* xdd, T* e_dir) {
+// P: the mechanism's parameters, or its lanes' (gravity then per lane too).
+template <class Frames, class Dir, class T, class Params, class G>
+HS_HD void rigid_body_residual_along(const Params& P, const G (&gravity)[3], const Dir& dir, const T* x, const T* xd,
+                                     const T* xdd, T* e_dir) {
   constexpr int n = Frames::n;
   constexpr int nb = Frames::nb;
   constexpr int nd = Dir::nd;
@@ -89,7 +93,7 @@ HS_HD void rigid_body_residual_along(const typename Frames::Params& P, const dou
 
   for (int j = 0; j < nd; ++j) e_dir[j] = T(0.0);
   for (int b = 0; b < nb; ++b) {
-    const BodyInertia I = Frames::inertia(P, b);
+    const auto I = Frames::inertia(P, b);
     // Values, rates and accelerations of the frame.
     T R[3][3], Rd[3][3], Rdd[3][3];
     for (int i = 0; i < 3; ++i)
@@ -130,9 +134,8 @@ HS_HD void rigid_body_residual_along(const typename Frames::Params& P, const dou
 }
 
 // Residual (1) itself: projected on the unit directions.
-template <class Frames, class T>
-HS_HD void rigid_body_residual(const typename Frames::Params& P, const double (&gravity)[3], const T* x,
-                               const T* xd, const T* xdd, T* e) {
+template <class Frames, class T, class Params, class G>
+HS_HD void rigid_body_residual(const Params& P, const G (&gravity)[3], const T* x, const T* xd, const T* xdd, T* e) {
   rigid_body_residual_along<Frames>(P, gravity, UnitDirections<Frames::n>{}, x, xd, xdd, e);
 }
 
@@ -172,9 +175,9 @@ HS_HD void mat3_mul(const S (&A)[3][3], const S (&B)[3][3], S (&C)[3][3]) {
       C[i][j] = s;
     }
 }
-// p + R v for a body-fixed vector v given as doubles.
-template <class S>
-HS_HD void point_on_body(const S (&p)[3], const S (&R)[3][3], double v0, double v1, double v2, S (&out)[3]) {
+// p + R v for a body-fixed vector v given as reals (doubles, or per lane).
+template <class S, class V0, class V1, class V2>
+HS_HD void point_on_body(const S (&p)[3], const S (&R)[3][3], const V0& v0, const V1& v1, const V2& v2, S (&out)[3]) {
   for (int i = 0; i < 3; ++i) out[i] = p[i] + R[i][0] * v0 + R[i][1] * v1 + R[i][2] * v2;
 }
 

@@ -34,6 +34,10 @@ namespace hs {
 
 struct SpatialFourBarDae {
   using Params = PlanarLoopChainParams<3>;
+  // The planar chain's parameters per lane (lockstep lanes, docs/models/lanes.md §8):
+  // every function but the assembly guess takes them.
+  template <class R>
+  using ParamsOn = PlanarLoopChainParams<3, R>;
   static constexpr int n = 10;
   static constexpr int m = 9;
   static constexpr int ni = 1;
@@ -61,15 +65,15 @@ struct SpatialFourBarDae {
   }
   // The rod end F on body 2: all the actuator length needs (only the crank's
   // pose, not the whole chain: smaller jets in the linearization passes).
-  template <class S>
-  HS_HD static void rod_end(const Params& P, const S* x, const S (&R2)[3][3], S (&F)[3]) {
+  template <class R, class S>
+  HS_HD static void rod_end(const ParamsOn<R>& P, const S* x, const S (&R2)[3][3], S (&F)[3]) {
     const S G2[3] = {x[xG2], x[yG2], x[zG2]};
     const auto& a = P.body[P.actuator_body];
     point_on_body(G2, R2, 0.0, P.actuator_local_x - a.com_x, P.actuator_local_y - a.com_y, F);
   }
   // The bodies' rotations and the points along the chain O1 → C → D → O2.
-  template <class S>
-  HS_HD static void body_chain(const Params& P, const S* x, Points<S>& q, S (&Rzy)[3][3]) {
+  template <class R, class S>
+  HS_HD static void body_chain(const ParamsOn<R>& P, const S* x, Points<S>& q, S (&Rzy)[3][3]) {
     S Rx[3][3];
     crank_rotation(x, Rzy, q.R2);
     rotation_x(x[phi32], Rx);
@@ -86,8 +90,8 @@ struct SpatialFourBarDae {
     point_on_body(q.D, q.R4, 0.0, b4.com_x, b4.com_y, q.G4);
   }
   // Everything the constraints use: the chain plus the joints and the cylinder.
-  template <class S>
-  HS_HD static Points<S> points(const Params& P, const S* x) {
+  template <class R, class S>
+  HS_HD static Points<S> points(const ParamsOn<R>& P, const S* x) {
     Points<S> q;
     S Rzy[3][3], Rx[3][3];
     body_chain(P, x, q, Rzy);
@@ -102,8 +106,8 @@ struct SpatialFourBarDae {
   }
 
   // Rigid-body view for rigid_body_residual.
-  template <class S>
-  HS_HD static void frames(const Params& P, const S* x, BodyFrame<S>* f) {
+  template <class R, class S>
+  HS_HD static void frames(const ParamsOn<R>& P, const S* x, BodyFrame<S>* f) {
     Points<S> q;  // only the chain part is filled
     S Rzy[3][3];
     body_chain(P, x, q, Rzy);
@@ -119,28 +123,29 @@ struct SpatialFourBarDae {
       f[2].com[i] = q.G4[i];
     }
   }
-  HS_HD static BodyInertia inertia(const Params& P, int b) {
-    const double I = P.body[b].inertia;
-    return {P.body[b].mass, {I, 0.0, I}};
+  template <class R>
+  HS_HD static BodyInertiaT<R> inertia(const ParamsOn<R>& P, int b) {
+    const R I = P.body[b].inertia;
+    return {P.body[b].mass, {I, R(0.0), I}};
   }
 
-  template <class T>
-  HS_HD static void mechanism_residual(const Params& P, const T* x, const T* xd, const T* xdd, T* e) {
+  template <class R, class T>
+  HS_HD static void mechanism_residual(const ParamsOn<R>& P, const T* x, const T* xd, const T* xdd, T* e) {
     mechanism_residual_along(P, UnitDirections<n>{}, x, xd, xdd, e);
   }
   // Dᵀe along the directions, without the full gradient (the linearization).
-  template <class Dir, class T>
-  HS_HD static void mechanism_residual_along(const Params& P, const Dir& dir, const T* x, const T* xd, const T* xdd,
+  template <class R, class Dir, class T>
+  HS_HD static void mechanism_residual_along(const ParamsOn<R>& P, const Dir& dir, const T* x, const T* xd, const T* xdd,
                                              T* e_dir) {
-    const double gravity[3] = {0.0, P.gravity_x, P.gravity_y};
+    const R gravity[3] = {R(0.0), P.gravity_x, P.gravity_y};
     rigid_body_residual_along<SpatialFourBarDae>(P, gravity, dir, x, xd, xdd, e_dir);
   }
 
   // Kinetic energy Σ_b ½ m_b |ġ_b|² + ½ ω_bᵀ Ī_b ω_b, ω_b in body axes from
   // ω̃_b = R_bᵀ Ṙ_b (docs/models/four-bar-3d.md §6): ġ_b and Ṙ_b from one pass of
   // the frames on the first-order path jet x + ẋτ.
-  template <class T>
-  HS_HD static T kinetic_energy(const Params& P, const T* x, const T* xd) {
+  template <class R, class T>
+  HS_HD static T kinetic_energy(const ParamsOn<R>& P, const T* x, const T* xd) {
     using Path = RateJet<T>;
     Path xp[n];
     seed_rate<T>(x, xd, n, xp);
@@ -148,14 +153,14 @@ struct SpatialFourBarDae {
     frames(P, xp, f);
     T energy(0.0);
     for (int b = 0; b < nb; ++b) {
-      const BodyInertia I = inertia(P, b);
-      T R[3][3], Rd[3][3], A[3][3], w[3];
+      const BodyInertiaT<R> I = inertia(P, b);
+      T Rb[3][3], Rd[3][3], A[3][3], w[3];
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) {
-          R[i][j] = f[b].R[i][j].a;
+          Rb[i][j] = f[b].R[i][j].a;
           Rd[i][j] = f[b].R[i][j].v[0];
         }
-      rigid_body_detail::at_b(R, Rd, A);
+      rigid_body_detail::at_b(Rb, Rd, A);
       rigid_body_detail::vee_skew(A, w);
       for (int i = 0; i < 3; ++i) {
         const T gd = f[b].com[i].v[0];
@@ -166,8 +171,8 @@ struct SpatialFourBarDae {
   }
   // Gravitational potential energy −Σ_b m_b a_grav · g_b, a_grav = (0, gravity_x,
   // gravity_y) in the Y1Z1 plane (docs/models/four-bar-3d.md §5).
-  template <class T>
-  HS_HD static T potential_energy(const Params& P, const T* x) {
+  template <class R, class T>
+  HS_HD static T potential_energy(const ParamsOn<R>& P, const T* x) {
     BodyFrame<T> f[nb];
     frames(P, x, f);
     T energy(0.0);
@@ -176,8 +181,8 @@ struct SpatialFourBarDae {
   }
 
   // Seed 000 eqs (67)–(71), in the order printed.
-  template <class S>
-  HS_HD static void constraints(const Params& P, const S* x, S* C) {
+  template <class R, class S>
+  HS_HD static void constraints(const ParamsOn<R>& P, const S* x, S* C) {
     const auto q = points(P, x);
     C[0] = q.O1[0];                // r_O1 = O1 (3): revolute joint 1–2 at the base pivot
     C[1] = q.O1[1] - P.base_x;
@@ -192,8 +197,8 @@ struct SpatialFourBarDae {
     C[8] = P.actuator_ground_y + cyl[2] - q.F[2];
   }
 
-  template <class S>
-  HS_HD static S actuator_length(const Params& P, const S* x) {
+  template <class R, class S>
+  HS_HD static S actuator_length(const ParamsOn<R>& P, const S* x) {
     S Rzy[3][3], R2[3][3], F[3];
     crank_rotation(x, Rzy, R2);
     rod_end(P, x, R2, F);
