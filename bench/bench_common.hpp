@@ -94,6 +94,13 @@ inline hs::BatchSpec perturbed_batch(long n, const std::string& model = "four-ba
   return perturbed_batch(n, *found, seed);
 }
 
+// The median of repeated measurements (the mean of the middle two for an even count).
+inline double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 // Sum of a summary column over a batch's instances.
 inline double column_sum(const hs::BatchResult& r, const hs::ModelDescriptor& m, const char* column) {
   const long c = m.summary_column(column);

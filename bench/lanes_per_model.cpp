@@ -42,12 +42,6 @@ struct Row {
   double utilization = 0.0;
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -105,9 +99,9 @@ int main(int argc, char** argv) {
         w.push_back(rate(wide, &last));
         ratio.push_back(w.back() / o.back());
       }
-      row.one_rate = median(o);
-      row.lanes_rate = median(w);
-      row.ratio = median(ratio);
+      row.one_rate = hb::median(o);
+      row.lanes_rate = hb::median(w);
+      row.ratio = hb::median(ratio);
       row.lanes = last.lanes_used;
       row.failed = last.failed();
       row.instances = last.instance_count();

@@ -47,11 +47,6 @@ double steps_per_second(const hs::BatchSpec& spec) {
   return hb::column_sum(r, *spec.model, "steps") / r.wall_seconds;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 // One 10 s run of the default four-bar with `law` through friction policy F [s].
 template <class F>
 double four_bar_run_seconds(const char* law) {
@@ -132,9 +127,9 @@ int main(int argc, char** argv) {
       f.push_back(steps_per_second(file));
       ratio.push_back(f.back() / c.back());
     }
-    p.compiled_rate = median(c);
-    p.file_rate = median(f);
-    p.ratio = median(ratio);
+    p.compiled_rate = hb::median(c);
+    p.file_rate = hb::median(f);
+    p.ratio = hb::median(ratio);
     const hs::BatchResult lr = hs::run_batch_cpu(lanes);
     p.lanes = lr.lanes_used;
     p.compiled_lanes_rate = hb::column_sum(lr, *lanes.model, "steps") / lr.wall_seconds;

@@ -807,19 +807,27 @@ struct DoubleStepTrapezoidal {
       if (eval_out) *eval_out = e;
       return Status::ok;
     } else {
-      // The lanes that did not step keep their state (and evaluation).
-      const Mask stepped = active && status == St::of(Status::ok);
-      choose_in_place(!stepped, start, s);
-      s.steps = start.steps + 1;
-      s.t = grid_time(s.t0, s.steps, dt);
-      if (eval_out) {
-        Evaluation<R> kept = *eval_out;
-        choose_in_place(stepped, e, kept);
-        *eval_out = kept;
-      }
-      set_status_where(!active, status, Status::ok);
-      return status;
+      return keep_unstepped_lanes<DoubleStepTrapezoidal>(active, status, start, s, e, eval_out);
     }
+  }
+
+  // On lanes, a step's end: the lanes that did not step (not active, or
+  // failed) take back their state at the step's start (the grid, t0, steps
+  // and t, is the batch's and moves on) and keep their evaluation; a lane that
+  // was not active reports ok. Self: the formulation whose State and
+  // choose_in_place these are (the penalty formulation's add its multipliers).
+  template <class Self, class StateT>
+  HS_HD static StatusR keep_unstepped_lanes(const Mask& active, StatusR status, const StateT& start, StateT& s,
+                                            const Evaluation<R>& e, Evaluation<R>* eval_out) {
+    const Mask stepped = active && status == StatusOnT<R>::of(Status::ok);
+    Self::choose_in_place(!stepped, start, s);
+    if (eval_out) {
+      Evaluation<R> kept = *eval_out;
+      Self::choose_in_place(stepped, e, kept);
+      *eval_out = kept;
+    }
+    set_status_where(!active, status, Status::ok);
+    return status;
   }
 
 #if !defined(__CUDACC__) && !defined(__HIPCC__)

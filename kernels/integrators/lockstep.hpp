@@ -16,9 +16,9 @@
 // lanes, and a ragged last group repeats its last instance in the spare lanes.
 // Supported: the double step of models on PlanarLoopChain mechanisms and the
 // 3D four-bar (MechanismOnLanes), and the penalty formulation of the former,
-// with one of the hydraulic cylinders and an open-loop schedule, the exact tangent, no recording
-// (stride 0); lockstep_supported() says so at run time and the callers run
-// the scalar path otherwise.
+// with one of the hydraulic cylinders and an open-loop schedule, the exact
+// tangent, no recording (stride 0); lockstep_supported() says so at run time
+// and the callers run the scalar path otherwise.
 //
 // CPU only, like the lanes.
 #pragma once
@@ -108,9 +108,6 @@ struct IntegratorOn<PenaltyTrapezoidal<Model, double>, R> {
   using type = PenaltyTrapezoidal<Model, R>;
 };
 
-// Which integrators the lanes run (compile time): a formulation with lanes,
-// of a model on a mechanism with lanes with hydraulic cylinders that have
-// lane parameters and the open-loop schedule.
 // The mechanisms with lanes: their parameters per lane (Mech::ParamsOn<R>)
 // are a planar loop chain's, which gather_mechanism transposes: the planar
 // chains, and the 3D four-bar (DaeMechanism<SpatialFourBarDae> takes the planar
@@ -140,6 +137,9 @@ template <class Model>
 struct FormulationOnLanes<PenaltyTrapezoidal<Model, double>>
     : std::integral_constant<bool, IsPlanarLoopChain<typename Model::Mechanism>::value> {};
 
+// Which integrators the lanes run (compile time): a formulation with lanes,
+// of a model on a mechanism with lanes with hydraulic cylinders that have
+// lane parameters and the open-loop schedule.
 template <class Integrator, class = void>
 struct LockstepFor : std::false_type {};
 template <class Integrator>

@@ -304,16 +304,7 @@ struct PenaltyTrapezoidal : DoubleStepTrapezoidal<ModelT, R> {
       if (eval_out) *eval_out = e;
       return Status::ok;
     } else {
-      // The lanes that did not step keep their state (and evaluation).
-      const Mask stepped = active && status == St::of(Status::ok);
-      choose_in_place(!stepped, start, s);
-      if (eval_out) {
-        Evaluation<R> kept = *eval_out;
-        choose_in_place(stepped, e, kept);
-        *eval_out = kept;
-      }
-      set_status_where(!active, status, Status::ok);
-      return status;
+      return Base::template keep_unstepped_lanes<PenaltyTrapezoidal>(active, status, start, s, e, eval_out);
     }
   }
 
