@@ -115,6 +115,15 @@ inline double column_max(const hs::BatchResult& r, const hs::ModelDescriptor& m,
   return best;
 }
 
+// One CPU batch's successful instance-steps per wall second (the instance
+// loop only); the batch's result into *keep when asked.
+inline double steps_per_second(const hs::BatchSpec& spec, hs::BatchResult* keep = nullptr) {
+  hs::BatchResult r = hs::run_batch_cpu(spec);
+  const double rate = column_sum(r, *spec.model, "steps") / r.wall_seconds;
+  if (keep) *keep = std::move(r);
+  return rate;
+}
+
 // ---------------------------------------------------------------------------
 // Machine and build description
 

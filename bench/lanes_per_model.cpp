@@ -75,11 +75,6 @@ int main(int argc, char** argv) {
       hs::BatchSpec wide = one;
       wide.lanes = 0;  // the widest width built, where the combination has lanes
       Row row{m.name, formulation, one.friction};
-      auto rate = [&](const hs::BatchSpec& spec, hs::BatchResult* keep) {
-        const hs::BatchResult r = hs::run_batch_cpu(spec);
-        if (keep) *keep = r;
-        return hb::column_sum(r, m, "steps") / r.wall_seconds;
-      };
       // Warm-up (code and data pages) on 8 instances, which also sizes the
       // batch: about 0.5 s one at a time.
       {
@@ -87,7 +82,7 @@ int main(int argc, char** argv) {
         const long p = static_cast<long>(m.parameter_count());
         probe.parameters.resize(static_cast<size_t>(std::min<long>(n, 8) * p));
         const double steps_per_instance = duration / one.settings.dt;
-        const long fit = static_cast<long>(0.5 * rate(probe, nullptr) / steps_per_instance);
+        const long fit = static_cast<long>(0.5 * hb::steps_per_second(probe) / steps_per_instance);
         const long count = std::min(n, std::max<long>(16, fit));
         one.parameters.resize(static_cast<size_t>(count * p));
         wide.parameters = one.parameters;
@@ -95,8 +90,8 @@ int main(int argc, char** argv) {
       std::vector<double> o, w, ratio;
       hs::BatchResult last;
       for (int r = 0; r < repeats; ++r) {
-        o.push_back(rate(one, nullptr));
-        w.push_back(rate(wide, &last));
+        o.push_back(hb::steps_per_second(one));
+        w.push_back(hb::steps_per_second(wide, &last));
         ratio.push_back(w.back() / o.back());
       }
       row.one_rate = hb::median(o);

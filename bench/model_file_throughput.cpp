@@ -42,11 +42,6 @@ const char* kUsage =
     "  --repeats R    timed pairs per model (default 5; the median ratio is reported)\n"
     "  --out FILE     result file (default bench/results/model-file-throughput-<machine>.json)\n";
 
-double steps_per_second(const hs::BatchSpec& spec) {
-  const hs::BatchResult r = hs::run_batch_cpu(spec);
-  return hb::column_sum(r, *spec.model, "steps") / r.wall_seconds;
-}
-
 // One 10 s run of the default four-bar with `law` through friction policy F [s].
 template <class F>
 double four_bar_run_seconds(const char* law) {
@@ -119,12 +114,12 @@ int main(int argc, char** argv) {
     }
     hs::BatchSpec lanes = compiled;
     lanes.lanes = 0;  // the widest this build has, where the model has lanes
-    steps_per_second(compiled);  // warm-up: code and data pages
-    steps_per_second(file);
+    hb::steps_per_second(compiled);  // warm-up: code and data pages
+    hb::steps_per_second(file);
     std::vector<double> c, f, ratio;
     for (int r = 0; r < repeats; ++r) {
-      c.push_back(steps_per_second(compiled));
-      f.push_back(steps_per_second(file));
+      c.push_back(hb::steps_per_second(compiled));
+      f.push_back(hb::steps_per_second(file));
       ratio.push_back(f.back() / c.back());
     }
     p.compiled_rate = hb::median(c);
