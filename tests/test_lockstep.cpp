@@ -23,6 +23,7 @@
 #include "kernels/integrators/penalty_trapezoidal.hpp"
 #include "kernels/models/four_bar.hpp"
 #include "kernels/models/four_bar_3d.hpp"
+#include "kernels/models/quick_return_descriptor.hpp"
 
 using namespace hs;
 
@@ -35,27 +36,52 @@ bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof(double)) 
 using StaticLaws = FirstOf<CompiledFrictionPolicies<FrictionLawRegistry>::type>::type;
 static_assert(StaticLaws::n_states == 0, "the first compiled policy is the static choice");
 
-// The four-bar with friction law `law` selected (law_code; the laws with
-// states ignore it).
-FourBarParams with_law(FourBarParams P, const char* law) {
+// A model's parameters with friction law `law` selected (law_code; the laws
+// with states ignore it).
+template <class Params>
+Params with_law(Params P, const char* law) {
   const int code = friction_law_code_of(FrictionLawRegistry{}, law);
   EXPECT_GE(code, 0) << law;
   for (auto& a : P.actuator) a.friction.law_code = code;
   return P;
 }
 
-// The default four-bar with its parameters varied per instance: masses,
+// The mechanisms' own variations: masses and inertias scaled, and every
+// fifth instance (i % 5 == 3) given a link too short to close its loop, so
+// that it never assembles (never starts).
+void vary_mechanism(PlanarLoopChainParams<3>& m, std::mt19937_64& rng, int i) {
+  std::uniform_real_distribution<double> u(0.8, 1.25);
+  for (auto& b : m.body) { b.mass *= u(rng); b.inertia *= u(rng); }
+  if (i % 5 == 3) m.body[1] = slender_rod(1.0, 64.0);  // the coupler
+}
+void vary_mechanism(QuickReturnParams& m, std::mt19937_64& rng, int i) {
+  std::uniform_real_distribution<double> u(0.8, 1.25);
+  for (auto& b : m.body) { b.mass *= u(rng); b.inertia *= u(rng); }
+  if (i % 5 == 3) m.body[1] = quick_return_beam(0.1, 12.0);  // the link: the ram line out of its reach
+}
+// The nominal instance of each model: the papers' defaults.
+FourBarParams nominal(const FourBarParams*) { return seed002_four_bar(); }
+QuickReturnModelParams nominal(const QuickReturnModelParams*) { return seed001_quick_return(); }
+// A schedule gain that drives a pressure out of its range after the valve
+// opens at 1 s: 30× for the four-bar; the quick-return's cylinder, pulling
+// at −10 V, overruns its rod side with the schedule reversed (−30×: the
+// scalar run stops at 1.165 s, pressure_out_of_range; +30× stays in range).
+double failing_gain(const FourBarParams*) { return 30.0; }
+double failing_gain(const QuickReturnModelParams*) { return -30.0; }
+
+// The nominal instance with its parameters varied per instance: masses,
 // bulk moduli, valve, supply, friction and the schedule's gain, so that the
 // lanes of a batch take different Newton iteration counts. Two in five are
-// pushed to fail: a gain that drives a pressure out of its range, a coupler
-// too short to close the loop (never starts).
-std::vector<FourBarParams> varied_instances(int n, unsigned seed, const char* law) {
+// pushed to fail: a gain that drives a pressure out of its range, a
+// mechanism that cannot close its loop (never starts).
+template <class Params>
+std::vector<Params> varied_instances(int n, unsigned seed, const char* law) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(0.8, 1.25);
-  std::vector<FourBarParams> out(n, with_law(seed002_four_bar(), law));
+  std::vector<Params> out(n, with_law(nominal(static_cast<const Params*>(nullptr)), law));
   for (int i = 0; i < n; ++i) {
-    FourBarParams& P = out[i];
-    for (auto& b : P.mechanism.body) { b.mass *= u(rng); b.inertia *= u(rng); }
+    Params& P = out[i];
+    vary_mechanism(P.mechanism, rng, i);
     auto& c = P.actuator[0].circuit;
     c.oil_bulk_modulus *= u(rng);
     c.hose_bulk_modulus *= u(rng);
@@ -68,11 +94,7 @@ std::vector<FourBarParams> varied_instances(int n, unsigned seed, const char* la
     f.viscous_coefficient *= u(rng);
     f.lugre_stiffness *= u(rng);
     P.input.gain *= u(rng);
-    switch (i % 5) {
-      case 1: P.input.gain = 30.0 * u(rng); break;  // a pressure leaves its range after ~1 s
-      case 3: P.mechanism.body[1] = slender_rod(1.0, 64.0); break;  // too short to close the loop
-      default: break;
-    }
+    if (i % 5 == 1) P.input.gain = failing_gain(&P) * u(rng);  // a pressure leaves its range after ~1 s
   }
   return out;
 }
@@ -117,22 +139,26 @@ template <class Friction>
 using Planar = HydraulicFourBar<Friction>;
 template <class Friction>
 using Spatial = HydraulicFourBar3d<Friction>;  // seed 000's 3D four-bar: the same parameters
+template <class Friction>
+using QuickReturn = QuickReturnPhysics::Model<Friction>;  // seed 001's quick-return
 
 template <template <class> class Formulation, class Friction, int W, template <class> class ModelOf = Planar>
 void lockstep_matches_scalar(double duration, const char* law) {
   using Model = ModelOf<Friction>;
   using One = Formulation<Model>;
+  using Params = typename One::Params;
+  static_assert(LockstepFor<One>::value, "the combination runs on lanes");
   IntegratorSettings S;
   S.duration = duration;
   // Tracking against the nominal instance's driving angle, as a study's
   // reference run does (RunOptions::reference).
   std::vector<double> reference(static_cast<size_t>(S.duration / S.dt + 0.5) + 1);
-  run_instance<One>(with_law(seed002_four_bar(), law), S, 1, [&](long k, const SampleOf<One>& smp) {
+  run_instance<One>(with_law(nominal(static_cast<const Params*>(nullptr)), law), S, 1, [&](long k, const SampleOf<One>& smp) {
     reference[k] = smp.q[One::driving_coordinate()];
   });
   RunOptions opt;
   opt.reference = reference.data();
-  const auto all = varied_instances(3 * W + 1, 17, law);
+  const auto all = varied_instances<Params>(3 * W + 1, 17, law);
   std::vector<SummaryOf<One>> scalar(all.size());
   for (size_t i = 0; i < all.size(); ++i) scalar[i] = run_instance<One>(all[i], S, opt, [](long, const auto&) {});
   int failed = 0, finished = 0, unstarted = 0;
@@ -196,6 +222,15 @@ TEST(LockstepPenalty, ModifiedLuGreW4) { lockstep_matches_scalar<PenaltyOf, Modi
 // the scalar device code path, bit for bit, in
 // GpuBackendCodePath.EveryModelFormulationAndFrictionLawAgreesWithCpuBitForBit.
 TEST(Lockstep3d, BrownMcPheeW8) { lockstep_matches_scalar<DoubleStepOf, StaticLaws, 8, Spatial>(1.2, BrownMcPhee::name); }
+// Seed 001's quick-return (DaeMechanism<QuickReturnDae>, five joint angles,
+// four constraints of two cut translational joints, docs/models/lanes.md §9):
+// its parameters are reals only, transposed whole.
+TEST(LockstepQuickReturn, BrownMcPheeW8) {
+  lockstep_matches_scalar<DoubleStepOf, StaticLaws, 8, QuickReturn>(1.2, BrownMcPhee::name);
+}
+TEST(LockstepQuickReturn, ModifiedLuGreW4) {
+  lockstep_matches_scalar<DoubleStepOf, ModifiedLuGre, 4, QuickReturn>(1.2, ModifiedLuGre::name);
+}
 static_assert(!LockstepFor<PenaltyTrapezoidal<Spatial<LuGre>>>::value,
               "the 3D four-bar's penalty formulation runs one instance at a time (docs/models/lanes.md §8)");
 
@@ -230,7 +265,7 @@ void dynamic_choice_runs_the_law_as_compiled_alone() {
   static_assert(std::is_same<SummaryOf<Alone>, SummaryOf<Chosen>>::value, "the same record");
   IntegratorSettings S;
   S.duration = 1.2;
-  const auto all = varied_instances(10, 23, Law::name);
+  const auto all = varied_instances<FourBarParams>(10, 23, Law::name);
   int finished = 0;
   for (size_t i = 0; i < all.size(); ++i) {
     const auto alone = run_instance<Alone>(all[i], S, RunOptions{}, [](long, const auto&) {});

@@ -90,7 +90,7 @@ DeviceFinding device_finding(const std::string& command, const std::string& mode
                   "(scripts/device_check.sh)",
               e.kernels};
     }
-  return {DeviceVerdict::unverified, "not yet compared with the CPU on a device"};
+  return {DeviceVerdict::unverified, "not yet compared with the CPU on a device", ""};
 }
 
 DeviceDecision decide_device(const std::string& command, const ModelDescriptor& model, const std::string& formulation,

@@ -67,6 +67,12 @@ struct Dual {
   HS_HD constexpr Dual(const S& value) : a(value) {}  // NOLINT: constants promote implicitly
   template <class U = S, typename std::enable_if<!std::is_same<U, double>::value, int>::type = 0>
   HS_HD constexpr Dual(double value) : a(value) {}  // NOLINT
+  // A constant of the real under a nested jet (Lanes<W> under
+  // Dual<N, Dual<M, Lanes<W>>>): a lane's parameter as the value.
+  template <class U = S, typename std::enable_if<!std::is_same<typename RealUnder<U>::type, U>::value &&
+                                                     !std::is_same<typename RealUnder<U>::type, double>::value,
+                                                 int>::type = 0>
+  HS_HD constexpr Dual(const typename RealUnder<U>::type& value) : a(value) {}  // NOLINT
   // A variable: value x, unit gradient in direction k.
   HS_HD static Dual variable(const S& x, int k) {
     Dual d(x);

@@ -651,7 +651,8 @@ struct DoubleStepTrapezoidal {
   HS_HD static Mask converged_state(const Params& P, const Constants& K, const IntegratorSettings& S,
                                     StepContext& ctx, const R* x, Evaluation<R>& e, Mask pending) {
     R pd[np];
-    Vec<R, nw> wd;
+    // filled: with nw = 0 its placeholder is read by nobody, but GCC cannot tell
+    Vec<R, nw> wd = Vec<R, nw>::filled(R(0.0));
     // Written by evaluate_at for every pending lane; NaN where it is not (no
     // lane pending: it returns before the model), so that no lane reads an
     // indeterminate value (NaN asks for the closure again, the safe side).
@@ -679,7 +680,7 @@ struct DoubleStepTrapezoidal {
                              const T* x, T* f, Mask pending = Mask(true)) {
     Evaluation<T> e;
     T pd[np];
-    Vec<T, nw> wd;
+    Vec<T, nw> wd = Vec<T, nw>::filled(T(0.0));  // filled: as in converged_state
     const Mask closed = evaluate_at(P, K, S, ctx, x, e, pd, wd.data(), Outputs::residual, pending);
     if (!any_lane(closed)) return closed;
     for (int j = 0; j < ni; ++j) f[j] = e.reduced[j];

@@ -14,8 +14,9 @@
 // Initialization runs instance by instance on the scalar path (assembly and
 // static state: once per run); the instances that start are gathered into
 // lanes, and a ragged last group repeats its last instance in the spare lanes.
-// Supported: the double step of models on PlanarLoopChain mechanisms and the
-// 3D four-bar (MechanismOnLanes), and the penalty formulation of the former,
+// Supported: the double step of models on PlanarLoopChain mechanisms, the
+// 3D four-bar and the quick-return (MechanismOnLanes), and the penalty
+// formulation of the former,
 // with one of the hydraulic cylinders and an open-loop schedule, the exact
 // tangent, no recording (stride 0); lockstep_supported() says so at run time
 // and the callers run the scalar path otherwise.
@@ -43,19 +44,34 @@ namespace hs {
 // Parameters on lanes: the structs with structural fields (transpose_reals,
 // kernels/core/lanes.hpp, does the reals).
 
+// A mechanism whose parameters are reals only (the quick-return's): the
+// whole struct transposed, nothing structural.
+template <int W, class Scalar, class Wide>
+void gather_mechanism(const Scalar* in, int count, Wide& out) {
+  static_assert(sizeof(Wide) == W * sizeof(Scalar), "a mechanism of reals only, or one with its own gather");
+  transpose_reals<W>(in, count, out);
+}
 // The planar chain's reals per lane and its actuator body, one for the batch.
 template <int W, int NB>
-PlanarLoopChainParams<NB, Lanes<W>> gather_mechanism(const PlanarLoopChainParams<NB>* in, int count) {
+void gather_mechanism(const PlanarLoopChainParams<NB>* in, int count, PlanarLoopChainParams<NB, Lanes<W>>& out) {
   using Scalar = PlanarLoopChainParams<NB>;
   using Wide = PlanarLoopChainParams<NB, Lanes<W>>;
   constexpr int n_reals = static_cast<int>(offsetof(Scalar, actuator_body) / sizeof(double));
   static_assert(offsetof(Scalar, actuator_body) == n_reals * sizeof(double) &&
                     offsetof(Wide, actuator_body) == n_reals * sizeof(Lanes<W>),
                 "the reals come first, then the actuator body");
-  Wide out;
   transpose_reals<W>(in, count, out, n_reals);
   out.actuator_body = in[0].actuator_body;
-  return out;
+}
+// The mechanism's structural fields, the same in every lane of a batch: none
+// for a mechanism of reals, the actuator body for the planar chain.
+template <class MP>
+bool same_mechanism_structure(const MP&, const MP&) {
+  return true;
+}
+template <int NB>
+bool same_mechanism_structure(const PlanarLoopChainParams<NB>& a, const PlanarLoopChainParams<NB>& b) {
+  return a.actuator_body == b.actuator_body;
 }
 // The schedule's segments, one for the batch, and each lane's gain.
 template <int W>
@@ -73,7 +89,7 @@ InputScheduleT<Lanes<W>> gather_input(const InputSchedule* in, int count) {
 // Whether two instances may share a lane batch: the same structural choices.
 template <class Params>
 bool same_lane_structure(const Params& a, const Params& b) {
-  if (a.mechanism.actuator_body != b.mechanism.actuator_body) return false;
+  if (!same_mechanism_structure(a.mechanism, b.mechanism)) return false;
   if (a.input.count != b.input.count) return false;
   for (int k = 0; k < a.input.count; ++k)
     if (!(a.input.start[k] == b.input.start[k]) || !(a.input.value[k] == b.input.value[k])) return false;
@@ -109,9 +125,10 @@ struct IntegratorOn<PenaltyTrapezoidal<Model, double>, R> {
 };
 
 // The mechanisms with lanes: their parameters per lane (Mech::ParamsOn<R>)
-// are a planar loop chain's, which gather_mechanism transposes: the planar
-// chains, and the 3D four-bar (DaeMechanism<SpatialFourBarDae> takes the planar
-// chain's parameters, docs/models/lanes.md §8).
+// are a planar loop chain's, which gather_mechanism transposes with its
+// actuator body (the planar chains, and the 3D four-bar: DaeMechanism<
+// SpatialFourBarDae> takes the planar chain's parameters, docs/models/lanes.md
+// §8), or reals only, transposed whole (the quick-return, §9).
 template <class Mech>
 struct IsPlanarLoopChain : std::false_type {};
 template <int NB>
@@ -120,11 +137,19 @@ template <class Params>
 struct IsPlanarChainParams : std::false_type {};
 template <int NB>
 struct IsPlanarChainParams<PlanarLoopChainParams<NB>> : std::true_type {};
+// Reals only: on a real twice as large with a double's alignment
+// (Dual<1, double>) the struct is twice as large; a structural field (an int,
+// a pointer) keeps its size and breaks the ratio. (Lanes<W> cannot tell: its
+// alignment pads an int to a whole lane.)
+template <class Mech>
+constexpr bool params_are_reals_only =
+    sizeof(typename Mech::template ParamsOn<Dual<1, double>>) == 2 * sizeof(typename Mech::Params);
 template <class Mech, class = void>
 struct MechanismOnLanes : std::false_type {};
 template <class Mech>
 struct MechanismOnLanes<Mech, std::void_t<typename Mech::template ParamsOn<Lanes<4>>>>
-    : IsPlanarChainParams<typename Mech::Params> {};
+    : std::integral_constant<bool, IsPlanarChainParams<typename Mech::Params>::value ||
+                                       params_are_reals_only<Mech>> {};
 
 // The penalty formulation on lanes only for the planar chains: on a DAE
 // mechanism its residual nests the adapter's Dual<nq> jets inside Dual<nx>
@@ -229,7 +254,7 @@ struct Lockstep {
         input[lane] = p.input;
         for (int a = 0; a < na; ++a) act[a][lane] = p.actuator[a];
       }
-      PW.mechanism = gather_mechanism<W>(mech, W);
+      gather_mechanism<W>(mech, W, PW.mechanism);
       PW.input = gather_input<W>(input, W);
       for (int a = 0; a < na; ++a) transpose_reals<W>(act[a], W, PW.actuator[a]);
     }

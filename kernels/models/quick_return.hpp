@@ -40,42 +40,51 @@
 
 namespace hs {
 
-// Everything a study can sweep: doubles and fixed arrays only (copied to
+// Everything a study can sweep: reals and fixed arrays only (copied to
 // GPUs). Lengths in m, angles in rad, masses in kg, inertias in kg·m².
 // Defaults: docs/models/quick-return.md §7 (seed001_quick_return() sets all).
-struct QuickReturnParams {
+// R = double for one instance, Lanes<W> for W in lockstep (every field a
+// real: the lanes transpose the whole struct, docs/models/lanes.md §9).
+template <class R = double>
+struct QuickReturnParamsT {
+  using Real = R;
   // Per body, in body coordinates: origin at the body's proximal joint
   // (O, H, I, K, L for bodies 1..5), x axis at the absolute angle θ_j.
   // `distal` is the next body's joint for bodies 1 (H), 2 (I) and 4 (L);
   // for bodies 3 and 5 it is the body's point of its cut translational
   // joint (P_J, P_M), by default the hinge itself (0, 0).
   struct Body {
-    double mass;     // [kg]
-    double inertia;  // about the centre of mass [kg·m²]
-    double com_x, com_y;
-    double distal_x, distal_y;
+    R mass;     // [kg]
+    R inertia;  // about the centre of mass [kg·m²]
+    R com_x, com_y;
+    R distal_x, distal_y;
   };
   Body body[5];
-  double lever_pivot_x = 0.0, lever_pivot_y = 0.0;  // O: ground pivot of body 1 [m]
-  double crank_pivot_x = 0.0, crank_pivot_y = 3.0;  // K: ground pivot of body 4 [m]
+  R lever_pivot_x = 0.0, lever_pivot_y = 0.0;  // O: ground pivot of body 1 [m]
+  R crank_pivot_x = 0.0, crank_pivot_y = 3.0;  // K: ground pivot of body 4 [m]
   // Ram line of joint J: through (ram_line_x, ram_line_y) with direction
   // α_J = ram_line_angle, which is also the absolute angle θ3 that body 3
   // keeps. Φ1 is linear, θ3 − α_J: α_J must be the turn the joint
   // coordinates give (π for the seed's z(0)), not α_J ± 2π.
-  double ram_line_x = 0.0, ram_line_y = 5.0;
-  double ram_line_angle = kPi;
-  double gravity_x = 0.0, gravity_y = -9.81;  // [m/s²]
+  R ram_line_x = 0.0, ram_line_y = 5.0;
+  R ram_line_angle = kPi;
+  R gravity_x = 0.0, gravity_y = -9.81;  // [m/s²]
   // Cylinder: ground point Q and point F on body 4 (the crank), in its frame.
-  double actuator_ground_x = -0.96, actuator_ground_y = 3.0;
-  double actuator_local_x = 0.5, actuator_local_y = 0.0;
+  R actuator_ground_x = -0.96, actuator_ground_y = 3.0;
+  R actuator_local_x = 0.5, actuator_local_y = 0.0;
   // Initial relative joint angles z(0) [rad]. z4 (the driving crank angle)
   // is held; the others are guesses that name the assembly mode
   // (docs/models/quick-return.md §6.4).
-  double initial_angle[5];
+  R initial_angle[5];
 };
+using QuickReturnParams = QuickReturnParamsT<>;
 
 struct QuickReturnDae {
   using Params = QuickReturnParams;
+  // The parameters per lane (lockstep lanes, docs/models/lanes.md §9): every
+  // function but the assembly guess takes them.
+  template <class R>
+  using ParamsOn = QuickReturnParamsT<R>;
   static constexpr int n = 5;   // z1..z5, relative joint angles
   static constexpr int m = 4;   // J and M, two equations each
   static constexpr int ni = 1;  // one degree of freedom
@@ -113,8 +122,8 @@ struct QuickReturnDae {
   };
 
   // p = q + R(θ) w for a body-fixed w: ṗ = q̇ + θ̇ k × Rw, p̈ = q̈ + θ̈ k × Rw − θ̇² Rw.
-  template <class T>
-  HS_HD static Point<T> on_body(const Point<T>& q, const Angle<T>& th, double wx, double wy) {
+  template <class T, class R>
+  HS_HD static Point<T> on_body(const Point<T>& q, const Angle<T>& th, const R& wx, const R& wy) {
     const V2<T> r{th.c * wx - th.s * wy, th.s * wx + th.c * wy};
     const V2<T> k_r = perp(r);
     Point<T> out;
@@ -123,8 +132,8 @@ struct QuickReturnDae {
     out.a = q.a + th.a * k_r - (th.w * th.w) * r;
     return out;
   }
-  template <class T>
-  HS_HD static Point<T> ground(double x, double y) {
+  template <class T, class R>
+  HS_HD static Point<T> ground(const R& x, const R& y) {
     Point<T> g;
     g.p = V2<T>{T(x), T(y)};
     g.v = V2<T>{T(0.0), T(0.0)};
@@ -133,8 +142,8 @@ struct QuickReturnDae {
   }
   // Positions always; velocities when zd is given, accelerations when zdd is
   // also given (otherwise zero).
-  template <class T>
-  HS_HD static Kinematics<T> kinematics(const Params& P, const T* z, const T* zd = nullptr,
+  template <class R, class T>
+  HS_HD static Kinematics<T> kinematics(const ParamsOn<R>& P, const T* z, const T* zd = nullptr,
                                         const T* zdd = nullptr) {
     Kinematics<T> k;
     const T theta[5] = {z[0], z[0] + z[1], z[0] + z[1] + z[2], z[3], z[3] + z[4]};
@@ -180,21 +189,21 @@ struct QuickReturnDae {
   // --- Loop closure (docs/models/quick-return.md §6.3) ----------------------
   // Φ(z) from positions; Φ̈ from the same kinematics at (z, ż, z̈):
   // φ̈ = Φ_z z̈ + (Φ_z ż)_z ż, the acceleration constraint (z̈ = 0: the bias).
-  template <class T>
-  HS_HD static void constraints(const Params& P, const T* z, T* phi) {
+  template <class R, class T>
+  HS_HD static void constraints(const ParamsOn<R>& P, const T* z, T* phi) {
     constraints_of(P, kinematics(P, z), phi, static_cast<T*>(nullptr));
   }
-  template <class T>
-  HS_HD static void constraint_acceleration(const Params& P, const T* z, const T* zd, const T* zdd, T* phidd) {
+  template <class R, class T>
+  HS_HD static void constraint_acceleration(const ParamsOn<R>& P, const T* z, const T* zd, const T* zdd, T* phidd) {
     T phi[m];
     constraints_of(P, kinematics(P, z, zd, zdd), phi, phidd);
   }
   // Φ and, when phidd is given, Φ̈ (the kinematics must carry ż, z̈). For
   // Φ2, Φ4 = u × (P − r) with u turning at θ̇ (θ̇ = 0 for the ground line):
   //   d²/dt² [u × d] = ü × d + 2 u̇ × ḋ + u × d̈,  u̇ = θ̇ k × u, ü = θ̈ k × u − θ̇² u.
-  template <class T>
-  HS_HD static void constraints_of(const Params& P, const Kinematics<T>& k, T* phi, T* phidd) {
-    const double ca = math::cos(P.ram_line_angle), sa = math::sin(P.ram_line_angle);
+  template <class R, class T>
+  HS_HD static void constraints_of(const ParamsOn<R>& P, const Kinematics<T>& k, T* phi, T* phidd) {
+    const R ca = math::cos(P.ram_line_angle), sa = math::sin(P.ram_line_angle);
     const V2<T> uJ{T(ca), T(sa)};
     const V2<T> dJ{k.PJ.p.x - P.ram_line_x, k.PJ.p.y - P.ram_line_y};
     const V2<T> u1{k.th[0].c, k.th[0].s};
@@ -215,8 +224,8 @@ struct QuickReturnDae {
   }
   // --- Cylinder (docs/models/quick-return.md §6.1) ---------------------------
   // s = |F − Q|, F on the crank: depends on z4 only.
-  template <class T>
-  HS_HD static T actuator_length(const Params& P, const T* z) {
+  template <class R, class T>
+  HS_HD static T actuator_length(const ParamsOn<R>& P, const T* z) {
     T s4, c4;
     math::sincos(z[3], &s4, &c4);
     const T fx = P.crank_pivot_x + c4 * P.actuator_local_x - s4 * P.actuator_local_y - P.actuator_ground_x;
@@ -227,8 +236,8 @@ struct QuickReturnDae {
   // --- Equations of motion (docs/models/quick-return.md §6.5) ----------------
   // Rigid-body view for rigid_body_residual: planar frames R_z(θ_j) and
   // centres of mass (x, y, 0).
-  template <class S>
-  HS_HD static void frames(const Params& P, const S* z, BodyFrame<S>* f) {
+  template <class R, class S>
+  HS_HD static void frames(const ParamsOn<R>& P, const S* z, BodyFrame<S>* f) {
     const Kinematics<S> k = kinematics(P, z);
     for (int j = 0; j < nb; ++j) {
       f[j].R[0][0] = k.th[j].c;  f[j].R[0][1] = -k.th[j].s; f[j].R[0][2] = S(0.0);
@@ -240,26 +249,29 @@ struct QuickReturnDae {
     }
   }
   // Planar bodies: only Ī_zz does work (ω = θ̇ k, so ω × Īω = 0).
-  HS_HD static BodyInertia inertia(const Params& P, int b) { return {P.body[b].mass, {0.0, 0.0, P.body[b].inertia}}; }
+  template <class R>
+  HS_HD static BodyInertiaT<R> inertia(const ParamsOn<R>& P, int b) {
+    return {P.body[b].mass, {R(0.0), R(0.0), P.body[b].inertia}};
+  }
 
   // e = M(z) z̈ + c(z, ż) − Q_grav(z): seed 001 eqs (8), (11)–(12) without
   // the cylinder (ActuatedSystem adds −F ∂s/∂z).
-  template <class T>
-  HS_HD static void mechanism_residual(const Params& P, const T* z, const T* zd, const T* zdd, T* e) {
+  template <class R, class T>
+  HS_HD static void mechanism_residual(const ParamsOn<R>& P, const T* z, const T* zd, const T* zdd, T* e) {
     mechanism_residual_along(P, UnitDirections<n>{}, z, zd, zdd, e);
   }
   // Dᵀe along the directions (the linearization's admissible motions).
-  template <class Dir, class T>
-  HS_HD static void mechanism_residual_along(const Params& P, const Dir& dir, const T* z, const T* zd, const T* zdd,
-                                             T* e_dir) {
-    const double gravity[3] = {P.gravity_x, P.gravity_y, 0.0};
+  template <class R, class Dir, class T>
+  HS_HD static void mechanism_residual_along(const ParamsOn<R>& P, const Dir& dir, const T* z, const T* zd,
+                                             const T* zdd, T* e_dir) {
+    const R gravity[3] = {P.gravity_x, P.gravity_y, R(0.0)};
     rigid_body_residual_along<QuickReturnDae>(P, gravity, dir, z, zd, zdd, e_dir);
   }
 
   // --- Energies (docs/models/quick-return.md §6.5) ---------------------------
   // T = Σ ½ m_j |ġ_j|² + ½ I_j θ̇_j², from explicit point velocities.
-  template <class T>
-  HS_HD static T kinetic_energy(const Params& P, const T* x, const T* xd) {
+  template <class R, class T>
+  HS_HD static T kinetic_energy(const ParamsOn<R>& P, const T* x, const T* xd) {
     const Kinematics<T> k = kinematics(P, x, xd);
     T E(0.0);
     for (int j = 0; j < nb; ++j) {
@@ -269,8 +281,8 @@ struct QuickReturnDae {
     return E;
   }
   // V = −Σ m_j a_g · g_j (zero at the origin).
-  template <class T>
-  HS_HD static T potential_energy(const Params& P, const T* x) {
+  template <class R, class T>
+  HS_HD static T potential_energy(const ParamsOn<R>& P, const T* x) {
     const Kinematics<T> k = kinematics(P, x);
     T E(0.0);
     for (int j = 0; j < nb; ++j)
