@@ -743,8 +743,25 @@ TEST(ModelFileOutputs, NamedPointsAreTheKinematicsOfEachSample) {
     }
   }
   std::printf("  named points against the closed form: largest difference %.3g m over %ld samples\n", worst, m);
+  const std::vector<double> last_sample(out.end() - 4, out.end());
   std::vector<double> lost(static_cast<size_t>(W), std::nan(""));
   d.derive_samples(d, row.data(), lost.data(), 1, W, out.data());
+  EXPECT_TRUE(std::isnan(out[0]) && std::isnan(out[3]));
+  // The summary's columns: the same points at the run's end, from the final
+  // joint angles (the same closed form, the same bound), and the last
+  // sample's values bit for bit (the run ends on a recorded sample).
+  ASSERT_EQ(d.derived_summary_count, 4);
+  const char* names[4] = {"crank1_tip_x", "crank1_tip_y", "crank2_tip_x", "crank2_tip_y"};
+  const double q1_end = r.column("q1"), q2_end = r.column("q2");
+  const double at_end[4] = {2.0 * std::cos(q1_end), 2.0 * std::sin(q1_end), 6.0 + 2.0 * std::cos(q2_end),
+                            2.0 * std::sin(q2_end)};
+  for (int j = 0; j < 4; ++j) {
+    EXPECT_NEAR(r.column(names[j]), at_end[j], 2e-15) << names[j];
+    EXPECT_EQ(r.column(names[j]), last_sample[j]) << names[j];
+  }
+  // An instance that never ran: its point columns are NaN, as its q.
+  std::vector<double> blank(static_cast<size_t>(d.summary_columns.size()), std::nan(""));
+  d.derive_summary(d, row.data(), blank.data(), out.data());
   EXPECT_TRUE(std::isnan(out[0]) && std::isnan(out[3]));
   // Refusals: a ground point, a point named twice, an unknown key.
   const std::string base = crank_bodies({1, 2});

@@ -1064,9 +1064,10 @@ class Reader {
       return {};
     };
   }
-  // The named points' channels: x and y in the world of each, derived on the
-  // host from every sample's joint coordinates with the kernel's own
-  // kinematics (PlanarMultibodyDae::place and world_point).
+  // The named points: x and y in the world of each, derived on the host with
+  // the kernel's own kinematics (PlanarMultibodyDae::place and world_point)
+  // from each trajectory sample's joint coordinates (channels) and from the
+  // summary's final ones (the position at the run's end, summary columns).
   template <class K>
   void describe_outputs(ModelDescriptor& d) const {
     using Params = typename K::Params;
@@ -1074,43 +1075,54 @@ class Reader {
     for (int p : output_points_) {
       const std::string stem = points_[p].owner + "_" + points_[p].name;
       for (const char* axis : {"x", "y"}) {
+        const std::string what = std::string("world ") + axis + " of point " + points_[p].name + " of body " +
+                                 points_[p].owner;
         OutputInfo c;
         c.name = stem + "_" + axis;
         c.unit = "m";
-        c.description = std::string("world ") + axis + " of point " + points_[p].name + " of body " + points_[p].owner +
-                        " (derived on the host from the sample's joint coordinates)";
+        c.description = what + " (derived on the host from the sample's joint coordinates)";
         d.derived_channels.push_back(c);
+        c.description = what + " at the run's end t_end (derived on the host from the final joint coordinates)";
+        d.summary_columns.push_back(c);
       }
     }
-    long q_at = -1;  // the first coordinate's channel
-    for (size_t c = 0; c < d.trajectory_channels.size(); ++c)
-      if (d.trajectory_channels[c].name == "q1") q_at = static_cast<long>(c);
-    if (q_at < 0) fail(at(model_line_), "internal: no q1 channel");
-    d.derive_samples = [points = output_points_, q_at](const ModelDescriptor& model, const double* row,
-                                                         const double* samples, long m, long width, double* out) {
+    d.derived_summary_count = 2 * static_cast<int>(output_points_.size());
+    auto first_coordinate = [&](const std::vector<OutputInfo>& columns) {
+      for (size_t c = 0; c < columns.size(); ++c)
+        if (columns[c].name == "q1") return static_cast<long>(c);
+      fail(at(model_line_), "internal: no q1 column");
+    };
+    // The points at coordinates q (NaN if any is: a sample or a run that never recorded them).
+    auto place_points = [points = output_points_](const Params& P, const double* q, double* o) {
+      bool finite = true;
+      for (int j = 0; j < K::nq; ++j) finite = finite && std::isfinite(q[j]);
+      if (!finite) {
+        for (size_t j = 0; j < 2 * points.size(); ++j) o[j] = std::numeric_limits<double>::quiet_NaN();
+        return;
+      }
+      const auto placements = K::Dae::place(P.mechanism, q);
+      for (size_t c = 0; c < points.size(); ++c) {
+        const V2<double> w = K::Dae::world_point(P.mechanism, placements, points[c]);
+        o[2 * c] = w.x;
+        o[2 * c + 1] = w.y;
+      }
+    };
+    auto params_of = [](const ModelDescriptor& model, const double* row) {
       Params base;
       std::memcpy(&base, model.params_bytes.data(), sizeof base);
-      const Params P = unpack_row(model.parameters, row, base);
-      const long D = 2 * static_cast<long>(points.size());
-      for (long k = 0; k < m; ++k) {
-        double q[K::nq];
-        bool finite = true;
-        for (int j = 0; j < K::nq; ++j) {
-          q[j] = samples[k * width + q_at + j];
-          finite = finite && std::isfinite(q[j]);
-        }
-        double* o = out + k * D;
-        if (!finite) {  // a sample never recorded (after a failure)
-          for (long j = 0; j < D; ++j) o[j] = std::numeric_limits<double>::quiet_NaN();
-          continue;
-        }
-        const auto placements = K::Dae::place(P.mechanism, q);
-        for (size_t c = 0; c < points.size(); ++c) {
-          const V2<double> w = K::Dae::world_point(P.mechanism, placements, points[c]);
-          o[2 * c] = w.x;
-          o[2 * c + 1] = w.y;
-        }
-      }
+      return unpack_row(model.parameters, row, base);
+    };
+    const long q_sample = first_coordinate(d.trajectory_channels);
+    d.derive_samples = [q_sample, place_points, params_of, D = d.derived_summary_count](
+                           const ModelDescriptor& model, const double* row, const double* samples, long m, long width,
+                           double* out) {
+      const Params P = params_of(model, row);
+      for (long k = 0; k < m; ++k) place_points(P, samples + k * width + q_sample, out + k * D);
+    };
+    const long q_final = first_coordinate(d.summary_columns);
+    d.derive_summary = [q_final, place_points, params_of](const ModelDescriptor& model, const double* row,
+                                                          const double* summary, double* out) {
+      place_points(params_of(model, row), summary + q_final, out);
     };
   }
   // The unit of cylinder c's reference: V for a valve schedule, m for a

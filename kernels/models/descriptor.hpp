@@ -149,6 +149,19 @@ struct ModelDescriptor {
   std::function<void(const ModelDescriptor& model, const double* row, const double* samples, long m, long width,
                      double* out)>
       derive_samples;
+  // Summary columns the host derives from an instance's summary row (a model
+  // file's named points at the run's end, docs/model-files.md §11): the last
+  // `derived_summary_count` of summary_columns, filled by derive_summary from
+  // the instance's parameter row and the kernel's columns (summary[0, C_k),
+  // C_k = summary_columns.size() − derived_summary_count) into
+  // out[0, derived_summary_count). Every backend's rows carry them
+  // (host/run/backends/space_batch.hpp). None by default.
+  int derived_summary_count = 0;
+  std::function<void(const ModelDescriptor& model, const double* row, const double* summary, double* out)>
+      derive_summary;
+  long kernel_summary_width() const {
+    return static_cast<long>(summary_columns.size()) - derived_summary_count;
+  }
 
   long parameter_count() const { return static_cast<long>(parameters.size()); }
   const ParameterInfo* find_parameter(const std::string& dotted) const {

@@ -155,14 +155,15 @@ struct TypedBatch {
     static_assert(run_columns::summary_width<nq, np, na, Report>() > 0, "");
     BatchResult out;
     const long n = spec.instance_count();
-    out.summary_width = run_columns::summary_width<nq, np, na, Report>();
+    // The kernel's columns, then those the host derives from them (blank until derived).
+    out.summary_width = run_columns::summary_width<nq, np, na, Report>() + spec.model->derived_summary_count;
     out.sample_width = run_columns::sample_width<nq, np, na, Probe>();
     if (static_cast<size_t>(out.summary_width) != spec.model->summary_columns.size() ||
         static_cast<size_t>(out.sample_width) != spec.model->trajectory_channels.size())
       throw std::logic_error("model " + spec.model->name + ": its output columns do not match the kernel's");
     out.status.assign(static_cast<size_t>(n), Status::not_run);
     out.summaries.resize(static_cast<size_t>(n * out.summary_width));
-    out.unstarted_row.resize(static_cast<size_t>(out.summary_width));
+    out.unstarted_row.assign(static_cast<size_t>(out.summary_width), std::numeric_limits<double>::quiet_NaN());
     run_columns::flatten(unstarted_summary<nq, np, na, Report>(Status::not_run), out.unstarted_row.data());
     for (long i = 0; i < n; ++i)
       std::copy(out.unstarted_row.begin(), out.unstarted_row.end(), out.summaries.begin() + i * out.summary_width);

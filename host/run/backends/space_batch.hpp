@@ -65,6 +65,19 @@ struct OneInstance {
 // count, settings, options), whose item g runs instances [g W, g W + W) of
 // the slice in lockstep and counts its lanes' iterations into counters[g].
 
+// The summary columns the host derives from the kernel's (a model file's
+// named points at the run's end, ModelDescriptor::derive_summary), for the
+// instances [first, first + count) whose kernel columns are stored.
+inline void derive_summary_columns(const BatchSpec& spec, long first, long count, BatchResult& out) {
+  const ModelDescriptor& model = *spec.model;
+  if (model.derived_summary_count == 0 || !model.derive_summary) return;
+  const long kernel_width = model.kernel_summary_width();
+  for (long i = first; i < first + count; ++i) {
+    double* row = out.summaries.data() + i * out.summary_width;
+    model.derive_summary(model, spec.row(i), row, row + kernel_width);
+  }
+}
+
 // The batch on `space`, Lanes::width instances per launch item.
 template <class Integrator, class Lanes = OneInstance, class Space>
 BatchResult run_instances(const BatchSpec& spec, Space& space) {
@@ -130,6 +143,7 @@ BatchResult run_instances(const BatchSpec& spec, Space& space) {
     }
     space.download(summaries, summaries_here);
     for (long i = 0; i < count; ++i) Typed::store(summaries_here[i], first + i, out);
+    derive_summary_columns(spec, first, count, out);
     if (!Space::host_control && spec.progress) spec.progress->fetch_add(count, std::memory_order_relaxed);
   }
   out.active_lane_iterations = active;
