@@ -231,6 +231,10 @@ TEST(LockstepQuickReturn, BrownMcPheeW8) {
 TEST(LockstepQuickReturn, ModifiedLuGreW4) {
   lockstep_matches_scalar<DoubleStepOf, ModifiedLuGre, 4, QuickReturn>(1.2, ModifiedLuGre::name);
 }
+// Its penalty formulation too (multipliers per lane, docs/models/lanes.md §9).
+TEST(LockstepQuickReturn, PenaltyBengisuAkayW8) {
+  lockstep_matches_scalar<PenaltyOf, StaticLaws, 8, QuickReturn>(1.2, BengisuAkay::name);
+}
 static_assert(!LockstepFor<PenaltyTrapezoidal<Spatial<LuGre>>>::value,
               "the 3D four-bar's penalty formulation runs one instance at a time (docs/models/lanes.md §8)");
 

@@ -16,7 +16,7 @@
 // lanes, and a ragged last group repeats its last instance in the spare lanes.
 // Supported: the double step of models on PlanarLoopChain mechanisms, the
 // 3D four-bar and the quick-return (MechanismOnLanes), and the penalty
-// formulation of the former,
+// formulation of the planar chains and the quick-return (FormulationOnLanes),
 // with one of the hydraulic cylinders and an open-loop schedule, the exact
 // tangent, no recording (stride 0); lockstep_supported() says so at run time
 // and the callers run the scalar path otherwise.
@@ -151,16 +151,20 @@ struct MechanismOnLanes<Mech, std::void_t<typename Mech::template ParamsOn<Lanes
     : std::integral_constant<bool, IsPlanarChainParams<typename Mech::Params>::value ||
                                        params_are_reals_only<Mech>> {};
 
-// The penalty formulation on lanes only for the planar chains: on a DAE
-// mechanism its residual nests the adapter's Dual<nq> jets inside Dual<nx>
-// (121 components per real for the 3D four-bar), which on Lanes<8> took
-// 2 min more to compile per unit for a formulation that runs the 3D four-bar
-// at a tenth of the double step's speed (docs/models/lanes.md §8).
+// The penalty formulation on lanes for the planar chains and the DAE
+// mechanisms of at most 5 coordinates (the quick-return): on a DAE mechanism
+// its residual nests the adapter's Dual<nq> jets inside Dual<nx>. For the
+// quick-return (nq = 5) that took the penalty lane unit from 24 s to 81 s of
+// compile on VM A, for 3.0x one instance at a time; for the 3D four-bar
+// (nq = 10, 121 components per real) 2 min more per unit, for a formulation
+// that runs it at a tenth of the double step's speed, so it stays one
+// instance at a time (docs/models/lanes.md §8, §9).
 template <class Integrator>
 struct FormulationOnLanes : std::true_type {};
 template <class Model>
 struct FormulationOnLanes<PenaltyTrapezoidal<Model, double>>
-    : std::integral_constant<bool, IsPlanarLoopChain<typename Model::Mechanism>::value> {};
+    : std::integral_constant<bool, IsPlanarLoopChain<typename Model::Mechanism>::value ||
+                                       Model::Mechanism::nq <= 5> {};
 
 // Which integrators the lanes run (compile time): a formulation with lanes,
 // of a model on a mechanism with lanes with hydraulic cylinders that have
