@@ -103,7 +103,7 @@ def test_named_points_are_in_the_trajectories(cli, tmp_path):
     """models/excavator_boom_arm.toml's [output] point arm.tip: results.h5
     carries arm_tip_x, arm_tip_y per sample, the forward kinematics of the
     sample's joint angles (boom 4.6 m from O, arm 2.4 m from T), written by
-    the CLI as by Python."""
+    the CLI as by Python, and in the summary at the run's end."""
     study = tmp_path / "s.toml"
     study.write_text(open(REPO / "studies" / "excavator_boom_arm_cycle.toml").read()
                      .replace("../models/", str(REPO / "models") + "/").replace("duration = 12.0", "duration = 3.0"))
@@ -115,3 +115,9 @@ def test_named_points_are_in_the_trajectories(cli, tmp_path):
     y = 4.6 * np.sin(q1) + 2.4 * np.sin(q1 + q2)
     assert np.max(np.abs(tr["arm_tip_x"][0] - x)) < 1e-14
     assert np.max(np.abs(tr["arm_tip_y"][0] - y)) < 1e-14
+    # The summary carries the point at the run's end: the last sample's value
+    # (the run ends on a sample), from the final q1, q2 columns.
+    for axis in ("x", "y"):
+        assert res.output(f"arm_tip_{axis}")[0] == tr[f"arm_tip_{axis}"][0][-1]
+    q1e, q2e = res.output("q1")[0], res.output("q2")[0]
+    assert abs(res.output("arm_tip_x")[0] - (4.6 * np.cos(q1e) + 2.4 * np.cos(q1e + q2e))) < 1e-14
