@@ -179,8 +179,8 @@ TEST(Cli, ThousandInstanceGrid) {
 }
 
 // Lockstep lanes (docs/models/lanes.md): the CPU backend's default for the
-// four-bar is 8 lanes, and the outputs are the same bytes with one instance
-// at a time (--lanes 1) and with 4 lanes; the run says which lanes ran and
+// four-bar is 8 lanes, and the outputs (summary and trajectories) are the
+// same bytes with one instance at a time (--lanes 1) and with 4 lanes; the run says which lanes ran and
 // their utilization; --lanes outside 1, 4, 8 is a usage error.
 TEST(Cli, LanesGiveTheSameResultsAsOneInstanceAtATime) {
   TempDir tmp;
@@ -192,6 +192,9 @@ TEST(Cli, LanesGiveTheSameResultsAsOneInstanceAtATime) {
   // 300 s under the sanitizer flavour, whose -O1 lane loops run ~9x slower
   // than one instance at a time.)
   text = std::regex_replace(text, std::regex(R"(count = 10)"), "count = 5");
+  // Trajectories too: each lane's samples as its scalar run's (lockstep.hpp).
+  text = std::regex_replace(text, std::regex(R"(trajectory_stride = 0)"), "trajectory_stride = 100");
+  ASSERT_NE(text.find("trajectory_stride = 100"), std::string::npos);
   const fs::path study = tmp.path / "grid.toml";
   write_file(study, text);
   std::map<std::string, std::map<std::string, std::string>> h5;
@@ -245,6 +248,7 @@ TEST(Cli, PenaltyFormulationRunsOnLanesWithTheSameResults) {
   text = std::regex_replace(text, std::regex(R"(friction = "brown-mcphee")"),
                             "friction = \"brown-mcphee\"\nformulation = \"penalty\"");
   ASSERT_NE(text.find("formulation = \"penalty\""), std::string::npos);
+  text = std::regex_replace(text, std::regex(R"(trajectory_stride = 0)"), "trajectory_stride = 25");
   const fs::path study = tmp.path / "penalty.toml";
   write_file(study, text);
   std::map<std::string, std::map<std::string, std::string>> h5;

@@ -1,5 +1,6 @@
 // The lockstep runner (kernels/integrators/lockstep.hpp, docs/models/lanes.md
-// §4), with a reference trajectory for the tracking RMS: W instances of the four-bar in the lanes of Lanes<W> through the same
+// §4), with a reference trajectory for the tracking RMS and trajectories
+// recorded every 7th step (each sample's bytes as the scalar run's): W instances of the four-bar in the lanes of Lanes<W> through the same
 // double-step (or penalty-formulation) code as the scalar path; the 3D
 // four-bar likewise. Every instance's summary must be its
 // scalar run_instance summary bit for bit (memcmp of every double, equal
@@ -158,9 +159,18 @@ void lockstep_matches_scalar(double duration, const char* law) {
   });
   RunOptions opt;
   opt.reference = reference.data();
+  // Trajectories every 7th step (not a divisor of the run: the last steps
+  // are not sampled), each lane's samples against its scalar run's.
+  opt.stride = 7;
+  using Samples = std::vector<SampleOf<One>>;
   const auto all = varied_instances<Params>(3 * W + 1, 17, law);
   std::vector<SummaryOf<One>> scalar(all.size());
-  for (size_t i = 0; i < all.size(); ++i) scalar[i] = run_instance<One>(all[i], S, opt, [](long, const auto&) {});
+  std::vector<Samples> scalar_samples(all.size());
+  for (size_t i = 0; i < all.size(); ++i)
+    scalar[i] = run_instance<One>(all[i], S, opt, [&](long k, const SampleOf<One>& smp) {
+      EXPECT_EQ(k, static_cast<long>(scalar_samples[i].size()));
+      scalar_samples[i].push_back(smp);
+    });
   int failed = 0, finished = 0, unstarted = 0;
   for (const auto& s : scalar) {
     if (s.status == Status::ok) {
@@ -179,9 +189,19 @@ void lockstep_matches_scalar(double duration, const char* law) {
   // the instances that never start are dropped).
   for (int n : {1, 2, W - 1, W, W + 1, 2 * W + 3, 3 * W + 1}) {
     std::vector<SummaryOf<One>> lanes(n);
+    std::vector<Samples> lane_samples(n);
     LockstepCounters counters;
-    Lockstep<One, W>::run(all.data(), n, S, opt, lanes.data(), &counters);
-    for (int i = 0; i < n; ++i) expect_same_summary(lanes[i], scalar[i], "batch", i);
+    Lockstep<One, W>::run(all.data(), n, S, opt, lanes.data(), &counters, [&](long i, long k, const SampleOf<One>& smp) {
+      EXPECT_EQ(k, static_cast<long>(lane_samples[i].size())) << "instance " << i;
+      lane_samples[i].push_back(smp);
+    });
+    for (int i = 0; i < n; ++i) {
+      expect_same_summary(lanes[i], scalar[i], "batch", i);
+      ASSERT_EQ(lane_samples[i].size(), scalar_samples[i].size()) << "instance " << i;
+      for (size_t k = 0; k < lane_samples[i].size(); ++k)
+        EXPECT_EQ(std::memcmp(&lane_samples[i][k], &scalar_samples[i][k], sizeof(SampleOf<One>)), 0)
+            << "instance " << i << " sample " << k;
+    }
     // Lanes converge after different counts of Newton iterations and some
     // stop early: some lane-iterations idle, so utilization is below 1.
     if (n == 3 * W + 1) {

@@ -18,8 +18,9 @@
 // 3D four-bar and the quick-return (MechanismOnLanes), and the penalty
 // formulation of the planar chains and the quick-return (FormulationOnLanes),
 // with one of the hydraulic cylinders and an open-loop schedule, the exact
-// tangent, no recording (stride 0); lockstep_supported() says so at run time
-// and the callers run the scalar path otherwise.
+// tangent; lockstep_supported() says so at run time and the callers run the
+// scalar path otherwise. Trajectories are recorded lane by lane: each lane's
+// samples are its scalar run's (record(index, k, sample), as run_instance's).
 //
 // CPU only, like the lanes.
 #pragma once
@@ -186,11 +187,17 @@ struct HasMultipliers : std::false_type {};
 template <class State>
 struct HasMultipliers<State, std::void_t<decltype(std::declval<State>().lambda)>> : std::true_type {};
 
-// And what they run of it (run time): the exact tangent, no trajectories;
-// otherwise the caller runs the scalar path.
-inline bool lockstep_supported(const IntegratorSettings& S, const RunOptions& opt) {
-  return S.tangent == Tangent::exact && opt.stride == 0;
+// And what they run of it (run time): the exact tangent; otherwise the
+// caller runs the scalar path.
+inline bool lockstep_supported(const IntegratorSettings& S, const RunOptions&) {
+  return S.tangent == Tangent::exact;
 }
+
+// A recorder that keeps nothing (runs without trajectories).
+struct NoLaneRecord {
+  template <class Sample>
+  void operator()(long, long, const Sample&) const {}
+};
 
 // Integrator: one instance's (DoubleStepTrapezoidal<Model> or
 // PenaltyTrapezoidal<Model>); the lanes run the same formulation on Lanes<W>.
@@ -203,8 +210,10 @@ struct Lockstep {
   using Mask = LaneMask<W>;
   using Summary = SummaryOf<One>;
   static constexpr int nq = One::nq, np = One::np, na = One::na;
-  static_assert(std::is_same<InputReport<typename Model::Input>, NoInputReport>::value,
-                "lanes run input policies without a report");
+  static_assert(std::is_same<InputReport<typename Model::Input>, NoInputReport>::value &&
+                    std::is_same<InputProbe<typename Model::Input>, NoInputReport>::value,
+                "lanes run input policies without a report or a probe");
+  using SampleT = SampleOf<One>;
 
   struct Started {
     long index;
@@ -213,9 +222,12 @@ struct Lockstep {
     typename One::template Evaluation<double> eval;
   };
 
-  // The instances P[0 … n) into out[0 … n): each summary as run_instance's.
+  // The instances P[0 … n) into out[0 … n): each summary as run_instance's;
+  // with opt.stride > 0, record(i, k, sample) for instance i's k-th sample,
+  // as run_instance records it (the caller drops k beyond its buffer).
+  template <class Record = NoLaneRecord>
   static void run(const typename One::Params* P, long n, const IntegratorSettings& S, const RunOptions& opt,
-                  Summary* out, LockstepCounters* counters = nullptr) {
+                  Summary* out, LockstepCounters* counters = nullptr, Record&& record = Record{}) {
     // Instances that started, waiting for a full group of their structure.
     std::vector<std::vector<Started>> waiting;
     for (long i = 0; i < n; ++i) {
@@ -232,18 +244,19 @@ struct Lockstep {
       if (!group) { waiting.emplace_back(); group = &waiting.back(); }
       group->push_back(one);
       if (static_cast<int>(group->size()) == W) {
-        run_group(P, *group, S, opt, out, counters);
+        run_group(P, *group, S, opt, out, counters, record);
         group->clear();
       }
     }
     for (auto& g : waiting)
-      if (!g.empty()) run_group(P, g, S, opt, out, counters);
+      if (!g.empty()) run_group(P, g, S, opt, out, counters, record);
   }
 
   // One group of 1 … W started instances in lockstep: run_instance's loop
   // (kernels/integrators/run.hpp) with a mask of the lanes still running.
+  template <class Record>
   static void run_group(const typename One::Params* P, const std::vector<Started>& g, const IntegratorSettings& S,
-                        const RunOptions& opt, Summary* out, LockstepCounters* counters) {
+                        const RunOptions& opt, Summary* out, LockstepCounters* counters, Record& record) {
     const int count = static_cast<int>(g.size());
     auto lane_instance = [&](int lane) -> const Started& { return g[lane < count ? lane : count - 1]; };
     // Parameters, constants, states and evaluations transposed.
@@ -300,6 +313,31 @@ struct Lockstep {
       return pw;
     };
     L power_cyl = cylinder_power(), power_fr = friction_power();
+    // Trajectories: run_instance's samples, lane by lane (its `sample`).
+    long record_index = 0;
+    int steps_since_record = 0;
+    auto record_lanes = [&](const Mask& lanes, const L& drift, const L& iterations, const L& violation) {
+      for (int lane = 0; lane < count; ++lane) {
+        if (!lanes[lane]) continue;
+        SampleT smp;
+        smp.t = st.t;
+        for (int k = 0; k < nq; ++k) smp.q[k] = st.q[k][lane];
+        for (int k = 0; k < np; ++k) smp.p[k] = st.p[k][lane];
+        for (int a = 0; a < na; ++a) {
+          smp.U[a] = st.U[a][lane];
+          smp.s[a] = e.s[a][lane];
+          smp.sdot[a] = e.sdot[a][lane];
+          smp.piston_force[a] = e.piston_force[a][lane];
+          smp.friction_force[a] = e.friction_force[a][lane];
+        }
+        smp.energy_drift = drift[lane];
+        smp.newton_iterations = iterations[lane];
+        smp.constraint_violation = violation[lane];
+        record(g[lane].index, record_index, smp);
+      }
+      ++record_index;
+    };
+    if (opt.stride > 0) record_lanes(Mask(true), L(0.0), L(0.0), L(0.0));
 
     const long n_steps = static_cast<long>(S.duration / S.dt + 0.5);
     const double t_switch = Model::Input::last_switch(P[g.front().index].input, S.duration);
@@ -349,6 +387,11 @@ struct Lockstep {
       for (int k = 0; k < np; ++k) {
         p_min[k] = choose(on && st.p[k] < p_min[k], st.p[k], p_min[k]);
         p_max[k] = choose(on && st.p[k] > p_max[k], st.p[k], p_max[k]);
+      }
+      // Every running lane has taken the same steps: one countdown (run_instance's).
+      if (opt.stride > 0 && ++steps_since_record == opt.stride) {
+        steps_since_record = 0;
+        record_lanes(on, drift, rep.newton_iterations, rep.constraint_residual);
       }
       const Mask stopped = on && check != StatusOnT<L>::of(Status::ok);
       status = choose(stopped, check, status);

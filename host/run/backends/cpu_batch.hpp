@@ -51,6 +51,7 @@ struct LockstepLanes {
   using Counters = LockstepCounters;
   using Params = typename Integrator::Params;
   using Summary = SummaryOf<Integrator>;
+  using SampleT = SampleOf<Integrator>;
   struct Kernel {
     const Params* params;
     Summary* summaries;
@@ -58,15 +59,26 @@ struct LockstepLanes {
     long count;
     IntegratorSettings settings;
     RunOptions options;
+    // Sample k of instance i at trajectories[i * instance_stride + k * sample_stride]
+    // (InstanceKernel's layout; null when samples == 0).
+    SampleT* trajectories;
+    long samples, instance_stride, sample_stride;
     void operator()(long g) const {
       const long first = g * W;
+      SampleT* traj = trajectories;
+      const long m = samples, is = instance_stride, ks = sample_stride;
+      auto record = [traj, m, is, ks, first](long i, long k, const SampleT& s) {
+        if (k < m) traj[(first + i) * is + k * ks] = s;
+      };
       Lockstep<Integrator, W>::run(params + first, std::min<long>(W, count - first), settings, options,
-                                                   summaries + first, counters + g);
+                                   summaries + first, counters + g, record);
     }
   };
   static Kernel kernel(const Params* params, Summary* summaries, Counters* counters, long count,
-                       const IntegratorSettings& settings, const RunOptions& options) {
-    return Kernel{params, summaries, counters, count, settings, options};
+                       const IntegratorSettings& settings, const RunOptions& options, SampleT* trajectories,
+                       long samples, long instance_stride, long sample_stride) {
+    return Kernel{params, summaries, counters, count, settings, options, trajectories, samples, instance_stride,
+                  sample_stride};
   }
 };
 

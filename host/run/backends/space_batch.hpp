@@ -62,8 +62,10 @@ struct OneInstance {
 };
 // Lanes policies with width W > 1 (the CPU's lockstep lanes: cpu_batch.hpp
 // LockstepLanes) provide `Counters` and kernel(params, summaries, counters,
-// count, settings, options), whose item g runs instances [g W, g W + W) of
-// the slice in lockstep and counts its lanes' iterations into counters[g].
+// count, settings, options, trajectories, samples, instance_stride,
+// sample_stride), whose item g runs instances [g W, g W + W) of the slice in
+// lockstep, records their samples in InstanceKernel's layout and counts its
+// lanes' iterations into counters[g].
 
 // The summary columns the host derives from the kernel's (a model file's
 // named points at the run's end, ModelDescriptor::derive_summary), for the
@@ -112,12 +114,17 @@ BatchResult run_instances(const BatchSpec& spec, Space& space) {
     // An instance a cancellation skips keeps its unstarted summary (not_run);
     // samples a failed instance never records stay blank.
     auto summaries = space.filled(count, unstarted);
+    auto trajectories = space.filled(count * m, Typed::blank_sample());
+    // Sample k of instance i: instance-major (each thread its own rows) or
+    // sample-major (a warp's threads write neighbouring addresses).
+    const long instance_stride = Space::instance_major ? m : 1, sample_stride = Space::instance_major ? 1 : count;
+    SampleT* const samples_out = m > 0 ? space.data(trajectories) : nullptr;
     if constexpr (W > 1) {
       const long groups = (count + W - 1) / W;
       using Counters = typename Lanes::Counters;
       auto counters = space.filled(groups, Counters{});
       space.launch(Lanes::kernel(space.data(params), space.data(summaries), space.data(counters), count, spec.settings,
-                                 options),
+                                 options, samples_out, m, instance_stride, sample_stride),
                    groups, [count](long g) { return std::min<long>(W, count - g * W); });
       std::vector<Counters> counted;
       space.download(counters, counted);
@@ -126,20 +133,15 @@ BatchResult run_instances(const BatchSpec& spec, Space& space) {
         total += c.lane_iterations;
       }
     } else {
-      auto trajectories = space.filled(count * m, Typed::blank_sample());
-      // Sample k of instance i: instance-major (each thread its own rows) or
-      // sample-major (a warp's threads write neighbouring addresses).
-      const long instance_stride = Space::instance_major ? m : 1, sample_stride = Space::instance_major ? 1 : count;
-      const InstanceKernel<Integrator> kernel{space.data(params), space.data(summaries),
-                                              m > 0 ? space.data(trajectories) : nullptr, m, spec.settings, options,
-                                              instance_stride, sample_stride};
+      const InstanceKernel<Integrator> kernel{space.data(params), space.data(summaries), samples_out, m, spec.settings,
+                                              options, instance_stride, sample_stride};
       space.launch(kernel, count, OnePerItem{});
-      if (m > 0) {
-        space.download(trajectories, samples_here);
-        for (long i = 0; i < count; ++i)
-          for (long k = 0; k < m; ++k)
-            Typed::store(samples_here[i * instance_stride + k * sample_stride], first + i, k, out);
-      }
+    }
+    if (m > 0) {
+      space.download(trajectories, samples_here);
+      for (long i = 0; i < count; ++i)
+        for (long k = 0; k < m; ++k)
+          Typed::store(samples_here[i * instance_stride + k * sample_stride], first + i, k, out);
     }
     space.download(summaries, summaries_here);
     for (long i = 0; i < count; ++i) Typed::store(summaries_here[i], first + i, out);
