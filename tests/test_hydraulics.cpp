@@ -179,3 +179,38 @@ TEST(CircuitChoice, RunsTheMemberItsCodeNamesBitForBit) {
   Circuits::pressure_rates(cp, Circuits::constants(cp, 0.3), p, 5.0, 0.0, 0.01, r1);
   EXPECT_NE(r0[1], r1[1]);
 }
+
+// The servo valve's closed length (docs/models/hydraulics.md §16): a model
+// file's cylinder gives its pin-to-pin length s, the chambers follow the
+// stroke x = s − closed_length. The stroke reference is s0 − L, the rates at
+// (s0, L) are the bits of those at (s0 − L, 0) (what the lift-tilt, L = 0,
+// has always run), and the piston is admissible exactly for L < s0 + ds < L + S.
+TEST(ServoValveCircuit, ClosedLengthShiftsTheStroke) {
+  ServoValveCircuitParams shifted, plain;
+  shifted.closed_length = 1.25;
+  const double s0 = 1.5;  // x0 = 0.25 of S = 0.59
+  const auto ks = ServoValveCircuit::constants(shifted, s0);
+  const auto kp = ServoValveCircuit::constants(plain, s0 - shifted.closed_length);
+  EXPECT_EQ(ks.stroke_ref, 0.25);
+  EXPECT_TRUE(same(ServoValveCircuit::constants(plain, s0).stroke_ref, s0));  // L = 0: the length itself
+  const double p[2] = {9.0e6, 4.0e6};
+  for (double U : {-7.0, 0.0, 3.0})
+    for (double ds : {-0.1, 0.0, 0.2}) {
+      double rs[2], rp[2];
+      ServoValveCircuit::pressure_rates(shifted, ks, p, U, ds, 0.02, rs);
+      ServoValveCircuit::pressure_rates(plain, kp, p, U, ds, 0.02, rp);
+      EXPECT_TRUE(same(rs[0], rp[0]) && same(rs[1], rp[1])) << U << " " << ds;
+    }
+  // The chamber a volume grows with the stroke: a longer closed length at the
+  // same pins is a shorter stroke, a smaller volume, a faster pressure rise.
+  ServoValveCircuitParams longer = shifted;
+  longer.closed_length = 1.35;
+  double r_short[2], r_long[2];
+  ServoValveCircuit::pressure_rates(shifted, ks, p, 3.0, 0.0, 0.0, r_short);
+  ServoValveCircuit::pressure_rates(longer, ServoValveCircuit::constants(longer, s0), p, 3.0, 0.0, 0.0, r_long);
+  EXPECT_GT(r_long[0], r_short[0]);
+  EXPECT_TRUE(ServoValveCircuit::stroke_admissible(shifted, ks, 0.0));
+  EXPECT_TRUE(ServoValveCircuit::stroke_admissible(shifted, ks, 0.33));
+  EXPECT_FALSE(ServoValveCircuit::stroke_admissible(shifted, ks, -0.25));  // x = 0: at the bottom
+  EXPECT_FALSE(ServoValveCircuit::stroke_admissible(shifted, ks, 0.35));   // x = 0.60 > S
+}

@@ -259,7 +259,7 @@ TEST(ModelFile, EveryClassOfBadFileIsRefusedNamingTheElement) {
   expect_refused({{"mass = 64.0", "mass = -64.0"}}, {"body.coupler.mass = -64", "out of range (0, 1e+09]"});
   expect_refused({{"inertia = 83.33333333333333", "inertia = 0.0"}}, {"body.rocker.inertia = 0", "out of range"});
   // Unknown components, points, bodies and keys.
-  expect_refused({{"circuit = \"three-volume\"", "circuit = \"servo-valve\""}}, {"cylinder.lift.circuit", "three-volume"});
+  expect_refused({{"circuit = \"three-volume\"", "circuit = \"proportional-valve\""}}, {"cylinder.lift.circuit", "three-volume"});
   expect_refused({{"rod = \"crank.F\"", "rod = \"crank.X\""}}, {"cylinder.lift.rod", "crank has no point \"X\"", "C, F"});
   expect_refused({{"base = \"ground.G\"", "base = \"crank.C\""}}, {"cylinder.lift", "base and rod are both on crank"});
   expect_refused({{"parent = \"crank.C\"", "parent = \"crank.X\""}}, {"joint.C.parent", "crank has no point \"X\""});
@@ -775,9 +775,9 @@ TEST(ModelFileOutputs, NamedPointsAreTheKinematicsOfEachSample) {
 
 // ---- cylinders with another circuit (kernels/hydraulics/circuit_choice.hpp) ----
 namespace {
-// models/four_bar.toml with its cylinder on the two-volume circuit, written
-// to a temporary file.
-std::string two_volume_four_bar() {
+// models/four_bar.toml with its cylinder's circuit line replaced by `lines`,
+// written to a temporary file.
+std::string four_bar_on_circuit(const std::string& lines, const std::string& file_name) {
   std::ifstream in(model_path("four_bar.toml"));
   std::stringstream text;
   text << in.rdbuf();
@@ -785,8 +785,32 @@ std::string two_volume_four_bar() {
   const std::string from = "circuit = \"three-volume\"";
   const auto at = t.find(from);
   EXPECT_NE(at, std::string::npos);
-  t.replace(at, from.size(), "circuit = \"two-volume\"\nhose_volume_A = 7.0e-5");
-  const std::string path = testing::TempDir() + "four_bar_two_volume.toml";
+  t.replace(at, from.size(), lines);
+  const std::string path = testing::TempDir() + file_name;
+  std::ofstream(path) << t;
+  return path;
+}
+std::string two_volume_four_bar(const std::string& file_name) {
+  return four_bar_on_circuit("circuit = \"two-volume\"\nhose_volume_A = 7.0e-5", file_name);
+}
+// The servo valve between the same pins: the cylinder is sqrt(3) m = 1.732 m
+// long at the assembly (G = (-1, 0) to F = (0.5, 0.866)), so a closed length
+// of 1.1 m starts the piston at x = 0.632 m of a 1.2 m stroke. Its valve
+// takes volts and passes 40 L/min at 10 V and 35 bar per edge: the file's
+// ±10 V schedule would swing the four-bar until its rod side cavitates
+// (pressure_out_of_range at 2.1 s), so the schedule is ±2 V here.
+// Each test writes its own file (ctest runs tests side by side).
+std::string servo_valve_four_bar(const std::string& file_name, double closed_length = 1.1) {
+  const std::string path = four_bar_on_circuit(
+      "circuit = \"servo-valve\"\nstroke = 1.2\nclosed_length = " + std::to_string(closed_length), file_name);
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string t = text.str();
+  const std::string from = "values = [0.0, 10.0, 0.0, -10.0, 0.0]";
+  const auto at = t.find(from);
+  EXPECT_NE(at, std::string::npos);
+  t.replace(at, from.size(), "values = [0.0, 2.0, 0.0, -2.0, 0.0]");
   std::ofstream(path) << t;
   return path;
 }
@@ -803,48 +827,45 @@ struct Penalty {
 };
 }  // namespace
 
-// A two-volume cylinder runs through the choice as the two-volume circuit
-// compiled alone does: the file's kernel (CircuitChoice, pressures on the
-// last two of three slots, the first with a zero rate) against a model
-// assembled here from the same mechanism, input and friction with
-// HydraulicCylinder<TwoVolumeCircuit, ...>: every summary field in the same
-// bits (the coordinates, velocities, strokes, spools, works, energy drift,
-// the two pressures and their extrema), both formulations, a static and a
-// LuGre law; the unused slot holds the piston side's initial pressure.
-TEST(ModelFileCircuits, TwoVolumeCylinderRunsAsTheCircuitCompiledAlone) {
-  const auto file = hs::load_model_file(two_volume_four_bar());
-  EXPECT_EQ(file->find_parameter("cylinder.lift.hose_volume_1"), nullptr);
-  ASSERT_NE(file->find_parameter("cylinder.lift.hose_volume_A"), nullptr);
-  EXPECT_EQ(file->defaults[file->find_parameter("cylinder.lift.hose_volume_A")->index], 7.0e-5);
+// A cylinder on another member of the choice runs as that circuit compiled
+// alone does: the file's kernel (CircuitChoice, pressures on the last two of
+// three slots, the first with a zero rate) against a model assembled here
+// from the same mechanism, input and friction with HydraulicCylinder<Circuit,
+// ...>: every summary field in the same bits (the coordinates, velocities,
+// strokes, spools, works, energy drift, the two pressures and their extrema),
+// both formulations, a static and a LuGre law; the unused slot holds the
+// piston side's initial pressure.
+template <class Circuit>
+void expect_file_cylinder_runs_as_circuit_alone(const hs::ModelDescriptor& file) {
   using Cap = hs::PlanarFileCapacity;
   using FileParams = hs::PlanarFileModelParamsOf<Cap>;
+  using Choice = hs::PlanarMultibodyDae<Cap>::Circuit;
+  constexpr int code = Choice::code_of<Circuit>;
   FileParams P;
-  ASSERT_EQ(file->params_bytes.size(), sizeof(FileParams));
-  std::memcpy(&P, file->params_bytes.data(), sizeof(FileParams));
-  ASSERT_EQ(P.actuator[0].circuit.circuit_code, 1.0);
+  ASSERT_EQ(file.params_bytes.size(), sizeof(FileParams));
+  std::memcpy(&P, file.params_bytes.data(), sizeof(FileParams));
+  ASSERT_EQ(P.actuator[0].circuit.circuit_code, static_cast<double>(code));
   // The file's row written into its Params as the runner does.
-  P = hs::unpack_row(file->parameters, file->defaults.data(), P);
-  using Alone = hs::ActuatedParams<hs::PlanarMultibodyParams<Cap>, hs::CylinderParams<hs::TwoVolumeCircuitParams>, 1,
+  P = hs::unpack_row(file.parameters, file.defaults.data(), P);
+  using Alone = hs::ActuatedParams<hs::PlanarMultibodyParams<Cap>, hs::CylinderParams<typename Circuit::Params>, 1,
                                    hs::CylinderInputsParams<1>>;
   Alone A;
   A.mechanism = P.mechanism;
   A.input = P.input;
   A.actuator[0].friction = P.actuator[0].friction;
-  A.actuator[0].circuit = hs::circuit_choice_detail::member<1>(P.actuator[0].circuit.member);
-  EXPECT_EQ(A.actuator[0].circuit.hose_volume_A, 7.0e-5);
+  A.actuator[0].circuit = hs::circuit_choice_detail::member<code>(P.actuator[0].circuit.member);
   auto check = [&](auto friction_tag, auto formulation_tag, const char* law) {
     using F = decltype(friction_tag);
-    using FileModel = hs::ActuatedModel<hs::PlanarMultibody<Cap>, hs::HydraulicCylinder<hs::PlanarMultibodyDae<Cap>::Circuit, F>,
-                                        1, hs::CylinderInputs<1>>;
-    using AloneModel = hs::ActuatedModel<hs::PlanarMultibody<Cap>, hs::HydraulicCylinder<hs::TwoVolumeCircuit, F>, 1,
-                                         hs::CylinderInputs<1>>;
+    using FileModel = hs::ActuatedModel<hs::PlanarMultibody<Cap>, hs::HydraulicCylinder<Choice, F>, 1, hs::CylinderInputs<1>>;
+    using AloneModel = hs::ActuatedModel<hs::PlanarMultibody<Cap>, hs::HydraulicCylinder<Circuit, F>, 1, hs::CylinderInputs<1>>;
     using FI = typename decltype(formulation_tag)::template Of<FileModel>;
     using AI = typename decltype(formulation_tag)::template Of<AloneModel>;
-    SCOPED_TRACE(std::string(law) + (std::is_same<FI, hs::PenaltyTrapezoidal<FileModel>>::value ? " penalty" : " double step"));
+    SCOPED_TRACE(std::string(Circuit::name) + " " + law +
+                 (std::is_same<FI, hs::PenaltyTrapezoidal<FileModel>>::value ? " penalty" : " double step"));
     FileParams Pf = P;
     Alone Pa = A;
-    const int code = hs::friction_law_code_of(hs::FrictionLawRegistry{}, law);
-    Pf.actuator[0].friction.law_code = Pa.actuator[0].friction.law_code = code;
+    const int law_code = hs::friction_law_code_of(hs::FrictionLawRegistry{}, law);
+    Pf.actuator[0].friction.law_code = Pa.actuator[0].friction.law_code = law_code;
     hs::IntegratorSettings S;
     S.duration = 4.0;
     const auto f = hs::run_instance<FI>(Pf, S, hs::RunOptions{}, [](long, const auto&) {});
@@ -880,12 +901,72 @@ TEST(ModelFileCircuits, TwoVolumeCylinderRunsAsTheCircuitCompiledAlone) {
   check(Static{}, Penalty{}, "brown-mcphee");
 }
 
+TEST(ModelFileCircuits, TwoVolumeCylinderRunsAsTheCircuitCompiledAlone) {
+  const auto file = hs::load_model_file(two_volume_four_bar("four_bar_two_volume.toml"));
+  EXPECT_EQ(file->find_parameter("cylinder.lift.hose_volume_1"), nullptr);
+  ASSERT_NE(file->find_parameter("cylinder.lift.hose_volume_A"), nullptr);
+  EXPECT_EQ(file->defaults[file->find_parameter("cylinder.lift.hose_volume_A")->index], 7.0e-5);
+  expect_file_cylinder_runs_as_circuit_alone<hs::TwoVolumeCircuit>(*file);
+}
+
+// The servo valve (seed 004's circuit) between the file's pins: its stroke
+// is the pin-to-pin length less the closed length, a parameter it has only
+// in model files (the lift-tilt's mechanism gives the stroke itself).
+TEST(ModelFileCircuits, ServoValveCylinderRunsAsTheCircuitCompiledAlone) {
+  const auto file = hs::load_model_file(servo_valve_four_bar("four_bar_servo_valve.toml"));
+  EXPECT_EQ(file->find_parameter("cylinder.lift.hose_volume_1"), nullptr);
+  for (const char* key : {"stroke", "closed_length", "valve_coefficient_pa", "dead_volume_b", "return_pressure"})
+    EXPECT_NE(file->find_parameter(std::string("cylinder.lift.") + key), nullptr) << key;
+  EXPECT_EQ(file->defaults[file->find_parameter("cylinder.lift.closed_length")->index], 1.1);
+  EXPECT_EQ(file->defaults[file->find_parameter("cylinder.lift.stroke")->index], 1.2);
+  // The pressure columns say what the slots hold.
+  auto description = [&](const char* column) { return file->summary_columns[file->summary_column(column)].description; };
+  EXPECT_NE(description("p2").find("chamber a (bore side)"), std::string::npos) << description("p2");
+  EXPECT_NE(description("p1").find("unused: a servo-valve cylinder"), std::string::npos) << description("p1");
+  expect_file_cylinder_runs_as_circuit_alone<hs::ServoValveCircuit>(*file);
+  // The compiled lift-tilt has no closed length: its mechanism gives the stroke.
+  const auto lift_tilt = hs::find_model("lift-tilt");
+  ASSERT_NE(lift_tilt, nullptr);
+  EXPECT_EQ(lift_tilt->find_parameter("actuator1.circuit.closed_length"), nullptr);
+  EXPECT_NE(lift_tilt->find_parameter("actuator1.circuit.stroke"), nullptr);
+}
+
+// A closed length that puts the piston outside the cylinder at the assembly
+// is refused by `check` naming the key, and in a study the design's check
+// names the instance's problem while the rest of the batch runs.
+TEST(ModelFileCircuits, ServoValvePistonOutsideItsCylinderIsRefusedByName) {
+  for (double closed : {1.8, 0.4}) {  // stroke 1.732 - 1.8 < 0; 1.732 - 0.4 > 1.2
+    SCOPED_TRACE(closed);
+    try {
+      hs::load_model_file(servo_valve_four_bar("four_bar_servo_valve_outside.toml", closed));
+      ADD_FAILURE() << "a piston outside its cylinder accepted";
+    } catch (const hs::ModelFileError& e) {
+      EXPECT_NE(std::string(e.what()).find("cylinder.lift.closed_length"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("outside its cylinder"), std::string::npos) << e.what();
+    }
+  }
+  const std::string path = servo_valve_four_bar("four_bar_servo_valve_swept.toml");
+  const StudyRun r = run_study_text("[study]\nmodel_file = \"" + path +
+                                    "\"\n[integrator]\nduration = 0.5\n[[grid]]\nparameter = \"cylinder.lift.closed_length\"\n"
+                                    "values = [1.1, 1.8, 0.6]\n");
+  ASSERT_EQ(r.result.instance_count(), 3);
+  EXPECT_TRUE(r.study.instance_problem(0L).empty());
+  EXPECT_NE(r.study.instance_problem(1L).find("outside its cylinder"), std::string::npos) << r.study.instance_problem(1L);
+  EXPECT_EQ(r.result.status[0], hs::Status::ok);
+  // The kernel, given it anyway, stops it by its own stroke check after the
+  // first step (the CLI's runner then flags it invalid_parameters, as every
+  // instance the design's check names: host/cli/run_study.cpp).
+  EXPECT_EQ(r.result.status[1], hs::Status::stroke_out_of_range);
+  EXPECT_LE(r.column("steps", 1), 1.0);
+  EXPECT_EQ(r.result.status[2], hs::Status::ok);  // x0 = 1.132 m of 1.2: inside
+}
+
 // A file with a two-volume cylinder runs through the study and the CLI path
 // (its parameters named after that circuit's, its pressures described), and
 // the commands that linearize the three-volume spool are refused with the
 // reason; an unknown circuit names the circuits there are.
 TEST(ModelFileCircuits, TwoVolumeFileRunsAndRefusesWhatItCannot) {
-  const std::string path = two_volume_four_bar();
+  const std::string path = two_volume_four_bar("four_bar_two_volume_study.toml");
   const StudyRun r = run_study_text("[study]\nmodel_file = \"" + path + "\"\n[integrator]\nduration = 3.0\n");
   ASSERT_EQ(r.result.status[0], hs::Status::ok);
   EXPECT_GT(std::fabs(r.column("q1") - 1.0471975511965976), 1e-3);  // the crank moved
@@ -912,6 +993,6 @@ TEST(ModelFileCircuits, TwoVolumeFileRunsAndRefusesWhatItCannot) {
     ADD_FAILURE() << "an unknown circuit accepted";
   } catch (const hs::ModelFileError& e) {
     EXPECT_NE(std::string(e.what()).find("cylinder.lift.circuit = \"four-volume\""), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("\"three-volume\", \"two-volume\""), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("\"three-volume\", \"two-volume\", \"servo-valve\""), std::string::npos) << e.what();
   }
 }

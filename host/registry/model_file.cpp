@@ -863,19 +863,30 @@ class Reader {
     return true;
   }
   // What each pressure column holds: the circuits' volumes on their slots
-  // (kernels/hydraulics/circuit_choice.hpp: a two-volume cylinder's volumes
-  // are the last two, its first slot unused). The descriptions are shared by
-  // the cylinders; with different circuits each slot says both.
+  // (kernels/hydraulics/circuit_choice.hpp: a two-volume or servo-valve
+  // cylinder's volumes are the last two, its first slot unused). The
+  // descriptions are shared by the cylinders; with different circuits each
+  // slot says what it is in each.
   StateNames circuit_pressures(StateNames n) const {
-    const std::vector<std::string> three = three_volume_pressures(n).pressure_descriptions;
-    const std::vector<std::string> two = {"unused: a two-volume cylinder's first slot holds its piston side's initial pressure",
-                                          "volume A (DCV to piston side)", "volume B (rod side to DCV)"};
-    bool any_three = false, any_two = false;
-    for (const auto& c : cylinders_) (c.circuit == ThreeVolumeCircuit::name ? any_three : any_two) = true;
-    n.pressure_descriptions.clear();
-    for (size_t k = 0; k < three.size(); ++k)
-      n.pressure_descriptions.push_back(!any_two ? three[k] : !any_three ? two[k]
-                                                             : "three-volume: " + three[k] + "; two-volume: " + two[k]);
+    auto unused = [](const std::string& circuit) {
+      return "unused: a " + circuit + " cylinder's first slot holds its piston side's initial pressure";
+    };
+    const std::vector<std::pair<std::string, std::vector<std::string>>> of = {
+        {ThreeVolumeCircuit::name, three_volume_pressures(n).pressure_descriptions},
+        {TwoVolumeCircuit::name, {unused(TwoVolumeCircuit::name), "volume A (DCV to piston side)", "volume B (rod side to DCV)"}},
+        {ServoValveCircuit::name, {unused(ServoValveCircuit::name), "chamber a (bore side)", "chamber b (rod side)"}}};
+    std::vector<const std::pair<std::string, std::vector<std::string>>*> present;
+    for (const auto& circuit : of)
+      for (const auto& c : cylinders_)
+        if (c.circuit == circuit.first) {
+          present.push_back(&circuit);
+          break;
+        }
+    n.pressure_descriptions.assign(present.front()->second.size(), std::string());
+    for (size_t k = 0; k < n.pressure_descriptions.size(); ++k)
+      for (const auto* circuit : present)
+        n.pressure_descriptions[k] += present.size() == 1 ? circuit->second[k]
+                                      : (n.pressure_descriptions[k].empty() ? "" : "; ") + circuit->first + ": " + circuit->second[k];
     return n;
   }
 
@@ -986,14 +997,15 @@ class Reader {
         if (!p->admits(v)) fail(at(*node), name + " = " + fmt(v) + " is out of range " + p->range_text() + " " + p->unit);
         d.defaults[p->index] = v;
       }
-      for (const char* rule : {"rod_diameter<piston_diameter", "piston_chamber_length0<cylinder_length",
-                               "tank_pressure<supply_pressure"}) {
-        const std::string r(rule);
-        const auto lt = r.find('<');
-        const std::string why = r.compare(0, 3, "rod") == 0      ? "the rod must be thinner than the piston"
-                                : r.compare(0, 6, "piston") == 0 ? "the piston must start inside the cylinder"
-                                                                 : "the pump must deliver more than tank pressure";
-        d.rules.push_back({cpre + r.substr(0, lt), cpre + r.substr(lt + 1), why});
+      // The circuit's orderings (a < b); the servo valve's piston start is
+      // checked per instance at its assembly (instance_check below).
+      const bool servo = cyl.circuit == ServoValveCircuit::name;
+      d.rules.push_back({cpre + "rod_diameter", cpre + "piston_diameter", "the rod must be thinner than the piston"});
+      if (servo) {
+        d.rules.push_back({cpre + "return_pressure", cpre + "supply_pressure", "the pump must deliver more than return-line pressure"});
+      } else {
+        d.rules.push_back({cpre + "piston_chamber_length0", cpre + "cylinder_length", "the piston must start inside the cylinder"});
+        d.rules.push_back({cpre + "tank_pressure", cpre + "supply_pressure", "the pump must deliver more than tank pressure"});
       }
     }
     // Ranges of the file's own values (mass, inertia, joint angles, gains).
@@ -1033,7 +1045,9 @@ class Reader {
     // checked per row by the study and the runner.
     std::vector<std::string> schedule_keys;
     for (int c = 0; c < kNa; ++c) schedule_keys.push_back(kNa == 1 ? "input.time" : "input." + cylinders_[c].name + ".time");
-    d.instance_check = [held = "joint." + joints_[tree_joint[order[0]]].name + ".initial", schedule_keys](
+    std::vector<std::string> cylinder_names;
+    for (const auto& c : cylinders_) cylinder_names.push_back(c.name);
+    d.instance_check = [held = "joint." + joints_[tree_joint[order[0]]].name + ".initial", schedule_keys, cylinder_names](
                            const ModelDescriptor& model, const double* row, double dt,
                            double duration) -> ModelDescriptor::Problem {
       Params base;
@@ -1046,6 +1060,8 @@ class Reader {
       for (int c = 0; c < kNa; ++c) {
         const double s = K::Dae::actuator_length(p.mechanism, a.x, c);
         if (!(s > 1e-9)) return {held, "cylinder " + std::to_string(c + 1) + " has length " + fmt(s) + " m at this instance's assembly"};
+        const ModelDescriptor::Problem piston = servo_piston_problem<K>(p, s, c, cylinder_names[c]);
+        if (!piston.key.empty()) return piston;
         const InputSchedule& S = p.input.cylinder[c].schedule;
         for (int k = 1; k < S.count; ++k)
           if (!(S.start[k] > S.start[k - 1]))
@@ -1063,7 +1079,38 @@ class Reader {
       }
       return {};
     };
+    // The file's own values: a servo-valve piston starts inside its cylinder.
+    {
+      Params base;
+      std::memcpy(&base, d.params_bytes.data(), sizeof base);
+      const Params p = unpack_row(d.parameters, d.defaults.data(), base);
+      const Assembly<typename K::Capacity> a = assemble(p.mechanism);
+      for (int c = 0; c < kNa && a.closed; ++c) {
+        const ModelDescriptor::Problem piston =
+            servo_piston_problem<K>(p, K::Dae::actuator_length(p.mechanism, a.x, c), c, cylinders_[c].name);
+        if (!piston.key.empty()) fail(at(line_of(piston.key)), piston.key + " " + piston.why);
+      }
+    }
   }
+  // A servo-valve cylinder's stroke follows from the assembly: its piston
+  // must start strictly inside, 0 < s − closed_length < stroke, the kernel's
+  // own admissibility test (kernels/hydraulics/servo_valve_circuit.hpp) at
+  // length s of cylinder c. No problem (an empty key) for the other circuits,
+  // whose piston start is a parameter of its own (a rule).
+  template <class K>
+  static ModelDescriptor::Problem servo_piston_problem(const typename K::Params& p, double s, int c, const std::string& name) {
+    using Choice = typename K::Dae::Circuit;
+    constexpr int servo_code = Choice::template code_of<ServoValveCircuit>;
+    const auto& circuit = p.actuator[c].circuit;
+    if (static_cast<int>(circuit.circuit_code) != servo_code) return {};
+    if (Choice::stroke_admissible(circuit, Choice::constants(circuit, s), 0.0)) return {};
+    const auto& servo = circuit_choice_detail::member<servo_code>(circuit.member);
+    return {"cylinder." + name + ".closed_length",
+            "= " + fmt(servo.closed_length) + " m puts the piston of cylinder " + name +
+                " outside its cylinder at the assembly: stroke = length " + fmt(s) + " m - closed_length = " +
+                fmt(s - servo.closed_length) + " m, not inside (0, " + fmt(servo.stroke) + ") m"};
+  }
+
   // The named points: x and y in the world of each, derived on the host with
   // the kernel's own kinematics (PlanarMultibodyDae::place and world_point)
   // from each trajectory sample's joint coordinates (channels) and from the

@@ -6,8 +6,9 @@
 //   chamber a (bore side) V_a = V_0a + A_a x        p[0]
 //   chamber b (rod side)  V_b = V_0b + A_b (S − x)  p[1]
 //
-// x is the piston stroke (the actuator "length" the mechanism gives this
-// circuit is the stroke itself, LiftTiltDae), S the full stroke. Continuity,
+// x is the piston stroke, S the full stroke: x = s − closed_length from the
+// actuator length s the mechanism gives (the stroke itself in LiftTiltDae,
+// closed_length = 0; the pin-to-pin length in a model file). Continuity,
 // seed 004 eqs (80)–(81) with dead volumes V_0 (docs/models/manipulator.md §4:
 // x → V_0a/A_a + x, S − x → V_0b/A_b + S − x) and an optional internal
 // leakage Q_L = c_l (p_a − p_b):
@@ -51,6 +52,11 @@ struct ServoValveCircuitParamsT {
   R leakage_coefficient = 0.0;     // c_l [m³/(s·Pa)]
   R laminar_limit = 1e5;           // Δp_lim [Pa] [P]
   R rod_side_initial_pressure = 30e5;  // p_b(0) [Pa]; p_a(0) from the statics
+  // The actuator length at zero stroke, x = s − closed_length: 0 where the
+  // mechanism gives the stroke itself (LiftTiltDae), the pin-to-pin length of
+  // the retracted cylinder where it gives the length between the pins (a
+  // model file's cylinder, docs/model-files.md §4) [m].
+  R closed_length = 0.0;
 };
 using ServoValveCircuitParams = ServoValveCircuitParamsT<double>;
 
@@ -58,7 +64,7 @@ template <class R = double>
 struct ServoValveCircuitConstantsT {
   using Real = R;
   R A_a, A_b;     // piston and annulus areas [m²]
-  R stroke_ref;   // x at the reference length s0 (set by constants(P, s0))
+  R stroke_ref;   // x at the reference length s0: s0 − closed_length (set by constants(P, s0))
 };
 using ServoValveCircuitConstants = ServoValveCircuitConstantsT<double>;
 
@@ -74,13 +80,13 @@ struct ServoValveCircuit {
   static constexpr int np = 2;
   static constexpr int piston_side = 0;
 
-  // The actuator length the mechanism gives is the stroke x; the reference
-  // length s0 is the stroke there (HydraulicCylinder passes it).
+  // The stroke at the reference length s0 (HydraulicCylinder passes it):
+  // s0 − closed_length (exactly s0 for closed_length = 0).
   template <class R>
   HS_HD static ConstantsOn<R> constants(const ParamsOn<R>& c, const R& s0) {
     ConstantsOn<R> k;
     hydraulics::CylinderChambers::areas(c.piston_diameter, c.rod_diameter, k.A_a, k.A_b);
-    k.stroke_ref = s0;
+    k.stroke_ref = s0 - c.closed_length;
     return k;
   }
 

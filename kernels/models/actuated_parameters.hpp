@@ -9,6 +9,7 @@
 #include "../integrators/run_columns.hpp"
 #include "descriptor.hpp"
 #include "../hydraulics/circuit_choice.hpp"
+#include "../hydraulics/servo_valve_circuit.hpp"
 #include "hydraulically_actuated.hpp"
 
 namespace hs {
@@ -87,6 +88,41 @@ void circuit_parameters(const Table& add, const TwoVolumeCircuitParams*) {
   add("rod_side_initial_pressure", "Pa", 0, 1e9, true, "p_B at t = 0", &C::rod_side_initial_pressure);
 }
 
+// The servo-valve circuit (seed 004; docs/models/manipulator.md §4, §11.3).
+template <class Table>
+void circuit_parameters(const Table& add, const ServoValveCircuitParams*) {
+  using C = ServoValveCircuitParams;
+  add("supply_pressure", "Pa", 0, 1e9, true, "supply pressure p_s", &C::supply_pressure);
+  add("return_pressure", "Pa", 0, 1e9, false, "return-line pressure p_r", &C::return_pressure);
+  add("oil_bulk_modulus", "Pa", 0, 1e12, true, "oil bulk modulus beta", &C::oil_bulk_modulus);
+  add("piston_diameter", "m", 0, 10, true, "piston diameter (chamber a area A_a)", &C::piston_diameter);
+  add("rod_diameter", "m", 0, 10, true, "rod diameter (< piston diameter)", &C::rod_diameter);
+  add("stroke", "m", 0, 100, true, "full stroke S", &C::stroke);
+  add("dead_volume_a", "m^3", 0, 1, false, "dead volume of chamber a (bore side) V_0a", &C::dead_volume_a);
+  add("dead_volume_b", "m^3", 0, 1, false, "dead volume of chamber b (rod side) V_0b", &C::dead_volume_b);
+  add("valve_coefficient_pa", "m^3/(s V Pa^0.5)", 0, 1, false, "valve edge P -> A, c_p1", &C::valve_coefficient_pa);
+  add("valve_coefficient_at", "m^3/(s V Pa^0.5)", 0, 1, false, "valve edge A -> T, c_n1", &C::valve_coefficient_at);
+  add("valve_coefficient_pb", "m^3/(s V Pa^0.5)", 0, 1, false, "valve edge P -> B, c_p2", &C::valve_coefficient_pb);
+  add("valve_coefficient_bt", "m^3/(s V Pa^0.5)", 0, 1, false, "valve edge B -> T, c_n2", &C::valve_coefficient_bt);
+  add("leakage_coefficient", "m^3/(s Pa)", 0, 1, false, "internal leakage c_l (a -> b)", &C::leakage_coefficient);
+  add("laminar_limit", "Pa", 0, 1e8, true, "valve flow linear below this pressure drop", &C::laminar_limit);
+  add("rod_side_initial_pressure", "Pa", 0, 1e9, true, "p_b at t = 0 (p_a from the statics)",
+      &C::rod_side_initial_pressure);
+}
+
+
+// Parameters a circuit has only as a member of a model file's choice
+// (chosen_circuit_parameters): the servo valve's closed length, since a file's
+// cylinder gives the length between its pins where the lift-tilt's mechanism
+// gives the stroke itself (closed_length = 0 there; hydraulics.md §16).
+template <class Table, class C>
+void member_only_parameters(const Table&, const C*) {}
+template <class Table>
+void member_only_parameters(const Table& add, const ServoValveCircuitParams*) {
+  add("closed_length", "m", 0, 100, false, "pin-to-pin length of the retracted cylinder: stroke = length - closed_length",
+      &ServoValveCircuitParams::closed_length);
+}
+
 // Seal friction (docs/models/friction.md §2).
 template <class Table>
 void friction_parameters(const Table& add) {
@@ -129,11 +165,11 @@ void chosen_circuit_parameters(ParameterTableBuilder<Params>& t, int a, int code
   if constexpr (I < ChoiceParams::Choice::count) {
     if (code != I) return chosen_circuit_parameters<I + 1, Params, ChoiceParams>(t, a, code, prefix, suffix);
     using Member = std::remove_reference_t<decltype(circuit_choice_detail::member<I>(std::declval<ChoiceParams&>().member))>;
-    circuit_parameters(component_table(t, prefix, suffix,
-                                       [a](Params& p) -> Member& {
-                                         return circuit_choice_detail::member<I>(p.actuator[a].circuit.member);
-                                       }),
-                       static_cast<const Member*>(nullptr));
+    const auto table = component_table(t, prefix, suffix, [a](Params& p) -> Member& {
+      return circuit_choice_detail::member<I>(p.actuator[a].circuit.member);
+    });
+    circuit_parameters(table, static_cast<const Member*>(nullptr));
+    member_only_parameters(table, static_cast<const Member*>(nullptr));
   }
 }
 

@@ -59,33 +59,6 @@ inline LiftTiltModelParams seed004_lift_tilt() {
   return P;
 }
 
-namespace actuated_parameters_detail {
-
-// The seed-004 circuit (docs/models/manipulator.md §4, §11.3), found by
-// actuator_and_input_parameters through the argument's type.
-template <class Table>
-void circuit_parameters(const Table& add, const ServoValveCircuitParams*) {
-  using C = ServoValveCircuitParams;
-  add("supply_pressure", "Pa", 0, 1e9, true, "supply pressure p_s", &C::supply_pressure);
-  add("return_pressure", "Pa", 0, 1e9, false, "return-line pressure p_r", &C::return_pressure);
-  add("oil_bulk_modulus", "Pa", 0, 1e12, true, "oil bulk modulus beta", &C::oil_bulk_modulus);
-  add("piston_diameter", "m", 0, 10, true, "piston diameter (chamber a area A_a)", &C::piston_diameter);
-  add("rod_diameter", "m", 0, 10, true, "rod diameter (< piston diameter)", &C::rod_diameter);
-  add("stroke", "m", 0, 100, true, "full stroke S", &C::stroke);
-  add("dead_volume_a", "m^3", 0, 1, false, "dead volume of chamber a (bore side) V_0a", &C::dead_volume_a);
-  add("dead_volume_b", "m^3", 0, 1, false, "dead volume of chamber b (rod side) V_0b", &C::dead_volume_b);
-  add("valve_coefficient_pa", "m^3/(s V Pa^0.5)", 0, 1, false, "valve edge P -> A, c_p1", &C::valve_coefficient_pa);
-  add("valve_coefficient_at", "m^3/(s V Pa^0.5)", 0, 1, false, "valve edge A -> T, c_n1", &C::valve_coefficient_at);
-  add("valve_coefficient_pb", "m^3/(s V Pa^0.5)", 0, 1, false, "valve edge P -> B, c_p2", &C::valve_coefficient_pb);
-  add("valve_coefficient_bt", "m^3/(s V Pa^0.5)", 0, 1, false, "valve edge B -> T, c_n2", &C::valve_coefficient_bt);
-  add("leakage_coefficient", "m^3/(s Pa)", 0, 1, false, "internal leakage c_l (a -> b)", &C::leakage_coefficient);
-  add("laminar_limit", "Pa", 0, 1e8, true, "valve flow linear below this pressure drop", &C::laminar_limit);
-  add("rod_side_initial_pressure", "Pa", 0, 1e9, true, "p_b at t = 0 (p_a from the statics)",
-      &C::rod_side_initial_pressure);
-}
-
-}  // namespace actuated_parameters_detail
-
 inline void lift_tilt_parameter_table(ParameterTableBuilder<LiftTiltModelParams>& t) {
   using Params = LiftTiltModelParams;
   constexpr double kInf = std::numeric_limits<double>::infinity();

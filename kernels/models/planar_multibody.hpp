@@ -37,6 +37,7 @@
 #include "../core/small_matrix.hpp"
 #include "../control/cylinder_inputs.hpp"
 #include "../hydraulics/circuit_choice.hpp"
+#include "../hydraulics/servo_valve_circuit.hpp"
 #include "../hydraulics/three_volume_circuit.hpp"
 #include "../hydraulics/two_volume_circuit.hpp"
 #include "dae_mechanism.hpp"
@@ -103,7 +104,7 @@ struct PlanarMultibodyDae {
   using Input = CylinderInputs<na>;
   // Its cylinders' circuit: each names its own (docs/model-files.md §4), one
   // compiled policy for all (kernels/hydraulics/circuit_choice.hpp).
-  using Circuit = CircuitChoice<ThreeVolumeCircuit, TwoVolumeCircuit>;
+  using Circuit = CircuitChoice<ThreeVolumeCircuit, TwoVolumeCircuit, ServoValveCircuit>;
 
   HS_HD static void driving(int* indep) {
     for (int j = 0; j < ni; ++j) indep[j] = j;
