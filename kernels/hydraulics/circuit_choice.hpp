@@ -27,22 +27,19 @@
 namespace hs {
 
 namespace circuit_choice_detail {
-// Every member's ParamsOn<R>, by position (member<I>).
-template <class R, class... Cs>
-struct ParamsStack {};
-template <class R, class C, class... Rest>
-struct ParamsStack<R, C, Rest...> {
-  typename C::template ParamsOn<R> head{};
-  ParamsStack<R, Rest...> tail{};
+// Every member's Part<C, R> by position (member<I>): their parameters
+// (ParamsOf) or their constants (ConstantsOf).
+template <template <class, class> class Part, class R, class... Cs>
+struct Stack {};
+template <template <class, class> class Part, class R, class C, class... Rest>
+struct Stack<Part, R, C, Rest...> {
+  Part<C, R> head{};
+  Stack<Part, R, Rest...> tail{};
 };
-// Every member's ConstantsOn<R>, by position.
-template <class R, class... Cs>
-struct ConstantsStack {};
-template <class R, class C, class... Rest>
-struct ConstantsStack<R, C, Rest...> {
-  typename C::template ConstantsOn<R> head{};
-  ConstantsStack<R, Rest...> tail{};
-};
+template <class C, class R>
+using ParamsOf = typename C::template ParamsOn<R>;
+template <class C, class R>
+using ConstantsOf = typename C::template ConstantsOn<R>;
 template <int I, class Stack>
 HS_HD HS_FORCEINLINE constexpr auto& member(Stack& s) {
   if constexpr (I == 0)
@@ -87,13 +84,13 @@ struct CircuitChoice {
   struct ParamsOn {
     using Real = R;
     using Choice = CircuitChoice;
-    circuit_choice_detail::ParamsStack<R, Circuits...> member;
+    circuit_choice_detail::Stack<circuit_choice_detail::ParamsOf, R, Circuits...> member;
     R circuit_code = 0.0;  // the member that runs: its position in the choice
   };
   template <class R>
   struct ConstantsOn {
     using Real = R;
-    circuit_choice_detail::ConstantsStack<R, Circuits...> member;
+    circuit_choice_detail::Stack<circuit_choice_detail::ConstantsOf, R, Circuits...> member;
     R circuit_code = 0.0;
   };
   using Params = ParamsOn<double>;

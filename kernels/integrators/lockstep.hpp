@@ -320,19 +320,7 @@ struct Lockstep {
       for (int lane = 0; lane < count; ++lane) {
         if (!lanes[lane]) continue;
         SampleT smp;
-        smp.t = st.t;
-        for (int k = 0; k < nq; ++k) smp.q[k] = st.q[k][lane];
-        for (int k = 0; k < np; ++k) smp.p[k] = st.p[k][lane];
-        for (int a = 0; a < na; ++a) {
-          smp.U[a] = st.U[a][lane];
-          smp.s[a] = e.s[a][lane];
-          smp.sdot[a] = e.sdot[a][lane];
-          smp.piston_force[a] = e.piston_force[a][lane];
-          smp.friction_force[a] = e.friction_force[a][lane];
-        }
-        smp.energy_drift = drift[lane];
-        smp.newton_iterations = iterations[lane];
-        smp.constraint_violation = violation[lane];
+        fill_sample<nq, np, na>(smp, st, e, [lane](const L& v) { return v[lane]; }, drift, iterations, violation);
         record(g[lane].index, record_index, smp);
       }
       ++record_index;

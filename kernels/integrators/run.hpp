@@ -110,6 +110,28 @@ using SummaryOf = RunSummary<Integrator::nq, Integrator::np, Integrator::na,
 template <class Integrator>
 using SampleOf = Sample<Integrator::nq, Integrator::np, Integrator::na, InputProbe<typename Integrator::Model::Input>>;
 
+// A sample's fields from the integrator's state and evaluation, each value
+// read through `at` (the value itself for one instance; lane i of Lanes<W> on
+// lockstep lanes, kernels/integrators/lockstep.hpp): one order of fields for
+// run_instance and the lanes. The policy's probe is the caller's.
+template <int nq, int np, int na, class SampleT, class State, class Eval, class At, class D>
+HS_HD void fill_sample(SampleT& smp, const State& st, const Eval& e, At&& at, const D& drift, const D& iterations,
+                       const D& violation) {
+  smp.t = st.t;
+  for (int k = 0; k < nq; ++k) smp.q[k] = at(st.q[k]);
+  for (int k = 0; k < np; ++k) smp.p[k] = at(st.p[k]);
+  for (int a = 0; a < na; ++a) {
+    smp.U[a] = at(st.U[a]);
+    smp.s[a] = at(e.s[a]);
+    smp.sdot[a] = at(e.sdot[a]);
+    smp.piston_force[a] = at(e.piston_force[a]);
+    smp.friction_force[a] = at(e.friction_force[a]);
+  }
+  smp.energy_drift = at(drift);
+  smp.newton_iterations = at(iterations);
+  smp.constraint_violation = at(violation);
+}
+
 // What run_instance carries from one step to the next besides the
 // integrator's state: the summary it builds and the running values of its
 // quadratures (the energy balance, the settling clock, the tracking error).
@@ -166,17 +188,7 @@ HS_HD void run_instance(const typename Integrator::Params& P, const IntegratorSe
   auto sample = [&](double drift, double iterations, double violation) {
     SampleOf<Integrator> smp;
     input_probe<Input, na>(P, st.input, smp);
-    smp.t = st.t;
-    for (int k = 0; k < nq; ++k) smp.q[k] = st.q[k];
-    for (int k = 0; k < np; ++k) smp.p[k] = st.p[k];
-    for (int a = 0; a < na; ++a) {
-      smp.U[a] = st.U[a];
-      smp.s[a] = e.s[a]; smp.sdot[a] = e.sdot[a];
-      smp.piston_force[a] = e.piston_force[a]; smp.friction_force[a] = e.friction_force[a];
-    }
-    smp.energy_drift = drift;
-    smp.newton_iterations = iterations;
-    smp.constraint_violation = violation;
+    fill_sample<nq, np, na>(smp, st, e, [](double v) { return v; }, drift, iterations, violation);
     return smp;
   };
   long record_index = 0;
