@@ -277,3 +277,41 @@ TEST(Index1Baumgarte, SpatialRunsTheWorkCycle) {
   EXPECT_LE(a.max_constraint_violation, 1e-8);
   EXPECT_LE(a.peak_energy_drift, 5e-5 * a.max_cylinder_work);
 }
+
+// The elementary-rotation products the 3D four-bar chains
+// (kernels/models/rigid_body_system.hpp: times_rotation_x, rotation_zy,
+// point_in_body_plane) against the plain 3 × 3 products they replace
+// (mat3_mul with rotation_x/y/z, the full p + R v): the same values in every
+// component of the jets the double step evaluates them on (Dual<10, Dual<1>>),
+// the structural zeros included; only the sign of an exact zero may differ
+// (0 == -0 here), a nonzero value is the same double.
+TEST(SpatialFourBar, RotationProductsGiveTheFullProductsValues) {
+  using J = Dual<10, Dual<1>>;
+  auto same = [](double a, double b) { return a == b && (a != 0.0 || b == 0.0); };
+  auto expect_same = [&](const J& a, const J& b, const char* what) {
+    EXPECT_TRUE(same(a.a.a, b.a.a) && same(a.a.v[0], b.a.v[0])) << what;
+    for (int k = 0; k < 10; ++k) EXPECT_TRUE(same(a.v[k].a, b.v[k].a) && same(a.v[k].v[0], b.v[k].v[0])) << what << " " << k;
+  };
+  J psi = J::variable(0.3, 0), theta = J::variable(-0.7, 1), phi = J::variable(1.1, 2);
+  psi.a.v[0] = 0.25;
+  theta.a.v[0] = -1.5;
+  phi.a.v[0] = 2.0;
+  J Rz[3][3], Ry[3][3], Rx[3][3], full_zy[3][3], fast_zy[3][3], full[3][3], fast[3][3];
+  rotation_z(psi, Rz);
+  rotation_y(theta, Ry);
+  mat3_mul(Rz, Ry, full_zy);
+  rotation_zy(psi, theta, fast_zy);
+  rotation_x(phi, Rx);
+  mat3_mul(full_zy, Rx, full);
+  times_rotation_x(fast_zy, phi, fast);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      expect_same(fast_zy[i][j], full_zy[i][j], "R_Z R_Y");
+      expect_same(fast[i][j], full[i][j], "R_Z R_Y R_X");
+    }
+  const J p[3] = {J::variable(0.4, 3), J::variable(-2.0, 4), J::variable(1.25, 5)};
+  J in_plane[3], general[3];
+  point_in_body_plane(p, full, 0.75, -1.5, in_plane);
+  for (int i = 0; i < 3; ++i) general[i] = p[i] + full[i][0] * 0.0 + full[i][1] * 0.75 + full[i][2] * -1.5;
+  for (int i = 0; i < 3; ++i) expect_same(in_plane[i], general[i], "p + R (0, v1, v2)");
+}

@@ -18,6 +18,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "host/build_paths.hpp"
@@ -775,17 +776,20 @@ TEST(ModelFileOutputs, NamedPointsAreTheKinematicsOfEachSample) {
 
 // ---- cylinders with another circuit (kernels/hydraulics/circuit_choice.hpp) ----
 namespace {
-// models/four_bar.toml with its cylinder's circuit line replaced by `lines`,
-// written to a temporary file.
-std::string four_bar_on_circuit(const std::string& lines, const std::string& file_name) {
+// models/four_bar.toml with its cylinder's circuit line replaced by `lines`
+// (and any further text `edits`, from → to), written to a temporary file.
+std::string four_bar_on_circuit(const std::string& lines, const std::string& file_name,
+                                std::vector<std::pair<std::string, std::string>> edits = {}) {
   std::ifstream in(model_path("four_bar.toml"));
   std::stringstream text;
   text << in.rdbuf();
   std::string t = text.str();
-  const std::string from = "circuit = \"three-volume\"";
-  const auto at = t.find(from);
-  EXPECT_NE(at, std::string::npos);
-  t.replace(at, from.size(), lines);
+  edits.insert(edits.begin(), {"circuit = \"three-volume\"", lines});
+  for (const auto& [from, to] : edits) {
+    const auto at = t.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) t.replace(at, from.size(), to);
+  }
   const std::string path = testing::TempDir() + file_name;
   std::ofstream(path) << t;
   return path;
@@ -801,18 +805,8 @@ std::string two_volume_four_bar(const std::string& file_name) {
 // (pressure_out_of_range at 2.1 s), so the schedule is ±2 V here.
 // Each test writes its own file (ctest runs tests side by side).
 std::string servo_valve_four_bar(const std::string& file_name, double closed_length = 1.1) {
-  const std::string path = four_bar_on_circuit(
-      "circuit = \"servo-valve\"\nstroke = 1.2\nclosed_length = " + std::to_string(closed_length), file_name);
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string t = text.str();
-  const std::string from = "values = [0.0, 10.0, 0.0, -10.0, 0.0]";
-  const auto at = t.find(from);
-  EXPECT_NE(at, std::string::npos);
-  t.replace(at, from.size(), "values = [0.0, 2.0, 0.0, -2.0, 0.0]");
-  std::ofstream(path) << t;
-  return path;
+  return four_bar_on_circuit("circuit = \"servo-valve\"\nstroke = 1.2\nclosed_length = " + std::to_string(closed_length),
+                             file_name, {{"values = [0.0, 10.0, 0.0, -10.0, 0.0]", "values = [0.0, 2.0, 0.0, -2.0, 0.0]"}});
 }
 }  // namespace
 

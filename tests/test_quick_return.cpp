@@ -213,7 +213,8 @@ TEST(QuickReturn, AssemblesSeed001InitialConfiguration) {
   // Exact by construction of the guess (measured 0); bound ~4 ulp of 180°.
   EXPECT_NEAR((z[0] + z[1] + z[2]) / kDegree, 180.0, 1e-13);
   EXPECT_NEAR((z[3] + z[4]) / kDegree, z[0] / kDegree, 1e-13);
-  const auto k = Mech::kinematics(P, z);
+  Mech::Kinematics<double> k;
+  Mech::kinematics(k, P, z);
   // Measured H = (1.191316, 4.856003), I = (−0.000013, 5), L = (0.860831, 3.508891).
   EXPECT_NEAR(k.H.p.x, 1.1913, 5e-5);
   EXPECT_NEAR(k.H.p.y, 4.8560, 5e-5);
@@ -238,7 +239,8 @@ TEST(QuickReturn, AssemblyGuessClosesTheLoopAroundTheCrankCircle) {
     // Measured worst |Φ|∞ 5.9e-16 over the circle (angles, lengths O(5 m)).
     EXPECT_LT(max_abs(phi, m), 5e-15) << "crank " << i * 5 << " deg";
     EXPECT_GT(std::cos(z[0] + z[1] - P.ram_line_angle), 0.0);
-    const auto k = Mech::kinematics(P, z);
+    Mech::Kinematics<double> k;
+    Mech::kinematics(k, P, z);
     EXPECT_GT(k.th[0].c * (k.L.p.x - P.lever_pivot_x) + k.th[0].s * (k.L.p.y - P.lever_pivot_y), 0.0);
   }
 }

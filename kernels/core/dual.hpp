@@ -96,9 +96,26 @@ struct Dual {
   }
 
   HS_HD HS_FORCEINLINE friend Dual operator-(const Dual& x) { Dual r(-x.a); for (int i = 0; i < N; ++i) r.v[i] = -x.v[i]; return r; }
-  HS_HD HS_FORCEINLINE friend Dual operator+(Dual x, const Dual& y) { return x += y; }
-  HS_HD HS_FORCEINLINE friend Dual operator-(Dual x, const Dual& y) { return x -= y; }
-  HS_HD HS_FORCEINLINE friend Dual operator*(Dual x, const Dual& y) { return x *= y; }
+  // The binary operations build their result where it is returned, from
+  // operands taken by reference: taken by value and returned (x op= y), a
+  // jet was copied in and out of every operation, a sixth of the 3D
+  // four-bar's lanes' run on its 1.4 KB jets (docs/models/lanes.md §8). The
+  // operations are the compound assignments', in their order: the same bits.
+  HS_HD HS_FORCEINLINE friend Dual operator+(const Dual& x, const Dual& y) {
+    Dual r(x.a + y.a);
+    for (int i = 0; i < N; ++i) r.v[i] = x.v[i] + y.v[i];
+    return r;
+  }
+  HS_HD HS_FORCEINLINE friend Dual operator-(const Dual& x, const Dual& y) {
+    Dual r(x.a - y.a);
+    for (int i = 0; i < N; ++i) r.v[i] = x.v[i] - y.v[i];
+    return r;
+  }
+  HS_HD HS_FORCEINLINE friend Dual operator*(const Dual& x, const Dual& y) {
+    Dual r(x.a * y.a);
+    for (int i = 0; i < N; ++i) r.v[i] = x.a * y.v[i] + y.a * x.v[i];
+    return r;
+  }
   HS_HD HS_FORCEINLINE friend Dual operator/(const Dual& x, const Dual& y) {
     // (a + v ε)/(b + w ε) = a/b + (v - (a/b) w)/b ε
     const S inv = 1.0 / y.a, q = x.a * inv;
@@ -106,13 +123,28 @@ struct Dual {
     for (int i = 0; i < N; ++i) r.v[i] = (x.v[i] - q * y.v[i]) * inv;
     return r;
   }
-  template <class U, if_scalar<U> = 0> HS_HD HS_FORCEINLINE friend Dual operator+(Dual x, const U& s) { return x += s; }
-  template <class U, if_scalar<U> = 0> HS_HD HS_FORCEINLINE friend Dual operator+(const U& s, Dual x) { return x += s; }
-  template <class U, if_scalar<U> = 0> HS_HD HS_FORCEINLINE friend Dual operator-(Dual x, const U& s) { return x -= s; }
+  template <class U, if_scalar<U> = 0> HS_HD HS_FORCEINLINE friend Dual operator+(const Dual& x, const U& s) {
+    Dual r(x.a + s);
+    for (int i = 0; i < N; ++i) r.v[i] = x.v[i];
+    return r;
+  }
+  template <class U, if_scalar<U> = 0> HS_HD HS_FORCEINLINE friend Dual operator+(const U& s, const Dual& x) { return x + s; }
+  template <class U, if_scalar<U> = 0> HS_HD HS_FORCEINLINE friend Dual operator-(const Dual& x, const U& s) {
+    Dual r(x.a - s);
+    for (int i = 0; i < N; ++i) r.v[i] = x.v[i];
+    return r;
+  }
   template <class U, if_scalar<U> = 0> HS_HD HS_FORCEINLINE friend Dual operator-(const U& s, const Dual& x) { Dual r = -x; r.a += s; return r; }
-  template <class U, if_scalar<U> = 0> HS_HD HS_FORCEINLINE friend Dual operator*(Dual x, const U& s) { return x *= s; }
-  template <class U, if_scalar<U> = 0> HS_HD HS_FORCEINLINE friend Dual operator*(const U& s, Dual x) { return x *= s; }
-  template <class U, if_scalar<U> = 0> HS_HD HS_FORCEINLINE friend Dual operator/(Dual x, const U& s) { const U inv = 1.0 / s; return x *= inv; }
+  template <class U, if_scalar<U> = 0> HS_HD HS_FORCEINLINE friend Dual operator*(const Dual& x, const U& s) {
+    Dual r(x.a * s);
+    for (int i = 0; i < N; ++i) r.v[i] = x.v[i] * s;
+    return r;
+  }
+  template <class U, if_scalar<U> = 0> HS_HD HS_FORCEINLINE friend Dual operator*(const U& s, const Dual& x) { return x * s; }
+  template <class U, if_scalar<U> = 0> HS_HD HS_FORCEINLINE friend Dual operator/(const Dual& x, const U& s) {
+    const U inv = 1.0 / s;
+    return x * inv;
+  }
   template <class U, if_scalar<U> = 0> HS_HD HS_FORCEINLINE friend Dual operator/(const U& s, const Dual& x) {
     const S inv = 1.0 / x.a;
     return chain(s * inv, -s * inv * inv, x);

@@ -29,6 +29,7 @@
 #include <type_traits>
 
 #include "../core/dual.hpp"
+#include "../core/uninitialized.hpp"
 
 namespace hs {
 
@@ -157,12 +158,13 @@ struct DaeMechanism : CoordinateAccelerations<DaeT::n>, StoredPoseConstraints<Da
     using Jx = Dual<nq, T>;
     Pose<T, PP> p;
     p.params = &P;
-    Jx xj[nq], Cj[nc];
+    Uninitialized<Jx, nq> xj;  // every entry written before it is read
+    Uninitialized<Jx, nc> Cj;
     for (int k = 0; k < nq; ++k) {
       p.x[k] = x[k];
       xj[k] = Jx::variable(x[k], k);
     }
-    Dae::constraints(P, xj, Cj);
+    Dae::constraints(P, xj.item, Cj.item);
     for (int r = 0; r < nc; ++r) {
       p.phi[r] = Cj[r].a;
       for (int k = 0; k < nq; ++k) p.jacobian[r][k] = Cj[r].v[k];
@@ -207,9 +209,9 @@ struct DaeMechanism : CoordinateAccelerations<DaeT::n>, StoredPoseConstraints<Da
   template <class T, class PP>
   HS_HD static Actuator<T> actuator(const PP& P, const Pose<T, PP>& p, const Motion<T>& m, int a = 0) {
     using Jx = Dual<nq, T>;
-    Jx xj[nq];
+    Uninitialized<Jx, nq> xj;  // every entry written before it is read
     for (int k = 0; k < nq; ++k) xj[k] = Jx::variable(p.x[k], k);
-    const Jx s = dae_actuator_length<Dae>(P, xj, a);
+    const Jx s = dae_actuator_length<Dae>(P, xj.item, a);
     Actuator<T> act;
     act.length = s.a;
     T rate(0.0);

@@ -32,6 +32,8 @@
 // Cylinder (docs/models/quick-return.md §6.1, [A]): from the ground point Q to
 // a point F of body 4 (the crank), by default its centre of mass N; s = |F − Q|.
 #pragma once
+#include <new>
+
 #include "../core/dual.hpp"
 #include "../core/small_matrix.hpp"
 #include "hydraulically_actuated.hpp"
@@ -126,11 +128,8 @@ struct QuickReturnDae {
   HS_HD static Point<T> on_body(const Point<T>& q, const Angle<T>& th, const R& wx, const R& wy) {
     const V2<T> r{th.c * wx - th.s * wy, th.s * wx + th.c * wy};
     const V2<T> k_r = perp(r);
-    Point<T> out;
-    out.p = q.p + r;
-    out.v = q.v + th.w * k_r;
-    out.a = q.a + th.a * k_r - (th.w * th.w) * r;
-    return out;
+    // Built in place from its members (no zeroed point assigned member by member).
+    return Point<T>{q.p + r, q.v + th.w * k_r, q.a + th.a * k_r - (th.w * th.w) * r};
   }
   template <class T, class R>
   HS_HD static Point<T> ground(const R& x, const R& y) {
@@ -142,10 +141,11 @@ struct QuickReturnDae {
   }
   // Positions always; velocities when zd is given, accelerations when zdd is
   // also given (otherwise zero).
+  // Written into k, every member (the callers keep k in Uninitialized
+  // storage: a zeroed Kinematics of the lanes' jets is ~80 KB, docs/models/lanes.md §9).
   template <class R, class T>
-  HS_HD static Kinematics<T> kinematics(const ParamsOn<R>& P, const T* z, const T* zd = nullptr,
-                                        const T* zdd = nullptr) {
-    Kinematics<T> k;
+  HS_HD static const Kinematics<T>& kinematics(Kinematics<T>& k, const ParamsOn<R>& P, const T* z, const T* zd = nullptr,
+                                               const T* zdd = nullptr) {
     const T theta[5] = {z[0], z[0] + z[1], z[0] + z[1] + z[2], z[3], z[3] + z[4]};
     for (int j = 0; j < 5; ++j) {
       k.th[j].t = theta[j];
@@ -170,19 +170,21 @@ struct QuickReturnDae {
     const auto& b = P.body;
     const Point<T> O = ground<T>(P.lever_pivot_x, P.lever_pivot_y);
     const Point<T> K = ground<T>(P.crank_pivot_x, P.crank_pivot_y);
+    // The points are constructed in place from on_body's result (no copy:
+    // k is unconstructed storage, see above).
     // Branch A: O → H → I.
-    k.H = on_body(O, k.th[0], b[0].distal_x, b[0].distal_y);
-    k.I = on_body(k.H, k.th[1], b[1].distal_x, b[1].distal_y);
-    k.PJ = on_body(k.I, k.th[2], b[2].distal_x, b[2].distal_y);
-    k.com[0] = on_body(O, k.th[0], b[0].com_x, b[0].com_y);
-    k.com[1] = on_body(k.H, k.th[1], b[1].com_x, b[1].com_y);
-    k.com[2] = on_body(k.I, k.th[2], b[2].com_x, b[2].com_y);
+    new (&k.H) Point<T>(on_body(O, k.th[0], b[0].distal_x, b[0].distal_y));
+    new (&k.I) Point<T>(on_body(k.H, k.th[1], b[1].distal_x, b[1].distal_y));
+    new (&k.PJ) Point<T>(on_body(k.I, k.th[2], b[2].distal_x, b[2].distal_y));
+    new (&k.com[0]) Point<T>(on_body(O, k.th[0], b[0].com_x, b[0].com_y));
+    new (&k.com[1]) Point<T>(on_body(k.H, k.th[1], b[1].com_x, b[1].com_y));
+    new (&k.com[2]) Point<T>(on_body(k.I, k.th[2], b[2].com_x, b[2].com_y));
     // Branch B: K → L.
-    k.L = on_body(K, k.th[3], b[3].distal_x, b[3].distal_y);
-    k.PM = on_body(k.L, k.th[4], b[4].distal_x, b[4].distal_y);
-    k.com[3] = on_body(K, k.th[3], b[3].com_x, b[3].com_y);
-    k.com[4] = on_body(k.L, k.th[4], b[4].com_x, b[4].com_y);
-    k.F = on_body(K, k.th[3], P.actuator_local_x, P.actuator_local_y);
+    new (&k.L) Point<T>(on_body(K, k.th[3], b[3].distal_x, b[3].distal_y));
+    new (&k.PM) Point<T>(on_body(k.L, k.th[4], b[4].distal_x, b[4].distal_y));
+    new (&k.com[3]) Point<T>(on_body(K, k.th[3], b[3].com_x, b[3].com_y));
+    new (&k.com[4]) Point<T>(on_body(k.L, k.th[4], b[4].com_x, b[4].com_y));
+    new (&k.F) Point<T>(on_body(K, k.th[3], P.actuator_local_x, P.actuator_local_y));
     return k;
   }
 
@@ -191,12 +193,14 @@ struct QuickReturnDae {
   // φ̈ = Φ_z z̈ + (Φ_z ż)_z ż, the acceleration constraint (z̈ = 0: the bias).
   template <class R, class T>
   HS_HD static void constraints(const ParamsOn<R>& P, const T* z, T* phi) {
-    constraints_of(P, kinematics(P, z), phi, static_cast<T*>(nullptr));
+    Uninitialized<Kinematics<T>, 1> k;
+    constraints_of(P, kinematics(k[0], P, z), phi, static_cast<T*>(nullptr));
   }
   template <class R, class T>
   HS_HD static void constraint_acceleration(const ParamsOn<R>& P, const T* z, const T* zd, const T* zdd, T* phidd) {
     T phi[m];
-    constraints_of(P, kinematics(P, z, zd, zdd), phi, phidd);
+    Uninitialized<Kinematics<T>, 1> k;
+    constraints_of(P, kinematics(k[0], P, z, zd, zdd), phi, phidd);
   }
   // Φ and, when phidd is given, Φ̈ (the kinematics must carry ż, z̈). For
   // Φ2, Φ4 = u × (P − r) with u turning at θ̇ (θ̇ = 0 for the ground line):
@@ -238,7 +242,8 @@ struct QuickReturnDae {
   // centres of mass (x, y, 0).
   template <class R, class S>
   HS_HD static void frames(const ParamsOn<R>& P, const S* z, BodyFrame<S>* f) {
-    const Kinematics<S> k = kinematics(P, z);
+    Uninitialized<Kinematics<S>, 1> stored;
+    const Kinematics<S>& k = kinematics(stored[0], P, z);
     for (int j = 0; j < nb; ++j) {
       f[j].R[0][0] = k.th[j].c;  f[j].R[0][1] = -k.th[j].s; f[j].R[0][2] = S(0.0);
       f[j].R[1][0] = k.th[j].s;  f[j].R[1][1] = k.th[j].c;  f[j].R[1][2] = S(0.0);
@@ -272,7 +277,8 @@ struct QuickReturnDae {
   // T = Σ ½ m_j |ġ_j|² + ½ I_j θ̇_j², from explicit point velocities.
   template <class R, class T>
   HS_HD static T kinetic_energy(const ParamsOn<R>& P, const T* x, const T* xd) {
-    const Kinematics<T> k = kinematics(P, x, xd);
+    Uninitialized<Kinematics<T>, 1> stored;
+    const Kinematics<T>& k = kinematics(stored[0], P, x, xd);
     T E(0.0);
     for (int j = 0; j < nb; ++j) {
       const auto& v = k.com[j].v;
@@ -283,7 +289,8 @@ struct QuickReturnDae {
   // V = −Σ m_j a_g · g_j (zero at the origin).
   template <class R, class T>
   HS_HD static T potential_energy(const ParamsOn<R>& P, const T* x) {
-    const Kinematics<T> k = kinematics(P, x);
+    Uninitialized<Kinematics<T>, 1> stored;
+    const Kinematics<T>& k = kinematics(stored[0], P, x);
     T E(0.0);
     for (int j = 0; j < nb; ++j)
       E -= P.body[j].mass * (P.gravity_x * k.com[j].p.x + P.gravity_y * k.com[j].p.y);

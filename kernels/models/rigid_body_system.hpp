@@ -28,6 +28,7 @@
 #pragma once
 #include "../core/derivatives.hpp"
 #include "../core/dual.hpp"
+#include "../core/uninitialized.hpp"
 
 namespace hs {
 
@@ -82,14 +83,15 @@ HS_HD void rigid_body_residual_along(const Params& P, const G (&gravity)[3], con
   using Path = PathJet<T>;            // d/dt and d²/dt² along the motion
   namespace d = rigid_body_detail;
 
-  Jx xj[n];
-  Path xp[n];
+  // Every entry below is written before it is read (Uninitialized).
+  Uninitialized<Jx, n> xj;
+  Uninitialized<Path, n> xp;
   for (int k = 0; k < n; ++k) xj[k] = along(x[k], dir, k);
-  seed_path<T>(x, xd, xdd, n, xp);
-  BodyFrame<Jx> fj[nb];
-  BodyFrame<Path> fp[nb];
-  Frames::frames(P, xj, fj);
-  Frames::frames(P, xp, fp);
+  seed_path<T>(x, xd, xdd, n, xp.item);
+  Uninitialized<BodyFrame<Jx>, nb> fj;
+  Uninitialized<BodyFrame<Path>, nb> fp;
+  Frames::frames(P, xj.item, fj.item);
+  Frames::frames(P, xp.item, fp.item);
 
   for (int j = 0; j < nd; ++j) e_dir[j] = T(0.0);
   for (int b = 0; b < nb; ++b) {
@@ -175,10 +177,41 @@ HS_HD void mat3_mul(const S (&A)[3][3], const S (&B)[3][3], S (&C)[3][3]) {
       C[i][j] = s;
     }
 }
-// p + R v for a body-fixed vector v given as reals (doubles, or per lane).
-template <class S, class V0, class V1, class V2>
-HS_HD void point_on_body(const S (&p)[3], const S (&R)[3][3], const V0& v0, const V1& v1, const V2& v2, S (&out)[3]) {
-  for (int i = 0; i < 3; ++i) out[i] = p[i] + R[i][0] * v0 + R[i][1] * v1 + R[i][2] * v2;
+// The products with an elementary rotation that the 3D mechanisms chain
+// (seed 000 eq 66), without the products with its zeros and ones: on the
+// jets the integrators evaluate them on (Dual<10, Dual<1, Lanes<8>>>: 1.4 KB
+// a number) mat3_mul's 27 products were most of a pose. The same values as
+// mat3_mul with rotation_x/y/z: a product with an exact 0 or 1 added to a sum
+// changes it at most in the sign of an exact zero.
+// C = A R_X(a).
+template <class S>
+HS_HD void times_rotation_x(const S (&A)[3][3], const S& a, S (&C)[3][3]) {
+  S s, c;
+  math::sincos(a, &s, &c);
+  for (int i = 0; i < 3; ++i) {
+    C[i][0] = A[i][0];
+    C[i][1] = A[i][1] * c + A[i][2] * s;
+    C[i][2] = A[i][1] * (-s) + A[i][2] * c;
+  }
+}
+// R_Z(ψ) R_Y(θ).
+template <class S>
+HS_HD void rotation_zy(const S& psi, const S& theta, S (&C)[3][3]) {
+  S sz, cz, sy, cy;
+  math::sincos(psi, &sz, &cz);
+  math::sincos(theta, &sy, &cy);
+  C[0][0] = cz * cy; C[0][1] = -sz;     C[0][2] = cz * sy;
+  C[1][0] = sz * cy; C[1][1] = cz;      C[1][2] = sz * sy;
+  C[2][0] = -sy;     C[2][1] = S(0.0);  C[2][2] = cy;
+}
+// p + R v for a body-fixed vector v = (0, v1, v2) in the body's YZ plane
+// (the planar mechanisms' vectors read in 3D), v1, v2 as reals (doubles, or
+// per lane): the product with the zero component left out (the same value,
+// but for the sign of an exact zero; a pass of Dual<10> jets spent a third of
+// this function on it).
+template <class S, class V1, class V2>
+HS_HD void point_in_body_plane(const S (&p)[3], const S (&R)[3][3], const V1& v1, const V2& v2, S (&out)[3]) {
+  for (int i = 0; i < 3; ++i) out[i] = p[i] + R[i][1] * v1 + R[i][2] * v2;
 }
 
 }  // namespace hs

@@ -56,12 +56,8 @@ struct SpatialFourBarDae {
   // R_Z(ψ2) R_Y(θ2), shared with the cylinder, and R2 = R_Z R_Y R_X(φ2) (eq 66).
   template <class S>
   HS_HD static void crank_rotation(const S* x, S (&Rzy)[3][3], S (&R2)[3][3]) {
-    S Rz[3][3], Ry[3][3], Rx[3][3];
-    rotation_z(x[psi2], Rz);
-    rotation_y(x[theta2], Ry);
-    mat3_mul(Rz, Ry, Rzy);
-    rotation_x(x[phi2], Rx);
-    mat3_mul(Rzy, Rx, R2);
+    rotation_zy(x[psi2], x[theta2], Rzy);
+    times_rotation_x(Rzy, x[phi2], R2);
   }
   // The rod end F on body 2: all the actuator length needs (only the crank's
   // pose, not the whole chain: smaller jets in the linearization passes).
@@ -69,59 +65,44 @@ struct SpatialFourBarDae {
   HS_HD static void rod_end(const ParamsOn<R>& P, const S* x, const S (&R2)[3][3], S (&F)[3]) {
     const S G2[3] = {x[xG2], x[yG2], x[zG2]};
     const auto& a = P.body[P.actuator_body];
-    point_on_body(G2, R2, 0.0, P.actuator_local_x - a.com_x, P.actuator_local_y - a.com_y, F);
+    point_in_body_plane(G2, R2, P.actuator_local_x - a.com_x, P.actuator_local_y - a.com_y, F);
   }
-  // The bodies' rotations and the points along the chain O1 → C → D → O2.
+  // The bodies' rotations and the points along the chain O1 → C → D → O2,
+  // written where the caller keeps them (the points, or the bodies' frames).
   template <class R, class S>
-  HS_HD static void body_chain(const ParamsOn<R>& P, const S* x, Points<S>& q, S (&Rzy)[3][3]) {
-    S Rx[3][3];
-    crank_rotation(x, Rzy, q.R2);
-    rotation_x(x[phi32], Rx);
-    mat3_mul(q.R2, Rx, q.R3);
-    rotation_x(x[phi43], Rx);
-    mat3_mul(q.R3, Rx, q.R4);
+  HS_HD static void body_chain(const ParamsOn<R>& P, const S* x, S (&R2)[3][3], S (&R3)[3][3], S (&R4)[3][3],
+                               S (&G2)[3], S (&C)[3], S (&G3)[3], S (&D)[3], S (&G4)[3], S (&Rzy)[3][3]) {
+    crank_rotation(x, Rzy, R2);
+    times_rotation_x(R2, x[phi32], R3);
+    times_rotation_x(R3, x[phi43], R4);
     const auto& b2 = P.body[0];
     const auto& b3 = P.body[1];
     const auto& b4 = P.body[2];
-    for (int i = 0; i < 3; ++i) q.G2[i] = x[xG2 + i];
-    point_on_body(q.G2, q.R2, 0.0, b2.distal_x - b2.com_x, b2.distal_y - b2.com_y, q.C);
-    point_on_body(q.C, q.R3, 0.0, b3.com_x, b3.com_y, q.G3);
-    point_on_body(q.C, q.R3, 0.0, b3.distal_x, b3.distal_y, q.D);
-    point_on_body(q.D, q.R4, 0.0, b4.com_x, b4.com_y, q.G4);
+    for (int i = 0; i < 3; ++i) G2[i] = x[xG2 + i];
+    point_in_body_plane(G2, R2, b2.distal_x - b2.com_x, b2.distal_y - b2.com_y, C);
+    point_in_body_plane(C, R3, b3.com_x, b3.com_y, G3);
+    point_in_body_plane(C, R3, b3.distal_x, b3.distal_y, D);
+    point_in_body_plane(D, R4, b4.com_x, b4.com_y, G4);
   }
   // Everything the constraints use: the chain plus the joints and the cylinder.
   template <class R, class S>
-  HS_HD static Points<S> points(const ParamsOn<R>& P, const S* x) {
-    Points<S> q;
-    S Rzy[3][3], Rx[3][3];
-    body_chain(P, x, q, Rzy);
-    rotation_x(x[alpha], Rx);
-    mat3_mul(Rzy, Rx, q.Rc);
+  HS_HD static void points(const ParamsOn<R>& P, const S* x, Points<S>& q) {
+    Uninitialized<S[3][3], 1> Rzy;  // written by body_chain before it is read
+    body_chain(P, x, q.R2, q.R3, q.R4, q.G2, q.C, q.G3, q.D, q.G4, Rzy[0]);
+    times_rotation_x(Rzy[0], x[alpha], q.Rc);
     const auto& b2 = P.body[0];
     const auto& b4 = P.body[2];
-    point_on_body(q.G2, q.R2, 0.0, -b2.com_x, -b2.com_y, q.O1);
-    point_on_body(q.D, q.R4, 0.0, b4.distal_x, b4.distal_y, q.O2);
+    point_in_body_plane(q.G2, q.R2, -b2.com_x, -b2.com_y, q.O1);
+    point_in_body_plane(q.D, q.R4, b4.distal_x, b4.distal_y, q.O2);
     rod_end(P, x, q.R2, q.F);
-    return q;
   }
 
-  // Rigid-body view for rigid_body_residual.
+  // Rigid-body view for rigid_body_residual: the chain written into the frames.
   template <class R, class S>
   HS_HD static void frames(const ParamsOn<R>& P, const S* x, BodyFrame<S>* f) {
-    Points<S> q;  // only the chain part is filled
-    S Rzy[3][3];
-    body_chain(P, x, q, Rzy);
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) {
-        f[0].R[i][j] = q.R2[i][j];
-        f[1].R[i][j] = q.R3[i][j];
-        f[2].R[i][j] = q.R4[i][j];
-      }
-    for (int i = 0; i < 3; ++i) {
-      f[0].com[i] = q.G2[i];
-      f[1].com[i] = q.G3[i];
-      f[2].com[i] = q.G4[i];
-    }
+    Uninitialized<S[3], 2> joint;  // C and D: written by body_chain before they are read
+    Uninitialized<S[3][3], 1> Rzy;
+    body_chain(P, x, f[0].R, f[1].R, f[2].R, f[0].com, joint[0], f[1].com, joint[1], f[2].com, Rzy[0]);
   }
   template <class R>
   HS_HD static BodyInertiaT<R> inertia(const ParamsOn<R>& P, int b) {
@@ -147,10 +128,10 @@ struct SpatialFourBarDae {
   template <class R, class T>
   HS_HD static T kinetic_energy(const ParamsOn<R>& P, const T* x, const T* xd) {
     using Path = RateJet<T>;
-    Path xp[n];
-    seed_rate<T>(x, xd, n, xp);
-    BodyFrame<Path> f[nb];
-    frames(P, xp, f);
+    Uninitialized<Path, n> xp;  // written before they are read
+    seed_rate<T>(x, xd, n, xp.item);
+    Uninitialized<BodyFrame<Path>, nb> f;
+    frames(P, xp.item, f.item);
     T energy(0.0);
     for (int b = 0; b < nb; ++b) {
       const BodyInertiaT<R> I = inertia(P, b);
@@ -173,8 +154,8 @@ struct SpatialFourBarDae {
   // gravity_y) in the Y1Z1 plane (docs/models/four-bar-3d.md §5).
   template <class R, class T>
   HS_HD static T potential_energy(const ParamsOn<R>& P, const T* x) {
-    BodyFrame<T> f[nb];
-    frames(P, x, f);
+    Uninitialized<BodyFrame<T>, nb> f;  // written before it is read
+    frames(P, x, f.item);
     T energy(0.0);
     for (int b = 0; b < nb; ++b) energy -= P.body[b].mass * (P.gravity_x * f[b].com[1] + P.gravity_y * f[b].com[2]);
     return energy;
@@ -183,7 +164,9 @@ struct SpatialFourBarDae {
   // Seed 000 eqs (67)–(71), in the order printed.
   template <class R, class S>
   HS_HD static void constraints(const ParamsOn<R>& P, const S* x, S* C) {
-    const auto q = points(P, x);
+    Uninitialized<Points<S>, 1> stored;  // every point written by points() before it is read
+    Points<S>& q = stored[0];
+    points(P, x, q);
     C[0] = q.O1[0];                // r_O1 = O1 (3): revolute joint 1–2 at the base pivot
     C[1] = q.O1[1] - P.base_x;
     C[2] = q.O1[2] - P.base_y;
@@ -199,8 +182,11 @@ struct SpatialFourBarDae {
 
   template <class R, class S>
   HS_HD static S actuator_length(const ParamsOn<R>& P, const S* x) {
-    S Rzy[3][3], R2[3][3], F[3];
-    crank_rotation(x, Rzy, R2);
+    Uninitialized<S[3][3], 2> rotation;  // Rzy, R2: written before they are read
+    Uninitialized<S[3], 1> rod;
+    S(&R2)[3][3] = rotation[1];
+    S(&F)[3] = rod[0];
+    crank_rotation(x, rotation[0], R2);
     rod_end(P, x, R2, F);
     const S dy = F[1] - P.actuator_ground_x;
     const S dz = F[2] - P.actuator_ground_y;
