@@ -7,10 +7,10 @@
 // (docs/models/lanes.md §8). T must be trivially destructible (nothing runs
 // when the storage ends) and must not hold its own address or invariants:
 // each element then takes its first value by assignment, as a double's does.
-// Every jet and lane type qualifies (Dual's members are numbers; Lanes<W>
-// holds one std::experimental::simd, whose assignment stores the vector
-// whatever the register held before; the trait calls it not trivially
-// copyable only because the library declares its copy constructor).
+// Every jet and lane type qualifies: Dual's members are numbers, and Lanes<W>
+// holds one std::experimental::simd of doubles, whose assignment stores its
+// elements whatever the storage held before (libstdc++'s fixed-size simd is
+// not std::is_trivially_copyable, hence no stronger assertion here).
 #pragma once
 #include <type_traits>
 
