@@ -1047,12 +1047,16 @@ class Reader {
     for (int c = 0; c < kNa; ++c) schedule_keys.push_back(kNa == 1 ? "input.time" : "input." + cylinders_[c].name + ".time");
     std::vector<std::string> cylinder_names;
     for (const auto& c : cylinders_) cylinder_names.push_back(c.name);
-    d.instance_check = [held = "joint." + joints_[tree_joint[order[0]]].name + ".initial", schedule_keys, cylinder_names](
-                           const ModelDescriptor& model, const double* row, double dt,
-                           double duration) -> ModelDescriptor::Problem {
+    // What a row's values allow whatever the integrator's grid: it assembles,
+    // every cylinder has a length and a servo-valve piston starts inside, the
+    // schedules' times increase.
+    auto row_params = [](const ModelDescriptor& model, const double* row) {
       Params base;
       std::memcpy(&base, model.params_bytes.data(), sizeof base);
-      const Params p = unpack_row(model.parameters, row, base);
+      return unpack_row(model.parameters, row, base);
+    };
+    auto row_problem = [held = "joint." + joints_[tree_joint[order[0]]].name + ".initial", schedule_keys, cylinder_names](
+                           const Params& p) -> ModelDescriptor::Problem {
       const Assembly<typename K::Capacity> a = assemble(p.mechanism);
       if (!a.closed)
         return {held, "the mechanism does not assemble at this instance (|Φ| = " + fmt(a.residual) +
@@ -1068,6 +1072,14 @@ class Reader {
             return {schedule_keys[c] + std::to_string(k + 1), "the input's times must increase (" + fmt(S.start[k - 1]) +
                                                                   " then " + fmt(S.start[k]) + ")"};
       }
+      return {};
+    };
+    // And what the grid allows: a controller samples on it, more than once.
+    d.instance_check = [row_params, row_problem](const ModelDescriptor& model, const double* row, double dt,
+                                                 double duration) -> ModelDescriptor::Problem {
+      const Params p = row_params(model, row);
+      const ModelDescriptor::Problem problem = row_problem(p);
+      if (!problem.key.empty()) return problem;
       if (Input::any_controlled(p.input)) {
         const double T = p.input.sample_period, m = T / dt;
         if (!(std::fabs(m - std::round(m)) <= 1e-9 * m && m >= 1.0 - 1e-9))
@@ -1079,18 +1091,11 @@ class Reader {
       }
       return {};
     };
-    // The file's own values: a servo-valve piston starts inside its cylinder.
-    {
-      Params base;
-      std::memcpy(&base, d.params_bytes.data(), sizeof base);
-      const Params p = unpack_row(d.parameters, d.defaults.data(), base);
-      const Assembly<typename K::Capacity> a = assemble(p.mechanism);
-      for (int c = 0; c < kNa && a.closed; ++c) {
-        const ModelDescriptor::Problem piston =
-            servo_piston_problem<K>(p, K::Dae::actuator_length(p.mechanism, a.x, c), c, cylinders_[c].name);
-        if (!piston.key.empty()) fail(at(line_of(piston.key)), piston.key + " " + piston.why);
-      }
-    }
+    // The file's own values pass the same row check (its assembly, lengths and
+    // times were refused above with their own messages: what is left to find
+    // here is a servo-valve piston outside its cylinder).
+    const ModelDescriptor::Problem own = row_problem(row_params(d, d.defaults.data()));
+    if (!own.key.empty()) fail(at(line_of(own.key)), own.key + " " + own.why);
   }
   // A servo-valve cylinder's stroke follows from the assembly: its piston
   // must start strictly inside, 0 < s − closed_length < stroke, the kernel's
