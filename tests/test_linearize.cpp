@@ -10,6 +10,10 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <cstdio>
 #include <limits>
 #include <optional>
@@ -18,6 +22,8 @@
 
 #include "eigen_test_support.hpp"
 #include "reference_numerics.hpp"
+#include "kernels/hydraulics/servo_valve_circuit.hpp"
+#include "kernels/hydraulics/two_volume_circuit.hpp"
 #include "kernels/integrators/index1_trapezoidal.hpp"
 #include "kernels/linearize/actuated_system.hpp"
 #include "kernels/linearize/counterpart.hpp"
@@ -26,6 +32,9 @@
 #include "kernels/models/four_bar.hpp"
 #include "kernels/models/planar_chain_dae.hpp"
 #include "kernels/models/spatial_four_bar.hpp"
+#include "host/build_paths.hpp"
+#include "host/run/stability_map.hpp"
+#include "host/study/study.hpp"
 
 using namespace hs;
 using namespace eigen_test;
@@ -159,6 +168,7 @@ struct ClosedFormJacobian {
   double m0;                           // generalized mass along φ [kg·m²]
   double ds_dphi;                      // T_s = s'(φ) [m]
   double actuator_force;               // F0 holding the load [N]
+  double cylinder_length;              // s at the equilibrium [m]
   double piston_pressure;              // p2 = (F0 + A3 p3)/A2 [Pa]
   double nu[9];                        // ν1..ν8 as nu[1]..nu[8]
   double c2, c1, c0;                   // the cubic factor of det(sI − J)
@@ -254,6 +264,7 @@ ClosedFormJacobian closed_form_jacobian(const FourBarParams& P) {
 
   cf.m0 = m0;
   cf.ds_dphi = ds;
+  cf.cylinder_length = s;
   cf.actuator_force = dV / ds;
   cf.piston_pressure = (cf.actuator_force + A3 * c.rod_side_initial_pressure) / A2;
   double* nu = cf.nu;
@@ -982,4 +993,162 @@ TEST(Linearize, InadmissiblePointsAreFlagged) {
   Q.actuator[0].circuit.rod_side_initial_pressure = 0.01e6;  // p2 would be negative
   const auto t = stability_point<Planar>(Q, StabilitySettings{});
   EXPECT_EQ(t.status, static_cast<int>(Status::invalid_parameters));
+}
+
+// ---- A model file's cylinder on the two-volume and servo-valve circuits ----
+// models/four_bar.toml (seed 002's four-bar re-described) with its cylinder
+// on the two-volume circuit, or on seed 004's servo valve between the same
+// pins, has a state of four: (φ, ω, p_piston, p_rod). The model file's
+// kernel holds three pressure slots and a spool per cylinder (the circuit
+// choice); its map leaves the unused slot and the ideal spool out
+// (kernels/linearize/reduced_jacobian.hpp live_states). The reference is J
+// written by hand (docs/models/linearization.md §3.4): the mechanism's row
+// from closed_form_jacobian (m0, ν1, ν2 and s' do not depend on the circuit),
+// the piston force A_p p_p − A_r p_r, and with the valve closed (no flow,
+// whatever the pressures: the flows are linear in U)
+//   ṗ_p = −(B_p/V_p) (A_p s' ω + Q_L),   ṗ_r = (B_r/V_r) (A_r s' ω + Q_L),
+//   Q_L = c_l (p_p − p_r) (the servo valve's internal leakage; 0 for the two-volume circuit),
+// B the effective bulk modulus of seed 000 eq (75) for the two-volume
+// circuit, β for the servo valve (seed 004 eqs 80–81), V at the assembly's
+// stroke. det(sI − J) = s² (s² − ν2 s − ν1 − Σ ν_F ν_p) without leakage
+// (two structural zeros: each chamber's oil is conserved), one zero with it.
+// A leaking cylinder is at rest only with p_p = p_r = F0/(A_p − A_r), which
+// must be positive: that case hangs the four-bar under gravity +y (F0 > 0).
+// Each eigenvalue of the study's map against the long double eigenvalues of
+// that J within kEigenAgreement eps·ρ(J) (measured ≤ 2.3, printed below).
+namespace {
+struct FileCircuit {
+  const char* circuit;
+  std::string lines;            // the [[cylinder]]'s circuit and its keys
+  int structural_zeros;
+  double gravity_y;             // the file's gravity, y component [m/s²]
+  // J's hydraulic rows at the equilibrium from the circuit's keys, the
+  // closed form's mechanism and s'.
+  double piston_area, rod_area;  // A_p, A_r [m²]
+  double piston_volume, rod_volume;  // V_p, V_r [m³]
+  double piston_bulk, rod_bulk;      // B_p, B_r [Pa]
+  double leakage;                    // c_l [m³/(s·Pa)]
+  double rod_pressure;               // p_r at rest [Pa]
+};
+
+std::string four_bar_file_on(const FileCircuit& c) {
+  std::ifstream in(std::string(HYDROSWEEP_SOURCE_DIR) + "/models/four_bar.toml");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string t = text.str();
+  std::ostringstream gravity;
+  gravity.precision(17);
+  gravity << "gravity = [0.0, " << c.gravity_y << "]";
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"circuit = \"three-volume\"", c.lines},
+                                 {"gravity = [0.0, -9.81]", gravity.str()}}) {
+    EXPECT_NE(t.find(from), std::string::npos) << from;
+    if (t.find(from) != std::string::npos) t.replace(t.find(from), from.size(), to);
+  }
+  const std::string path = testing::TempDir() + "linearize_four_bar_" + c.circuit + ".toml";
+  std::ofstream(path) << t;
+  return path;
+}
+
+FileCircuit two_volume_circuit() {
+  FileCircuit c{"two-volume", "circuit = \"two-volume\"\nhose_volume_A = 7.0e-5", 2, -9.81};
+  const TwoVolumeCircuitParams k;  // the keys the file leaves at their defaults
+  const double hose_A = 7.0e-5;
+  c.piston_area = 0.25 * kPi * k.piston_diameter * k.piston_diameter;
+  c.rod_area = c.piston_area - 0.25 * kPi * k.rod_diameter * k.rod_diameter;
+  const double l2 = k.piston_chamber_length0, l3 = k.cylinder_length - l2;  // at s = s0
+  c.piston_volume = hose_A + c.piston_area * l2;
+  c.rod_volume = k.hose_volume_B + c.rod_area * l3;
+  c.piston_bulk = 1.0 / (1.0 / k.oil_bulk_modulus + hose_A / (c.piston_volume * k.hose_bulk_modulus) +
+                         c.piston_area * l2 / (c.piston_volume * k.cylinder_bulk_modulus));
+  c.rod_bulk = 1.0 / (1.0 / k.oil_bulk_modulus + k.hose_volume_B / (c.rod_volume * k.hose_bulk_modulus) +
+                      c.rod_area * l3 / (c.rod_volume * k.cylinder_bulk_modulus));
+  c.leakage = 0.0;
+  c.rod_pressure = k.rod_side_initial_pressure;
+  return c;
+}
+
+// The servo valve between the file's pins (stroke 1.2 m, the piston at
+// x = s − 1.1 m), with and without internal leakage.
+FileCircuit servo_valve_circuit(double leakage) {
+  const double closed_length = 1.1, stroke = 1.2;
+  std::ostringstream lines;
+  lines.precision(17);
+  lines << "circuit = \"servo-valve\"\nstroke = " << stroke << "\nclosed_length = " << closed_length
+        << "\nleakage_coefficient = " << leakage;
+  FileCircuit c{leakage > 0 ? "servo-valve-leaking" : "servo-valve", lines.str(), leakage > 0 ? 1 : 2,
+                leakage > 0 ? 9.81 : -9.81};
+  const ServoValveCircuitParams k;
+  c.piston_area = 0.25 * kPi * k.piston_diameter * k.piston_diameter;
+  c.rod_area = c.piston_area - 0.25 * kPi * k.rod_diameter * k.rod_diameter;
+  c.piston_bulk = c.rod_bulk = k.oil_bulk_modulus;
+  c.leakage = leakage;
+  c.rod_pressure = k.rod_side_initial_pressure;  // the leaking case's: below, from F0
+  c.piston_volume = c.rod_volume = NAN;            // below, from s at the assembly
+  return c;
+}
+
+Mat<double, 4, 4> file_cylinder_jacobian(const ClosedFormJacobian& cf, FileCircuit& c) {
+  if (std::string(c.circuit).rfind("servo-valve", 0) == 0) {
+    const ServoValveCircuitParams k;
+    const double x = cf.cylinder_length - 1.1;  // the closed length above
+    c.piston_volume = k.dead_volume_a + c.piston_area * x;
+    c.rod_volume = k.dead_volume_b + c.rod_area * (1.2 - x);
+    if (c.leakage > 0) c.rod_pressure = cf.actuator_force / (c.piston_area - c.rod_area);
+  }
+  const double ds = cf.ds_dphi, m0 = cf.m0;
+  const double gp = c.piston_bulk / c.piston_volume, gr = c.rod_bulk / c.rod_volume;
+  Mat<double, 4, 4> J = Mat<double, 4, 4>::zero();
+  J(0, 1) = 1.0;
+  J(1, 0) = cf.nu[1];
+  J(1, 1) = cf.nu[2];
+  J(1, 2) = c.piston_area * ds / m0;
+  J(1, 3) = -c.rod_area * ds / m0;
+  J(2, 1) = -gp * c.piston_area * ds;
+  J(2, 2) = -gp * c.leakage;
+  J(2, 3) = gp * c.leakage;
+  J(3, 1) = gr * c.rod_area * ds;
+  J(3, 2) = gr * c.leakage;
+  J(3, 3) = -gr * c.leakage;
+  return J;
+}
+}  // namespace
+
+TEST(Linearize, FileCylinderOnTwoVolumeAndServoValveCircuitsHasTheClosedFormEigenvalues) {
+  for (FileCircuit c : {two_volume_circuit(), servo_valve_circuit(0.0), servo_valve_circuit(2e-12)}) {
+    SCOPED_TRACE(c.circuit);
+    FourBarParams P = seed002_four_bar();
+    P.mechanism.gravity_y = c.gravity_y;
+    const ClosedFormJacobian cf = closed_form_jacobian(P);
+    const Mat<double, 4, 4> J = file_cylinder_jacobian(cf, c);
+    std::vector<Complex> expected;
+    reference_eigen<4>(J, expected);
+    const Study st = parse_study("[study]\nmodel_file = \"" + four_bar_file_on(c) + "\"\nfriction = \"brown-mcphee\"\n",
+                                 "map.toml");
+    const std::vector<StabilityRecord> points = run_stability_cpu(st.record(), st.design(), 1);
+    ASSERT_EQ(points.size(), 1u);
+    const StabilityRecord& s = points[0];
+    ASSERT_EQ(s.status, 0);
+    ASSERT_EQ(s.eigenvalue_count, 4);
+    EXPECT_EQ(st.design().descriptor->stability_eigenvalues, 4);
+    EXPECT_EQ(s.structural_zeros, c.structural_zeros);
+    std::vector<Complex> computed;
+    for (int k = 0; k < s.eigenvalue_count; ++k) computed.emplace_back(s.re[k], s.im[k]);
+    for (int k = s.eigenvalue_count; k < StabilityRecord::capacity; ++k) EXPECT_TRUE(std::isnan(s.re[k])) << k;
+    const double distance = matched_distance(nonzero(expected), nonzero(computed), kEps * spectral_radius(expected));
+    EXPECT_LE(distance, kEigenAgreement);
+    std::printf("  %s: eigenvalues within %.2g eps rho(J), rho = %.4g 1/s, %d structural zeros, p = %.6g, %.6g Pa\n",
+                c.circuit, distance, spectral_radius(expected), s.structural_zeros, s.pressure[1], s.pressure[2]);
+    EXPECT_EQ(nonzero(computed).size(), 4u - c.structural_zeros);
+    // The equilibrium: the crank at 60° (measured exact; bound 5 ulp), the
+    // piston side holding F0 (slot 2 of the three; slot 1, unused, holds the
+    // same value). The pressures differ from the closed form's F0 by its
+    // rounding: measured 4.7e-16 relative, 6.1e-15 where the leak puts F0 on
+    // the rod's section alone (bounds ~10× that).
+    EXPECT_NEAR(s.crank_angle, 60 * kDegree, 1e-15);
+    const double piston_pressure = (cf.actuator_force + c.rod_area * c.rod_pressure) / c.piston_area;
+    const double relative = c.leakage > 0 ? 6e-14 : 5e-15;
+    EXPECT_NEAR(s.pressure[1], piston_pressure, relative * piston_pressure);
+    EXPECT_EQ(s.pressure[0], s.pressure[1]);
+    EXPECT_NEAR(s.pressure[2], c.rod_pressure, relative * c.rod_pressure);
+  }
 }

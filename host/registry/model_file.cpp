@@ -1031,14 +1031,17 @@ class Reader {
     describe_outputs<K>(d);
     d.commands = {"run", "stability"};
     if (!complete_from_catalog(d)) fail(at(model_line_), "this build has no kernel for model files");
-    // The stability map and the index-1 form linearize the first-order spool
-    // of the three-volume circuit (seed 000 eq 4): a file with another
-    // circuit runs with the double step and the penalty formulation.
+    // The index-1 form integrates the first-order spool of the three-volume
+    // circuit (seed 000 eq 4): a file with another circuit runs with the
+    // double step and the penalty formulation. Its stability map leaves the
+    // states its cylinders do not use out (an ideal spool, a circuit's unused
+    // first slot: kernels/linearize/reduced_jacobian.hpp live_states), so its
+    // points have that many eigenvalues fewer.
     if (!all_three_volume()) {
-      d.commands = {"run"};
-      d.unsupported_why = "its cylinders' circuits are not all three-volume: the stability map and the index-1 form "
-                          "linearize the three-volume circuit's spool (docs/model-files.md §4)";
       d.drop_formulation("index1-baumgarte");
+      using Choice = typename K::Dae::Circuit;
+      for (int c = 0; c < kNa; ++c)
+        d.stability_eigenvalues -= Choice::unused_pressures(P.actuator[c].circuit) + (Choice::spool_has_state(P.actuator[c].circuit) ? 0 : 1);
     }
     // Each instance must assemble as the file's values do (a sampled or swept
     // geometry may not close), and a controller must sample on the step grid:

@@ -845,7 +845,8 @@ void write_stability_h5(const std::string& path, const StudyRecord& record,
             [](const P& p) { return p.frequency; });
     ints("overdamped", kOverdampedText, [](const P& p) { return p.overdamped; });
     ints("structural_zeros", std::string(kStructuralZerosText) + " (2 per cylinder expected: the closed valve conserves "
-         "two oil volumes (three-volume circuit) or each cylinder's free pressure level (lift-tilt))",
+         "two oil volumes (three-volume circuit), each chamber's oil (two-volume and servo-valve circuits; 1 with "
+         "internal leakage) or each cylinder's free pressure level (lift-tilt))",
          [](const P& p) { return p.structural_zeros; });
     doubles("crank_angle", "rad", "driving coordinate at the equilibrium (z1 planar, phi2 3D, q1 lift-tilt)",
             [](const P& p) { return p.crank_angle; });

@@ -152,6 +152,27 @@ struct HydraulicCylinder {
     }
   }
 
+  // Which of its states a cylinder's circuit uses (docs/models/linearization.md
+  // §3.4): a choice of circuits leaves the first `unused_pressures` of its np
+  // slots unused (zero rates, nothing reads them) when the running member
+  // has fewer, and an ideal spool has no state (U = U_ref). A linearization
+  // leaves those states out: each would add an eigenvalue that is no mode of
+  // the machine (a zero for an unused slot, −1/τ with τ = 0 for the spool).
+  template <class R>
+  HS_HD HS_FORCEINLINE static int unused_pressures(const ParamsOn<R>& P) {
+    if constexpr (RunTimeSpool<Circuit>::value)
+      return Circuit::unused_pressures(P.circuit);
+    else
+      return 0;
+  }
+  template <class R>
+  HS_HD HS_FORCEINLINE static bool spool_has_state(const ParamsOn<R>& P) {
+    if constexpr (RunTimeSpool<Circuit>::value)
+      return Circuit::spool_has_state(P.circuit);
+    else
+      return Circuit::Spool::has_state;
+  }
+
   // Static state holding the force F0 at rest, valve closed (docs/models/hydraulics.md §9):
   // the circuit's static pressures, friction states zero.
   template <class R>

@@ -15,6 +15,7 @@
 // step 1) and by the zero-order hold (kernels/core/matrix_exponential.hpp).
 #pragma once
 #include <cmath>
+#include <type_traits>
 
 #include "hd.hpp"
 #include "small_matrix.hpp"
@@ -23,19 +24,20 @@ namespace hs {
 
 // Balances A in place. If scale is not null, scale[i] receives d_i, so that
 // the balanced A is D^{-1} A_in D, i.e. A_in(i, j) = A(i, j) d_i / d_j.
-template <int N>
-HS_HD void balance_by_powers_of_two(Mat<double, N, N>& A, double* scale = nullptr) {
+// Only the leading n × n block when n (a run-time size ≤ N) is given.
+template <int N, class Size = std::integral_constant<int, N>>
+HS_HD void balance_by_powers_of_two(Mat<double, N, N>& A, double* scale = nullptr, Size n = {}) {
   constexpr double radix = 2.0, radix2 = radix * radix;
   if (scale)
-    for (int i = 0; i < N; ++i) scale[i] = 1.0;
+    for (int i = 0; i < n; ++i) scale[i] = 1.0;
   bool converged = false;
   // Each sweep changes some scale by at least a factor 2; a bound on the
   // sweeps only guards against pathological (denormal) inputs.
   for (int sweep = 0; sweep < 256 && !converged; ++sweep) {
     converged = true;
-    for (int i = 0; i < N; ++i) {
+    for (int i = 0; i < n; ++i) {
       double c = 0.0, r = 0.0;
-      for (int j = 0; j < N; ++j) {
+      for (int j = 0; j < n; ++j) {
         if (j == i) continue;
         c += ::fabs(A(j, i));
         r += ::fabs(A(i, j));
@@ -60,8 +62,8 @@ HS_HD void balance_by_powers_of_two(Mat<double, N, N>& A, double* scale = nullpt
       if ((c + r) / f < 0.95 * s) {
         converged = false;
         const double finv = 1.0 / f;
-        for (int j = 0; j < N; ++j) A(i, j) *= finv;
-        for (int j = 0; j < N; ++j) A(j, i) *= f;
+        for (int j = 0; j < n; ++j) A(i, j) *= finv;
+        for (int j = 0; j < n; ++j) A(j, i) *= f;
         if (scale) scale[i] *= f;
       }
     }

@@ -44,6 +44,7 @@
 // in a local Mat<double, N, N>, no exceptions (a status code instead).
 #pragma once
 #include <cmath>
+#include <type_traits>
 
 #include "kernels/core/balance.hpp"
 #include "kernels/core/hd.hpp"
@@ -80,15 +81,15 @@ HS_HD HS_FORCEINLINE bool is_finite(double x) { return x - x == 0.0; }
 // Householder reduction to upper Hessenberg form, in place
 // (G&VL Algorithm 7.4.2). Reflector k: P = I - tau v v^T, v(k+1) = 1,
 // maps A(k+1:N, k) to (beta, 0, ..., 0).
-template <int N>
-HS_HD void hessenberg(Mat<double, N, N>& A) {
-  for (int k = 0; k + 2 < N; ++k) {
+template <int N, class Size>
+HS_HD void hessenberg(Mat<double, N, N>& A, Size n) {
+  for (int k = 0; k + 2 < n; ++k) {
     // Scale to avoid overflow/underflow in the norm.
     double scale = 0.0;
-    for (int i = k + 1; i < N; ++i) scale = ::fmax(scale, ::fabs(A(i, k)));
+    for (int i = k + 1; i < n; ++i) scale = ::fmax(scale, ::fabs(A(i, k)));
     if (scale == 0.0) continue;
     double tail = 0.0;  // sum of squares below the subdiagonal entry
-    for (int i = k + 2; i < N; ++i) {
+    for (int i = k + 2; i < n; ++i) {
       const double t = A(i, k) / scale;
       tail += t * t;
     }
@@ -101,22 +102,22 @@ HS_HD void hessenberg(Mat<double, N, N>& A) {
     const double vscale = 1.0 / ((alpha - beta) * scale);  // v(i) = A(i,k) / (A(k+1,k) - beta*scale)
     double v[N];
     v[k + 1] = 1.0;
-    for (int i = k + 2; i < N; ++i) v[i] = A(i, k) * vscale;
-    // Left: A(k+1:N, k+1:N) <- P A(k+1:N, k+1:N); column k becomes (beta*scale, 0, ...).
-    for (int j = k + 1; j < N; ++j) {
+    for (int i = k + 2; i < n; ++i) v[i] = A(i, k) * vscale;
+    // Left: A(k+1:n, k+1:n) <- P A(k+1:n, k+1:n); column k becomes (beta*scale, 0, ...).
+    for (int j = k + 1; j < n; ++j) {
       double s = 0.0;
-      for (int i = k + 1; i < N; ++i) s += v[i] * A(i, j);
+      for (int i = k + 1; i < n; ++i) s += v[i] * A(i, j);
       s *= tau;
-      for (int i = k + 1; i < N; ++i) A(i, j) -= s * v[i];
+      for (int i = k + 1; i < n; ++i) A(i, j) -= s * v[i];
     }
     A(k + 1, k) = beta * scale;
-    for (int i = k + 2; i < N; ++i) A(i, k) = 0.0;
-    // Right: A(0:N, k+1:N) <- A(0:N, k+1:N) P.
-    for (int i = 0; i < N; ++i) {
+    for (int i = k + 2; i < n; ++i) A(i, k) = 0.0;
+    // Right: A(0:n, k+1:n) <- A(0:n, k+1:n) P.
+    for (int i = 0; i < n; ++i) {
       double s = 0.0;
-      for (int j = k + 1; j < N; ++j) s += A(i, j) * v[j];
+      for (int j = k + 1; j < n; ++j) s += A(i, j) * v[j];
       s *= tau;
-      for (int j = k + 1; j < N; ++j) A(i, j) -= s * v[j];
+      for (int j = k + 1; j < n; ++j) A(i, j) -= s * v[j];
     }
   }
 }
@@ -197,18 +198,18 @@ HS_HD HS_FORCEINLINE void reflect_cols(Mat<double, N, N>& H, const Reflector3& R
 // Francis implicit double-shift QR on the Hessenberg matrix H, eigenvalues
 // into out (G&VL Algorithm 7.5.2 with deflation; only the active window
 // H(lo:hi, lo:hi) is updated since no Schur vectors are wanted).
-template <int N>
-HS_HD void hessenberg_qr(Mat<double, N, N>& H, EigenResult<N>& out) {
+template <int N, class Size>
+HS_HD void hessenberg_qr(Mat<double, N, N>& H, EigenResult<N>& out, Size n) {
   // Reference size for the deflation test when both neighbouring diagonal
   // entries are zero (EISPACK uses the norm of the Hessenberg matrix).
   double hnorm = 0.0;
-  for (int i = 0; i < N; ++i)
-    for (int j = (i > 0 ? i - 1 : 0); j < N; ++j) hnorm += ::fabs(H(i, j));
+  for (int i = 0; i < n; ++i)
+    for (int j = (i > 0 ? i - 1 : 0); j < n; ++j) hnorm += ::fabs(H(i, j));
 
   // Steps allowed per deflation (LAPACK dlahqr: 30 * max(10, n) per
   // eigenvalue search; 2-4 are typical).
-  const int max_steps = 30 * N;
-  int hi = N - 1;
+  const int max_steps = 30 * n;
+  int hi = n - 1;
   int its = 0;  // steps since the last deflation at the bottom
   while (hi >= 0) {
     // Find the top lo of the unreduced block that ends at hi.
@@ -301,6 +302,27 @@ HS_HD void hessenberg_qr(Mat<double, N, N>& H, EigenResult<N>& out) {
   }
 }
 
+// The eigenvalues of the leading n × n block (n: N itself as a compile-time
+// constant, or a run-time size ≤ N).
+template <int N, class Size>
+HS_HD EigenResult<N> eigenvalues_of_block(Mat<double, N, N>& A, Size n, bool balance) {
+  static_assert(N >= 1 && N <= 32, "eigenvalues<N>: per-thread routine for 1 <= N <= 32");
+  EigenResult<N> out;
+  out.status = eigen_ok;
+  out.iterations = 0;
+  for (int k = n; k < N; ++k) out.re[k] = out.im[k] = NAN;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      if (!is_finite(A(i, j))) {
+        out.status = eigen_non_finite;
+        for (int k = 0; k < N; ++k) out.re[k] = out.im[k] = NAN;
+        return out;
+      }
+  if (balance) balance_by_powers_of_two(A, nullptr, n);  // kernels/core/balance.hpp
+  hessenberg(A, n);
+  hessenberg_qr(A, out, n);
+  return out;
+}
 }  // namespace eigen_detail
 
 // All eigenvalues of A (taken by value: it is the workspace). balance =
@@ -308,21 +330,17 @@ HS_HD void hessenberg_qr(Mat<double, N, N>& H, EigenResult<N>& out) {
 // scaled Jacobians accurate).
 template <int N>
 HS_HD EigenResult<N> eigenvalues(Mat<double, N, N> A, bool balance = true) {
-  static_assert(N >= 1 && N <= 32, "eigenvalues<N>: per-thread routine for 1 <= N <= 32");
-  EigenResult<N> out;
-  out.status = eigen_ok;
-  out.iterations = 0;
-  for (int i = 0; i < N; ++i)
-    for (int j = 0; j < N; ++j)
-      if (!eigen_detail::is_finite(A(i, j))) {
-        out.status = eigen_non_finite;
-        for (int k = 0; k < N; ++k) out.re[k] = out.im[k] = NAN;
-        return out;
-      }
-  if (balance) balance_by_powers_of_two(A);  // kernels/core/balance.hpp
-  eigen_detail::hessenberg(A);
-  eigen_detail::hessenberg_qr(A, out);
-  return out;
+  return eigen_detail::eigenvalues_of_block(A, std::integral_constant<int, N>{}, balance);
+}
+
+// The eigenvalues of the leading n × n block A(0:n, 0:n), 1 <= n <= N, in
+// re[0 … n−1], im[0 … n−1] (the rest NaN): a system whose state has fewer
+// entries at run time than its compile-time size N (a model file's cylinder
+// whose circuit leaves pressure slots and the spool unused,
+// kernels/linearize/stability.hpp) runs the routine on its live states only.
+template <int N>
+HS_HD EigenResult<N> eigenvalues_of_leading_block(Mat<double, N, N> A, int n, bool balance = true) {
+  return eigen_detail::eigenvalues_of_block(A, n, balance);
 }
 
 }  // namespace hs

@@ -163,10 +163,9 @@ struct CircuitChoice {
       return Member<I>::spool_rate(circuit_choice_detail::member<I>(c.member), U, U_ref);
     });
   }
-  // τ of the running member's first-order spool; 0 for an ideal spool (a
-  // linearization that needs ∂W/∂U = −1/τ refuses such a member: the host
-  // offers the stability map and the index-1 form for three-volume
-  // cylinders only).
+  // τ of the running member's first-order spool; 0 for an ideal spool (which
+  // has no state: a linearization leaves it out, spool_has_state; the index-1
+  // form, which needs ∂W/∂U = −1/τ, is offered for three-volume cylinders only).
   template <class R>
   HS_HD static R spool_time_constant(const ParamsOn<R>& c) {
     return run(c.circuit_code, [&](auto i) -> R {
@@ -183,6 +182,11 @@ struct CircuitChoice {
   template <class R>
   HS_HD static bool spool_has_state(const ParamsOn<R>& c) {
     return run(c.circuit_code, [&](auto i) { return Member<decltype(i)::value>::Spool::has_state; });
+  }
+  // How many of the first slots the running member leaves unused (its offset).
+  template <class R>
+  HS_HD static int unused_pressures(const ParamsOn<R>& c) {
+    return run(c.circuit_code, [&](auto i) { return offset<decltype(i)::value>; });
   }
   // The member's static pressures on its slots; the unused slots hold the
   // piston side's (as the three-volume circuit's p1 = p2).

@@ -169,11 +169,17 @@ struct ServoValveCircuit {
   HS_HD static R spool_rate(const ParamsOn<R>&, const R& U, const R& U_ref) { return Spool::rate(R(0.0), U, U_ref); }
 
   // Static pressures holding F with the valve closed: p_b prescribed,
-  // p_a = (F + A_b p_b)/A_a.
+  // p_a = (F + A_b p_b)/A_a. With internal leakage the cylinder is at rest
+  // only once the leak has stopped, p_a = p_b = F/(A_a − A_b) (the rod's
+  // section carries the load; docs/models/hydraulics.md §16): any other
+  // pair would drift, and a linearization about it would be about a state
+  // that is not an equilibrium.
   template <class R>
   HS_HD static void static_pressures(const ParamsOn<R>& c, const ConstantsOn<R>& k, const R& F, R* p) {
-    p[1] = c.rod_side_initial_pressure;
-    p[0] = hydraulics::CylinderChambers::holding_pressure(k.A_a, k.A_b, F, p[1]);
+    const auto leaking = c.leakage_coefficient > 0.0;
+    const R equalized = F / (k.A_a - k.A_b);
+    p[1] = choose(leaking, equalized, c.rod_side_initial_pressure);
+    p[0] = choose(leaking, equalized, hydraulics::CylinderChambers::holding_pressure(k.A_a, k.A_b, F, p[1]));
   }
 };
 

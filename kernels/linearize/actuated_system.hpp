@@ -173,11 +173,14 @@ struct ActuatedSystem {
     evaluate(P, K, x, xd, static_cast<const T*>(nullptr), p, U, static_cast<T*>(nullptr), pdot);
   }
 
-  // W(U, U_ref) = (U_ref − U)/τ of actuator a, eq (4); ∂W/∂U = −1/τ.
+  // W(U, U_ref) = (U_ref − U)/τ of actuator a, eq (4); ∂W/∂U = −1/τ. An
+  // ideal spool has no state and no W: 0 (a linearization leaves its row
+  // out, kernels/linearize/reduced_jacobian.hpp live_states).
   HS_HD static double spool_rate(const Params& P, double U, double U_ref, int a = 0) {
     return Circuit::spool_rate(P.actuator[a].circuit, U, U_ref);
   }
   HS_HD static double spool_rate_derivative(const Params& P, int a = 0) {
+    if (!Actuator::spool_has_state(P.actuator[a])) return 0.0;
     return -1.0 / Circuit::spool_time_constant(P.actuator[a].circuit);
   }
 };

@@ -155,8 +155,10 @@ HS_HD Status solve_equilibrium(const typename System::Params& P, Equilibrium<Sys
   for (int c = 0; c < na; ++c) {
     double p[npa];
     System::Circuit::static_pressures(P.actuator[c].circuit, eq.K.actuator[c].circuit, eq.actuator_forces[c], p);
-    for (int k = 0; k < npa; ++k) eq.p[c * npa + k] = p[k];
-    if (!(p[1] > 0.0 && p[1] < 1e10)) return Status::invalid_parameters;
+    for (int k = 0; k < npa; ++k) {
+      eq.p[c * npa + k] = p[k];
+      if (!(p[k] > 0.0 && p[k] < 1e10)) return Status::invalid_parameters;  // no oil can hold it
+    }
   }
   eq.U = 0.0;
 

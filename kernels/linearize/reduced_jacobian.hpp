@@ -28,6 +28,7 @@
 // switches ports at U = 0. It does not change the eigenvalues (the Ũ row is
 // decoupled: J is block triangular).
 #pragma once
+#include "../actuators/hydraulic_cylinder.hpp"
 #include "equilibrium.hpp"
 
 namespace hs {
@@ -49,6 +50,36 @@ template <class System>
 struct ReducedSize {
   static constexpr int value = 2 * System::ni + System::r + System::u;
 };
+
+// Whether some instance of System may leave states of X̃ out (its
+// cylinders' circuit is chosen at run time, or its spool is ideal).
+template <class System>
+constexpr bool may_leave_states_out() {
+  using Circuit = typename System::Actuator::Circuit;
+  if constexpr (RunTimeSpool<Circuit>::value)
+    return true;
+  else
+    return !Circuit::Spool::has_state;
+}
+
+// The states of X̃ the instance P has, as indices into X̃ in order; returns
+// their count (docs/models/linearization.md §3.4). Every x̃, ẋ̃; of cylinder
+// a's pressures the slots its circuit uses (a model file's two-volume or
+// servo-valve cylinder on the three slots of the circuit choice uses the
+// last two); its spool if the spool has a state. A left-out state's row and
+// column of J are zero but for the diagonal (nothing reads it, its rate is
+// zero or −1/τ with τ = 0): it would add an eigenvalue that is no mode.
+template <class System>
+HS_HD int live_states(const typename System::Params& P, int* index) {
+  constexpr int ni = System::ni, npa = System::npa;
+  int count = 0;
+  for (int k = 0; k < 2 * ni; ++k) index[count++] = k;
+  for (int a = 0; a < System::na; ++a)
+    for (int j = System::Actuator::unused_pressures(P.actuator[a]); j < npa; ++j) index[count++] = 2 * ni + a * npa + j;
+  for (int a = 0; a < System::u; ++a)
+    if (System::Actuator::spool_has_state(P.actuator[a])) index[count++] = 2 * ni + System::r + a;
+  return count;
+}
 
 // All partial derivatives at the equilibrium, projected on T.
 template <class System>

@@ -127,10 +127,12 @@ HS_HD void stability_figures(const double* re, const double* im, int count, cons
 
 // Sort the eigenvalues (decreasing real part, then decreasing imaginary
 // part) into the record and derive the map's figures (stability_figures).
+// The first `count` of re, im (a system with states left out, live_states).
 template <int N>
-HS_HD void classify_eigenvalues(const double* re, const double* im, const StabilitySettings& S, StabilityResult<N>& out) {
-  for (int k = 0; k < N; ++k) { out.re[k] = re[k]; out.im[k] = im[k]; }
-  for (int i = 1; i < N; ++i)
+HS_HD void classify_eigenvalues(const double* re, const double* im, const StabilitySettings& S, StabilityResult<N>& out,
+                                int count = N) {
+  for (int k = 0; k < count; ++k) { out.re[k] = re[k]; out.im[k] = im[k]; }
+  for (int i = 1; i < count; ++i)
     for (int j = i; j > 0; --j) {
       const bool swap = out.re[j] > out.re[j - 1] || (out.re[j] == out.re[j - 1] && out.im[j] > out.im[j - 1]);
       if (!swap) break;
@@ -138,7 +140,7 @@ HS_HD void classify_eigenvalues(const double* re, const double* im, const Stabil
       out.re[j] = out.re[j - 1]; out.im[j] = out.im[j - 1];
       out.re[j - 1] = a; out.im[j - 1] = b;
     }
-  stability_figures(out.re, out.im, N, S, out);
+  stability_figures(out.re, out.im, count, S, out);
 }
 
 // The host's one record type for every model's map: room for the widest
@@ -191,12 +193,26 @@ HS_HD StabilityOf<System> stability_point(const typename System::Params& P, cons
       out.status = static_cast<int>(Status::constraint_failure);
       return out;
     }
-    const EigenResult<N> ev = eigenvalues<N>(J);
+    // The eigenvalues of the states the instance has (live_states): J's
+    // rows and columns of those, in order, in the leading block.
+    int count = N;
+    EigenResult<N> ev;
+    if constexpr (may_leave_states_out<System>()) {
+      int live[N];
+      count = live_states<System>(P, live);
+      Mat<double, N, N> Jl = Mat<double, N, N>::zero();
+      for (int i = 0; i < count; ++i)
+        for (int j = 0; j < count; ++j) Jl(i, j) = J(live[i], live[j]);
+      ev = eigenvalues_of_leading_block<N>(Jl, count);
+    } else {
+      ev = eigenvalues<N>(J);
+    }
     if (ev.status != eigen_ok) {
       out.status = static_cast<int>(Status::diverged);
       return out;
     }
-    classify_eigenvalues(ev.re, ev.im, S, out);
+    out.eigenvalue_count = count;
+    classify_eigenvalues(ev.re, ev.im, S, out, count);
     return out;
   }
 }
