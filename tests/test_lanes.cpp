@@ -11,11 +11,16 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "host/build_paths.hpp"
+#include "host/registry/model_file.hpp"
 #include "kernels/core/dual.hpp"
 #include "kernels/friction/friction.hpp"
 #include "kernels/friction/lugre.hpp"
+#include "kernels/integrators/lockstep.hpp"
+#include "kernels/models/planar_multibody_descriptor.hpp"
 
 using namespace hs;
 
@@ -373,4 +378,111 @@ TEST(LanesActuator, TwoVolumeCylinderIsTheScalarOneInEveryLane) {
 TEST(LanesActuator, ServoValveCylinderIsTheScalarOneInEveryLane) {
   expect_cylinder_lanes_equal_scalar<HydraulicCylinder<ServoValveCircuit, BengisuAkay>, 8>(17);
   expect_cylinder_lanes_equal_scalar<HydraulicCylinder<ServoValveCircuit, ModifiedLuGre>, 4>(18);
+}
+
+// ---- A model file's mechanism on lanes ---------------------------------------
+// The generic planar mechanism of model files (kernels/models/planar_multibody.hpp)
+// with its reals on lanes and its structure shared (gather_mechanism,
+// kernels/integrators/lockstep.hpp): a shipped file's parameters with every
+// real scaled per instance by its own factor in [0.95, 1.05], each lane at
+// its own x, ẋ, ẍ; the semirecursive interface the integrators call — pose
+// (Φ, Φ_x), motion (Φ̇_x ẋ and the centres of mass' biases), the constraint
+// accelerations, each cylinder's s, ṡ, ∂s/∂x, the dynamics residual, both
+// energies — gives in every lane the bits of the scalar call. A ragged last
+// group repeats its last instance; instances of one file share a structure.
+namespace {
+template <class Capacity, int W>
+void expect_file_mechanism_lanes_equal_scalar(const std::string& file, std::uint64_t seed) {
+  using Mech = PlanarMultibody<Capacity>;
+  using Params = PlanarMultibodyParams<Capacity>;
+  using L = Lanes<W>;
+  constexpr int nq = Mech::nq, nc = Mech::nc, na = Mech::na;
+  const auto model = load_model_file(std::string(HYDROSWEEP_SOURCE_DIR) + "/models/" + file);
+  PlanarFileModelParamsOf<Capacity> full;
+  ASSERT_EQ(model->params_bytes.size(), sizeof full);
+  std::memcpy(static_cast<void*>(&full), model->params_bytes.data(), sizeof full);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> scale(0.95, 1.05), u(-1.0, 1.0);
+  const int n = 2 * W - 1;
+  std::vector<Params> params(n, full.mechanism);
+  struct Point {
+    double x[nq], xd[nq], xdd[nq];
+  };
+  std::vector<Point> pts(n);
+  for (int i = 0; i < n; ++i) {
+    const Params base = params[i];
+    for_each_planar_multibody_field<Capacity>(params[i], base, [&](double& to, double from) { to = from * scale(rng); },
+                                              [](int&, int) {});
+    EXPECT_TRUE(same_mechanism_structure(params[i], full.mechanism));
+    for (int k = 0; k < nq; ++k) {
+      pts[i].x[k] = 0.0;
+      pts[i].xd[k] = u(rng);
+      pts[i].xdd[k] = 10.0 * u(rng);
+    }
+    for (int b = 0; b < params[i].bodies; ++b) pts[i].x[params[i].body[b].slot] = params[i].body[b].initial + 0.05 * u(rng);
+  }
+  int compared = 0;
+  for (int first = 0; first < n; first += W) {
+    const int count = W < n - first ? W : n - first;
+    auto at = [&](int lane) { return first + (lane < count ? lane : count - 1); };
+    PlanarMultibodyParamsT<Capacity, L> PL;
+    gather_mechanism<W>(params.data() + first, count, PL);
+    L x[nq], xd[nq], xdd[nq];
+    for (int lane = 0; lane < W; ++lane)
+      for (int k = 0; k < nq; ++k) {
+        x[k].set(lane, pts[at(lane)].x[k]);
+        xd[k].set(lane, pts[at(lane)].xd[k]);
+        xdd[k].set(lane, pts[at(lane)].xdd[k]);
+      }
+    const auto pose = Mech::pose(PL, x);
+    const auto motion = Mech::motion(pose, xd);
+    const auto acc = Mech::acceleration(pose, motion, xdd);
+    L phidd[nc], residual[nq];
+    Mech::constraint_acceleration(pose, motion, acc, phidd);
+    Mech::dynamics_residual(PL, pose, motion, acc, residual);
+    const L kinetic = Mech::kinetic_energy(PL, motion), potential = Mech::potential_energy(PL, pose);
+    typename Mech::template Actuator<L> act[na];
+    for (int a = 0; a < na; ++a) act[a] = Mech::actuator(PL, pose, motion, a);
+    for (int lane = 0; lane < W; ++lane) {
+      SCOPED_TRACE("instance " + std::to_string(at(lane)) + " in lane " + std::to_string(lane));
+      const Params& P = params[at(lane)];
+      const Point& pt = pts[at(lane)];
+      const auto ps = Mech::pose(P, pt.x);
+      const auto ms = Mech::motion(ps, pt.xd);
+      const auto as = Mech::acceleration(ps, ms, pt.xdd);
+      double phidd_s[nc], residual_s[nq];
+      Mech::constraint_acceleration(ps, ms, as, phidd_s);
+      Mech::dynamics_residual(P, ps, ms, as, residual_s);
+      for (int r = 0; r < nc; ++r) {
+        EXPECT_TRUE(same_bits(pose.phi[r][lane], ps.phi[r])) << "phi" << r;
+        EXPECT_TRUE(same_bits(motion.phi_bias[r][lane], ms.phi_bias[r])) << "phi_bias" << r;
+        EXPECT_TRUE(same_bits(phidd[r][lane], phidd_s[r])) << "phidd" << r;
+        for (int k = 0; k < nq; ++k) EXPECT_TRUE(same_bits(pose.jacobian[r][k][lane], ps.jacobian[r][k])) << r << "," << k;
+      }
+      for (int k = 0; k < nq; ++k) EXPECT_TRUE(same_bits(residual[k][lane], residual_s[k])) << "residual" << k;
+      for (int b = 0; b < P.bodies; ++b) {
+        EXPECT_TRUE(same_bits(motion.com_bias[b].x[lane], ms.com_bias[b].x)) << "com_bias" << b;
+        EXPECT_TRUE(same_bits(motion.com_bias[b].y[lane], ms.com_bias[b].y)) << "com_bias" << b;
+      }
+      EXPECT_TRUE(same_bits(kinetic[lane], Mech::kinetic_energy(P, ms)));
+      EXPECT_TRUE(same_bits(potential[lane], Mech::potential_energy(P, ps)));
+      for (int a = 0; a < na; ++a) {
+        const auto one = Mech::actuator(P, ps, ms, a);
+        EXPECT_TRUE(same_bits(act[a].length[lane], one.length)) << "cylinder " << a;
+        EXPECT_TRUE(same_bits(act[a].rate[lane], one.rate)) << "cylinder " << a;
+        for (int k = 0; k < nq; ++k) EXPECT_TRUE(same_bits(act[a].ds_dx[k][lane], one.ds_dx[k])) << "cylinder " << a;
+      }
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, 2 * W);  // two groups of W lanes, the second ragged (its last instance in two lanes)
+}
+}  // namespace
+
+TEST(LanesMechanism, ModelFileMechanismIsTheScalarOneInEveryLane) {
+  // Revolute joints and cuts (the four-bar), prismatic joints and cuts (the
+  // quick-return), two cylinders on two degrees of freedom (the boom and arm).
+  expect_file_mechanism_lanes_equal_scalar<PlanarFileCapacity, 4>("four_bar.toml", 11);
+  expect_file_mechanism_lanes_equal_scalar<PlanarFileCapacity, 4>("quick_return.toml", 12);
+  expect_file_mechanism_lanes_equal_scalar<PlanarFileTwoCylinderCapacity, 4>("excavator_boom_arm.toml", 13);
 }

@@ -35,6 +35,7 @@
 #include "../core/lanes.hpp"
 #include "../models/input_schedule.hpp"
 #include "../models/planar_loop_chain.hpp"
+#include "../models/planar_multibody.hpp"
 #include "double_step_trapezoidal.hpp"
 #include "penalty_trapezoidal.hpp"
 #include "run.hpp"
@@ -64,8 +65,19 @@ void gather_mechanism(const PlanarLoopChainParams<NB>* in, int count, PlanarLoop
   transpose_reals<W>(in, count, out, n_reals);
   out.actuator_body = in[0].actuator_body;
 }
+// A model file's mechanism: its reals per lane, its structure (the tree, the
+// joints' types and slots, the points' bodies, the padding) one for the batch.
+template <int W, class Capacity>
+void gather_mechanism(const PlanarMultibodyParams<Capacity>* in, int count,
+                      PlanarMultibodyParamsT<Capacity, Lanes<W>>& out) {
+  for (int lane = 0; lane < W; ++lane)
+    for_each_planar_multibody_field<Capacity>(
+        out, in[lane < count ? lane : count - 1], [&](Lanes<W>& to, double from) { to.set(lane, from); },
+        [&](int& to, int from) { if (lane == 0) to = from; });
+}
 // The mechanism's structural fields, the same in every lane of a batch: none
-// for a mechanism of reals, the actuator body for the planar chain.
+// for a mechanism of reals, the actuator body for the planar chain, a model
+// file's tree.
 template <class MP>
 bool same_mechanism_structure(const MP&, const MP&) {
   return true;
@@ -73,6 +85,13 @@ bool same_mechanism_structure(const MP&, const MP&) {
 template <int NB>
 bool same_mechanism_structure(const PlanarLoopChainParams<NB>& a, const PlanarLoopChainParams<NB>& b) {
   return a.actuator_body == b.actuator_body;
+}
+template <class Capacity>
+bool same_mechanism_structure(const PlanarMultibodyParams<Capacity>& a, const PlanarMultibodyParams<Capacity>& b) {
+  bool same = true;
+  PlanarMultibodyParams<Capacity> copy = a;
+  for_each_planar_multibody_field<Capacity>(copy, b, [](double, double) {}, [&](int x, int y) { same = same && x == y; });
+  return same;
 }
 // The schedule's segments, one for the batch, and each lane's gain.
 template <int W>

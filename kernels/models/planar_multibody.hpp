@@ -53,27 +53,31 @@ struct PlanarCapacity {
   static_assert(NQ > NC && NC >= 1, "a mechanism with at least one degree of freedom and one constraint row");
 };
 
-template <class Capacity>
-struct PlanarMultibodyParams {
+// R: double, or Lanes<W> for W instances in lockstep (kernels/core/lanes.hpp):
+// the reals per lane, the structure (which body a point is on, a joint's
+// type and slot, the tree, the padding) the same in every lane of a batch.
+template <class Capacity, class R = double>
+struct PlanarMultibodyParamsT {
+  using Real = R;
   // A point fixed to a body (or to the ground, body −1), in its frame.
   struct Point {
-    double x, y;
+    R x, y;
     int body;
   };
   struct Body {
-    double mass;     // [kg]
-    double inertia;  // about the centre of mass [kg m²]
-    double com_x, com_y;
-    double initial;      // x(0) of its joint coordinate (a guess unless driving) [rad or m]
-    double slide_angle;  // prismatic: slide direction in the parent's frame [rad]
-    double orientation;  // prismatic: the body's fixed angle relative to its parent [rad]
+    R mass;     // [kg]
+    R inertia;  // about the centre of mass [kg m²]
+    R com_x, com_y;
+    R initial;      // x(0) of its joint coordinate (a guess unless driving) [rad or m]
+    R slide_angle;  // prismatic: slide direction in the parent's frame [rad]
+    R orientation;  // prismatic: the body's fixed angle relative to its parent [rad]
     int joint_point;     // the parent's point it hangs from (index into point[])
     int prismatic;       // 0: revolute, 1: prismatic
     int slot;            // its coordinate's index in x
   };
   struct Cut {
-    double axis_angle;      // prismatic: slot direction β in body b's frame [rad]
-    double relative_angle;  // prismatic: θ_a − θ_b [rad]
+    R axis_angle;      // prismatic: slot direction β in body b's frame [rad]
+    R relative_angle;  // prismatic: θ_a − θ_b [rad]
     int point_a, point_b;
     int prismatic;
   };
@@ -84,7 +88,7 @@ struct PlanarMultibodyParams {
   Body body[Capacity::bodies];  // parents before children
   Cut cut[Capacity::cuts];
   Cylinder cylinder[Capacity::na];
-  double gravity_x = 0.0, gravity_y = -9.81;  // [m/s²]
+  R gravity_x = 0.0, gravity_y = -9.81;  // [m/s²]
   int bodies = 0, cuts = 0;
   // Padding rows Φ_r = x_{pad_slot[r]} for r ≥ 2·cuts; slot_used[k]: 1 for a
   // joint coordinate, 0 for padding.
@@ -93,8 +97,58 @@ struct PlanarMultibodyParams {
 };
 
 template <class Capacity>
+using PlanarMultibodyParams = PlanarMultibodyParamsT<Capacity, double>;
+
+// Every field of two parameter sets side by side (host-side, for lanes):
+// real(to_field, from_field) on the reals, structural(to_field, from_field)
+// on the structure. One list of the fields for gathering instances into
+// lanes and for telling whether two instances may share them
+// (kernels/integrators/lockstep.hpp).
+template <class Capacity, class To, class From, class Real, class Structural>
+void for_each_planar_multibody_field(To& to, const From& from, Real&& real, Structural&& structural) {
+  for (int i = 0; i < Capacity::points; ++i) {
+    real(to.point[i].x, from.point[i].x);
+    real(to.point[i].y, from.point[i].y);
+    structural(to.point[i].body, from.point[i].body);
+  }
+  for (int b = 0; b < Capacity::bodies; ++b) {
+    auto& t = to.body[b];
+    const auto& f = from.body[b];
+    real(t.mass, f.mass);
+    real(t.inertia, f.inertia);
+    real(t.com_x, f.com_x);
+    real(t.com_y, f.com_y);
+    real(t.initial, f.initial);
+    real(t.slide_angle, f.slide_angle);
+    real(t.orientation, f.orientation);
+    structural(t.joint_point, f.joint_point);
+    structural(t.prismatic, f.prismatic);
+    structural(t.slot, f.slot);
+  }
+  for (int c = 0; c < Capacity::cuts; ++c) {
+    real(to.cut[c].axis_angle, from.cut[c].axis_angle);
+    real(to.cut[c].relative_angle, from.cut[c].relative_angle);
+    structural(to.cut[c].point_a, from.cut[c].point_a);
+    structural(to.cut[c].point_b, from.cut[c].point_b);
+    structural(to.cut[c].prismatic, from.cut[c].prismatic);
+  }
+  for (int a = 0; a < Capacity::na; ++a) {
+    structural(to.cylinder[a].base_point, from.cylinder[a].base_point);
+    structural(to.cylinder[a].rod_point, from.cylinder[a].rod_point);
+  }
+  real(to.gravity_x, from.gravity_x);
+  real(to.gravity_y, from.gravity_y);
+  structural(to.bodies, from.bodies);
+  structural(to.cuts, from.cuts);
+  for (int r = 0; r < Capacity::nc; ++r) structural(to.pad_slot[r], from.pad_slot[r]);
+  for (int k = 0; k < Capacity::nq; ++k) structural(to.slot_used[k], from.slot_used[k]);
+}
+
+template <class Capacity>
 struct PlanarMultibodyDae {
   using Params = PlanarMultibodyParams<Capacity>;
+  template <class R>
+  using ParamsOn = PlanarMultibodyParamsT<Capacity, R>;
   static constexpr int n = Capacity::nq;
   static constexpr int m = Capacity::nc;
   static constexpr int ni = n - m;
@@ -124,8 +178,8 @@ struct PlanarMultibodyDae {
   };
 
   // Point p in the world, on the placements (ground points are constants).
-  template <class S>
-  HS_HD HS_FORCEINLINE static V2<S> world_point(const Params& P, const Placements<S>& pl, int p) {
+  template <class S, class R>
+  HS_HD HS_FORCEINLINE static V2<S> world_point(const ParamsOn<R>& P, const Placements<S>& pl, int p) {
     const auto& pt = P.point[p];
     if (pt.body < 0) return V2<S>{S(pt.x), S(pt.y)};
     const Placement<S>& b = pl.body[pt.body];
@@ -137,8 +191,8 @@ struct PlanarMultibodyDae {
   }
 
   // The tree recursion (seed 001 eqs 1–2 in positions): parents first.
-  template <class S>
-  HS_HD static Placements<S> place(const Params& P, const S* x) {
+  template <class S, class R>
+  HS_HD static Placements<S> place(const ParamsOn<R>& P, const S* x) {
     Placements<S> pl;
     for (int j = 0; j < P.bodies; ++j) {
       const auto& B = P.body[j];
@@ -161,13 +215,13 @@ struct PlanarMultibodyDae {
   }
 
   // Φ(x): two rows per cut joint, then the padding rows.
-  template <class S>
-  HS_HD static void constraints(const Params& P, const S* x, S* phi) {
+  template <class S, class R>
+  HS_HD static void constraints(const ParamsOn<R>& P, const S* x, S* phi) {
     constraints_at(P, place(P, x), x, phi);
   }
   // Φ from placements already made at x.
-  template <class S>
-  HS_HD static void constraints_at(const Params& P, const Placements<S>& pl, const S* x, S* phi) {
+  template <class S, class R>
+  HS_HD static void constraints_at(const ParamsOn<R>& P, const Placements<S>& pl, const S* x, S* phi) {
     for (int k = 0; k < P.cuts; ++k) {
       const auto& C = P.cut[k];
       const V2<S> a = world_point(P, pl, C.point_a), b = world_point(P, pl, C.point_b);
@@ -186,8 +240,8 @@ struct PlanarMultibodyDae {
     for (int r = 2 * P.cuts; r < m; ++r) phi[r] = x[P.pad_slot[r]];
   }
 
-  template <class S>
-  HS_HD static S actuator_length(const Params& P, const S* x, int a) {
+  template <class S, class R>
+  HS_HD static S actuator_length(const ParamsOn<R>& P, const S* x, int a) {
     const Placements<S> pl = place(P, x);
     const V2<S> d = world_point(P, pl, P.cylinder[a].rod_point) - world_point(P, pl, P.cylinder[a].base_point);
     return math::sqrt(dot(d, d));
@@ -204,8 +258,8 @@ struct PlanarMultibodyDae {
   //   e_k = Σ_{b outboard of k} (g_b − r_k) × f_b + τ_b   (revolute)
   //   e_k = Σ_{b outboard of k} u_k · f_b                  (prismatic),
   // the virtual power of the header's equation without a pass on Dual<n>.
-  template <class T>
-  HS_HD static void residual_from(const Params& P, const Placements<T>& pl, const V2<T>* gdd, const T* thdd,
+  template <class T, class R>
+  HS_HD static void residual_from(const ParamsOn<R>& P, const Placements<T>& pl, const V2<T>* gdd, const T* thdd,
                                   const T* xdd, T* e) {
     for (int k = 0; k < n; ++k) e[k] = P.slot_used[k] ? T(0.0) : xdd[k];
     for (int b = 0; b < P.bodies; ++b) {
@@ -225,16 +279,16 @@ struct PlanarMultibodyDae {
       }
     }
   }
-  template <class S>
-  HS_HD HS_FORCEINLINE static V2<S> com_of(const Params& P, const Placements<S>& pl, int b) {
+  template <class S, class R>
+  HS_HD HS_FORCEINLINE static V2<S> com_of(const ParamsOn<R>& P, const Placements<S>& pl, int b) {
     const auto& q = pl.body[b];
     return V2<S>{q.origin.x + q.c * P.body[b].com_x - q.s * P.body[b].com_y,
                  q.origin.y + q.s * P.body[b].com_x + q.c * P.body[b].com_y};
   }
   // Projected on the directions (Dᵀe), with g̈, θ̈ from one pass on the path
   // jet x + ẋτ1 + ẋτ2 + ẍτ1τ2 (kernels/core/derivatives.hpp).
-  template <class Dir, class T>
-  HS_HD static void mechanism_residual_along(const Params& P, const Dir& dir, const T* x, const T* xd, const T* xdd,
+  template <class Dir, class T, class R>
+  HS_HD static void mechanism_residual_along(const ParamsOn<R>& P, const Dir& dir, const T* x, const T* xd, const T* xdd,
                                              T* e_dir) {
     using Path = PathJet<T>;
     Path xp[n];
@@ -259,14 +313,14 @@ struct PlanarMultibodyDae {
       e_dir[j] = sum;
     }
   }
-  template <class T>
-  HS_HD static void mechanism_residual(const Params& P, const T* x, const T* xd, const T* xdd, T* e) {
+  template <class T, class R>
+  HS_HD static void mechanism_residual(const ParamsOn<R>& P, const T* x, const T* xd, const T* xdd, T* e) {
     mechanism_residual_along(P, UnitDirections<n>{}, x, xd, xdd, e);
   }
 
   // T = Σ ½ m_b |ġ_b|² + ½ I_b θ̇_b², the rates from one pass on x + ẋε.
-  template <class T>
-  HS_HD static T kinetic_energy(const Params& P, const T* x, const T* xd) {
+  template <class T, class R>
+  HS_HD static T kinetic_energy(const ParamsOn<R>& P, const T* x, const T* xd) {
     using Rate = RateJet<T>;
     Rate xr[n];
     seed_rate<T>(x, xd, n, xr);
@@ -283,8 +337,8 @@ struct PlanarMultibodyDae {
     return E;
   }
   // V = −Σ m_b a_grav · g_b.
-  template <class T>
-  HS_HD static T potential_energy(const Params& P, const T* x) {
+  template <class T, class R>
+  HS_HD static T potential_energy(const ParamsOn<R>& P, const T* x) {
     const Placements<T> pl = place(P, x);
     T E(0.0);
     for (int b = 0; b < P.bodies; ++b) {
@@ -319,6 +373,8 @@ template <class Capacity>
 struct PlanarMultibody : CoordinateAccelerations<Capacity::nq>, StoredPoseConstraints<Capacity::nq, Capacity::nc> {
   using Dae = PlanarMultibodyDae<Capacity>;
   using Params = typename Dae::Params;
+  template <class R>
+  using ParamsOn = typename Dae::template ParamsOn<R>;
   static constexpr int nq = Dae::n;
   static constexpr int nc = Dae::m;
   static constexpr int na = Dae::na;
@@ -326,9 +382,9 @@ struct PlanarMultibody : CoordinateAccelerations<Capacity::nq>, StoredPoseConstr
   HS_HD static void driving(int* indep) { Dae::driving(indep); }
   HS_HD static void assembly_guess(const Params& P, double* x) { Dae::initial_guess(P, x); }
 
-  template <class T>
+  template <class T, class R = double>
   struct Pose {
-    const Params* params;
+    const ParamsOn<R>* params;
     typename Dae::template Placements<T> pl;
     T x[nq];
     T phi[nc];
@@ -353,8 +409,8 @@ struct PlanarMultibody : CoordinateAccelerations<Capacity::nq>, StoredPoseConstr
   };
 
   // sign · ∂W/∂x into the rows (gx, gy) for the world point W of point p.
-  template <class T>
-  HS_HD static void add_point_jacobian(const Params& P, const typename Dae::template Placements<T>& pl, int p,
+  template <class T, class R>
+  HS_HD static void add_point_jacobian(const ParamsOn<R>& P, const typename Dae::template Placements<T>& pl, int p,
                                        const V2<T>& W, double sign, T* gx, T* gy) {
     for (int k = P.point[p].body; k >= 0; k = P.point[P.body[k].joint_point].body) {
       const auto& J = P.body[k];
@@ -371,15 +427,15 @@ struct PlanarMultibody : CoordinateAccelerations<Capacity::nq>, StoredPoseConstr
     }
   }
   // sign · ∂θ_b/∂x into row g.
-  template <class T>
-  HS_HD static void add_angle_jacobian(const Params& P, int b, double sign, T* g) {
+  template <class T, class R>
+  HS_HD static void add_angle_jacobian(const ParamsOn<R>& P, int b, double sign, T* g) {
     for (int k = b; k >= 0; k = P.point[P.body[k].joint_point].body)
       if (!P.body[k].prismatic) g[P.body[k].slot] += T(sign);
   }
 
-  template <class T>
-  HS_HD static Pose<T> pose(const Params& P, const T* x) {
-    Pose<T> p;
+  template <class T, class R>
+  HS_HD static Pose<T, R> pose(const ParamsOn<R>& P, const T* x) {
+    Pose<T, R> p;
     p.params = &P;
     for (int k = 0; k < nq; ++k) p.x[k] = x[k];
     p.pl = Dae::place(P, x);
@@ -422,10 +478,10 @@ struct PlanarMultibody : CoordinateAccelerations<Capacity::nq>, StoredPoseConstr
     return p;
   }
 
-  template <class T>
-  HS_HD static Motion<T> motion(const Pose<T>& p, const T* xd) {
+  template <class T, class R>
+  HS_HD static Motion<T> motion(const Pose<T, R>& p, const T* xd) {
     using Path = PathJet<T>;
-    const Params& P = *p.params;
+    const ParamsOn<R>& P = *p.params;
     Motion<T> m;
     for (int k = 0; k < nq; ++k) {
       m.x[k] = p.x[k];
@@ -443,8 +499,8 @@ struct PlanarMultibody : CoordinateAccelerations<Capacity::nq>, StoredPoseConstr
     return m;
   }
   // Φ̈ = Φ_x ẍ + ẋᵀ∇²Φ ẋ (the bias from motion()).
-  template <class T>
-  HS_HD static void constraint_acceleration(const Pose<T>& p, const Motion<T>& m, const Acceleration<T>& a, T* out) {
+  template <class T, class R>
+  HS_HD static void constraint_acceleration(const Pose<T, R>& p, const Motion<T>& m, const Acceleration<T>& a, T* out) {
     for (int r = 0; r < nc; ++r) {
       T c = m.phi_bias[r];
       for (int k = 0; k < nq; ++k) c += p.jacobian[r][k] * a.xdd[k];
@@ -453,8 +509,8 @@ struct PlanarMultibody : CoordinateAccelerations<Capacity::nq>, StoredPoseConstr
   }
 
   // s = |W_rod − W_base|, ∂s/∂x = u_s · (∂W_rod − ∂W_base), ṡ = ∂s/∂x ẋ.
-  template <class T>
-  HS_HD static Actuator<T> actuator(const Params& P, const Pose<T>& p, const Motion<T>& m, int a = 0) {
+  template <class T, class R>
+  HS_HD static Actuator<T> actuator(const ParamsOn<R>& P, const Pose<T, R>& p, const Motion<T>& m, int a = 0) {
     const int base = P.cylinder[a].base_point, rod = P.cylinder[a].rod_point;
     const V2<T> wb = Dae::world_point(P, p.pl, base), wr = Dae::world_point(P, p.pl, rod);
     const V2<T> d = wr - wb;
@@ -475,8 +531,8 @@ struct PlanarMultibody : CoordinateAccelerations<Capacity::nq>, StoredPoseConstr
   }
 
   // The DAE's residual (residual_from) with g̈_b = bias_b + Σ_k ∂g_b/∂x_k ẍ_k.
-  template <class T>
-  HS_HD static void dynamics_residual(const Params& P, const Pose<T>& p, const Motion<T>& m, const Acceleration<T>& a,
+  template <class T, class R>
+  HS_HD static void dynamics_residual(const ParamsOn<R>& P, const Pose<T, R>& p, const Motion<T>& m, const Acceleration<T>& a,
                                       T* r) {
     V2<T> gdd[Capacity::bodies];
     T thdd[Capacity::bodies];
@@ -501,12 +557,12 @@ struct PlanarMultibody : CoordinateAccelerations<Capacity::nq>, StoredPoseConstr
     }
     Dae::residual_from(P, p.pl, gdd, thdd, a.xdd, r);
   }
-  template <class T>
-  HS_HD static T kinetic_energy(const Params& P, const Motion<T>& m) {
+  template <class T, class R>
+  HS_HD static T kinetic_energy(const ParamsOn<R>& P, const Motion<T>& m) {
     return Dae::kinetic_energy(P, m.x, m.xd);
   }
-  template <class T>
-  HS_HD static T potential_energy(const Params& P, const Pose<T>& p) {
+  template <class T, class R>
+  HS_HD static T potential_energy(const ParamsOn<R>& P, const Pose<T, R>& p) {
     return Dae::potential_energy(P, p.x);
   }
 };
