@@ -1,8 +1,8 @@
 // Throughput of the models described in model files against the compiled
 // models they re-describe (issue 38's goal: ≥ 0.5× on the CPU), measured in
-// one process, one thread, one instance at a time (lanes = 1: the file models
-// have no lockstep lanes yet, docs/models/planar-multibody.md §6), with the
-// compiled model's lanes beside it for reference.
+// one process, one thread, one instance at a time (lanes = 1), and then each
+// on the widest lockstep lanes of the build (the file models' lanes,
+// docs/models/lanes.md §10, against the compiled models').
 //
 // Workload per pair: N instances (Coulomb force scaled by U(0.9, 1.1), as
 // bench_cpu_throughput), the 10 s work cycle at dt = 1 ms, Brown–McPhee
@@ -73,8 +73,8 @@ ChoiceCost friction_choice_cost(int repeats) {
 
 struct Pair {
   std::string compiled, file;
-  double compiled_rate = 0, file_rate = 0, compiled_lanes_rate = 0, ratio = 0;
-  int lanes = 1;
+  double compiled_rate = 0, file_rate = 0, compiled_lanes_rate = 0, file_lanes_rate = 0, ratio = 0;
+  int lanes = 1, file_lanes = 1;
 };
 
 }  // namespace
@@ -95,8 +95,8 @@ int main(int argc, char** argv) {
                              {"quick-return", "quick_return.toml"}};
   std::printf("bench_model_file_throughput: %ld instances x 10 s, dt = 1 ms, brown-mcphee, double step, 1 thread, %s\n",
               n, hb::cpu_model().c_str());
-  std::printf("\n%-18s %22s %22s %8s %24s\n", "model", "compiled [steps/s]", "model file [steps/s]", "ratio",
-              "compiled, lanes [steps/s]");
+  std::printf("\n%-18s %20s %20s %7s %24s %24s %7s\n", "model", "compiled [steps/s]", "model file [steps/s]", "ratio",
+              "compiled, lanes [steps/s]", "model file, lanes", "ratio");
   for (auto& p : pairs) {
     std::shared_ptr<const hs::ModelDescriptor> file_model;
     try {
@@ -112,8 +112,8 @@ int main(int argc, char** argv) {
       s->lanes = 1;
       s->trajectory_stride = 0;
     }
-    hs::BatchSpec lanes = compiled;
-    lanes.lanes = 0;  // the widest this build has, where the model has lanes
+    hs::BatchSpec lanes = compiled, file_lanes = file;
+    lanes.lanes = file_lanes.lanes = 0;  // the widest this build has, where the model has lanes
     hb::steps_per_second(compiled);  // warm-up: code and data pages
     hb::steps_per_second(file);
     std::vector<double> c, f, ratio;
@@ -125,11 +125,20 @@ int main(int argc, char** argv) {
     p.compiled_rate = hb::median(c);
     p.file_rate = hb::median(f);
     p.ratio = hb::median(ratio);
-    const hs::BatchResult lr = hs::run_batch_cpu(lanes);
-    p.lanes = lr.lanes_used;
-    p.compiled_lanes_rate = hb::column_sum(lr, *lanes.model, "steps") / lr.wall_seconds;
-    std::printf("%-18s %22.4g %22.4g %7.2fx %17.4g (%d)\n", p.compiled.c_str(), p.compiled_rate, p.file_rate, p.ratio,
-                p.compiled_lanes_rate, p.lanes);
+    std::vector<double> cl, fl;
+    for (int r = 0; r < repeats; ++r) {
+      const hs::BatchResult lr = hs::run_batch_cpu(lanes);
+      const hs::BatchResult fr = hs::run_batch_cpu(file_lanes);
+      p.lanes = lr.lanes_used;
+      p.file_lanes = fr.lanes_used;
+      cl.push_back(hb::column_sum(lr, *lanes.model, "steps") / lr.wall_seconds);
+      fl.push_back(hb::column_sum(fr, *file_lanes.model, "steps") / fr.wall_seconds);
+    }
+    p.compiled_lanes_rate = hb::median(cl);
+    p.file_lanes_rate = hb::median(fl);
+    std::printf("%-18s %20.4g %20.4g %6.2fx %19.4g (%d) %19.4g (%d) %6.2fx\n", p.compiled.c_str(), p.compiled_rate,
+                p.file_rate, p.ratio, p.compiled_lanes_rate, p.lanes, p.file_lanes_rate, p.file_lanes,
+                p.file_lanes_rate / p.compiled_lanes_rate);
   }
 
   // The laws with states through the model files' one policy.
@@ -152,7 +161,8 @@ int main(int argc, char** argv) {
       .field("formulation", "double-step")
       .field("threads", 1)
       .field("repeats", repeats)
-      .field("timing", "median over repeats of (compiled, file) pairs run back to back; instance loop only")
+      .field("timing", "median over repeats of (compiled, file) pairs run back to back; instance loop only; "
+                       "lanes: median over repeats of each batch's wall time")
       .end_object();
   j.begin_array("results");
   for (const auto& p : pairs)
@@ -164,6 +174,9 @@ int main(int argc, char** argv) {
         .field("file_over_compiled", p.ratio)
         .field("compiled_lanes", p.lanes)
         .field("compiled_with_lanes_instance_steps_per_s", p.compiled_lanes_rate)
+        .field("file_lanes", p.file_lanes)
+        .field("file_with_lanes_instance_steps_per_s", p.file_lanes_rate)
+        .field("file_lanes_over_file_one_at_a_time", p.file_lanes_rate / p.file_rate)
         .end_object();
   j.end_array();
   j.begin_array("friction_choice");

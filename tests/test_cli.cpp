@@ -237,6 +237,42 @@ TEST(Cli, LanesGiveTheSameResultsAsOneInstanceAtATime) {
   EXPECT_FALSE(fs::exists(tmp.path / "bad"));
 }
 
+// A model file's study runs on lanes too (docs/models/lanes.md §10): the boom
+// and arm under their two PI stroke controllers, a Monte Carlo of 21
+// instances (a ragged group), 2.5 s (both references moving), trajectories
+// recorded: summary.csv (the controllers' reports and the named points among
+// its columns) and results.h5 the same bits with --lanes 1 and by default.
+TEST(Cli, ModelFileStudyRunsOnLanesWithTheSameResults) {
+  TempDir tmp;
+  std::string text = read_file(kRoot + "/studies/excavator_boom_arm_monte_carlo.toml");
+  text = std::regex_replace(text, std::regex(R"(model_file = "\.\./models/)"), "model_file = \"" + kRoot + "/models/");
+  text = std::regex_replace(text, std::regex(R"(duration = [0-9.eE+-]+)"), "duration = 2.5");
+  text = std::regex_replace(text, std::regex(R"(count = 1000)"), "count = 21");
+  text = std::regex_replace(text, std::regex(R"(trajectory_stride = 0)"), "trajectory_stride = 50");
+  ASSERT_NE(text.find("count = 21"), std::string::npos);
+  ASSERT_NE(text.find(kRoot + "/models/excavator_boom_arm.toml"), std::string::npos);
+  const fs::path study = tmp.path / "boom_arm.toml";
+  write_file(study, text);
+  std::map<std::string, std::string> csv;
+  std::map<std::string, std::map<std::string, std::string>> h5;
+  for (const std::string lanes : {"1", "default"}) {
+    const fs::path out = tmp.path / ("out" + lanes);
+    const std::string flag = lanes == "default" ? "" : " --lanes 1";
+    const Result r = hydrosweep("run '" + study.string() + "' --out '" + out.string() + "' -j 2" + flag, tmp.path);
+    ASSERT_EQ(r.code, 0) << r.err;
+    if (lanes == "default" && hs::widest_lanes() > 1)
+      EXPECT_NE(r.out.find(std::to_string(hs::widest_lanes()) + "-lane lockstep (lane utilization "), std::string::npos)
+          << r.out;
+    csv[lanes] = read_file(out / "summary.csv");
+    h5[lanes] = h5_results(out / "results.h5");
+  }
+  EXPECT_GT(h5["1"].size(), 20u);
+  EXPECT_NE(csv["1"].find("control_error_rms_1"), std::string::npos);
+  EXPECT_NE(csv["1"].find("arm_tip_x"), std::string::npos);
+  EXPECT_EQ(csv["default"], csv["1"]);
+  expect_same(h5["1"], h5["default"], "a model file: --lanes 1 against the default");
+}
+
 // The penalty formulation runs on lanes too (PenaltyTrapezoidal<Model,
 // Lanes<W>>, docs/models/lanes.md §7): by default on the widest width built,
 // with the same files, bit for bit, as one instance at a time.

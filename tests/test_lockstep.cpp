@@ -15,7 +15,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <functional>
 #include <random>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "kernels/friction/lugre.hpp"
@@ -25,6 +29,9 @@
 #include "kernels/models/four_bar.hpp"
 #include "kernels/models/four_bar_3d.hpp"
 #include "kernels/models/quick_return_descriptor.hpp"
+#include "kernels/models/planar_multibody_descriptor.hpp"
+#include "host/build_paths.hpp"
+#include "host/registry/model_file.hpp"
 
 using namespace hs;
 
@@ -306,4 +313,166 @@ TEST(DynamicFrictionChoice, RunsEachLawAsCompiledAloneBitForBit) {
   dynamic_choice_runs_the_law_as_compiled_alone<DoubleStepOf, ModifiedLuGre>();
   dynamic_choice_runs_the_law_as_compiled_alone<PenaltyOf, LuGre>();
   dynamic_choice_runs_the_law_as_compiled_alone<PenaltyOf, ModifiedLuGre>();
+}
+
+// ---- Model files on lanes (docs/models/lanes.md §10) --------------------------
+// The generic mechanism of model files with its input policy (CylinderInputs:
+// valve schedules, or sampled PI controllers with a memory, a report and a
+// probe per lane) on lanes: each instance a row of the file's parameter table
+// varied by name (what a study does) and unpacked as the runner unpacks it;
+// every summary field, the controller's report and every recorded sample
+// (with its probe) bit for bit against the scalar run, for batches of 1 …
+// 3W+1 instances, with lanes that stop mid-run (a pressure out of its range)
+// and lanes that never assemble among those that finish.
+namespace {
+
+std::string model_text(const std::string& file) {
+  std::ifstream in(std::string(HYDROSWEEP_SOURCE_DIR) + "/models/" + file);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+// The four-bar file with its cylinder under a PI stroke controller instead of
+// the valve schedule: 5 cm of stroke from 0.5 s to 1.5 s.
+std::string four_bar_under_stroke_control() {
+  std::string t = model_text("four_bar.toml");
+  const auto at = t.find("[input]");
+  EXPECT_NE(at, std::string::npos);
+  t = t.substr(0, at) +
+      "[input]\ncontrol = \"stroke\"\ntimes = [0.0, 0.5, 1.5]\nvalues = [0.0, 0.0, 0.05]\nproportional_gain = 200.0\n"
+      "integral_gain = 40.0\nvoltage_limit = 10.0\nsample_period = 0.01\n";
+  const std::string path = testing::TempDir() + "lockstep_four_bar_stroke.toml";
+  std::ofstream(path) << t;
+  return path;
+}
+
+using RowEdit = std::function<void(const ModelDescriptor&, std::vector<double>& row, int i, std::mt19937_64& rng)>;
+void set(const ModelDescriptor& m, std::vector<double>& row, const std::string& key, double value) {
+  const ParameterInfo* p = m.find_parameter(key);
+  ASSERT_NE(p, nullptr) << key;
+  row[p->index] = value;
+}
+double get(const ModelDescriptor& m, const std::vector<double>& row, const std::string& key) {
+  const ParameterInfo* p = m.find_parameter(key);
+  EXPECT_NE(p, nullptr) << key;
+  return p ? row[p->index] : NAN;
+}
+
+template <class Capacity, template <class> class Formulation, class Friction, int W>
+void file_lockstep_matches_scalar(const std::string& path, const char* law, double duration, const RowEdit& vary) {
+  using Model = typename PlanarMultibodyPhysicsOf<Capacity>::template Model<Friction>;
+  using One = Formulation<Model>;
+  using Params = typename One::Params;
+  static_assert(LockstepFor<One>::value, "a model file runs on lanes");
+  const auto model = load_model_file(path);
+  Params base;
+  ASSERT_EQ(model->params_bytes.size(), sizeof base);
+  std::memcpy(static_cast<void*>(&base), model->params_bytes.data(), sizeof base);
+  std::mt19937_64 rng(23);
+  std::vector<Params> all;
+  for (int i = 0; i < 3 * W + 1; ++i) {
+    std::vector<double> row = model->defaults;
+    vary(*model, row, i, rng);
+    all.push_back(with_law(unpack_row(model->parameters, row.data(), base), law));
+  }
+  IntegratorSettings S;
+  S.duration = duration;
+  RunOptions opt;
+  opt.stride = 7;
+  using Samples = std::vector<SampleOf<One>>;
+  std::vector<SummaryOf<One>> scalar(all.size());
+  std::vector<Samples> scalar_samples(all.size());
+  for (size_t i = 0; i < all.size(); ++i)
+    scalar[i] = run_instance<One>(all[i], S, opt, [&](long, const SampleOf<One>& smp) { scalar_samples[i].push_back(smp); });
+  int failed = 0, finished = 0, unstarted = 0;
+  for (const auto& r : scalar) {
+    if (r.status == Status::ok) ++finished;
+    else if (r.steps == 0 && r.t_end == 0.0) ++unstarted;
+    else ++failed;
+  }
+  EXPECT_GT(finished, 0);
+  EXPECT_GT(failed, 0);
+  EXPECT_GT(unstarted, 0);
+  std::printf("  %s, %s, W = %d: %d finish, %d stop mid-run, %d never start\n", model->name.c_str(), law, W, finished,
+              failed, unstarted);
+  for (int n : {1, 2, W - 1, W, W + 1, 2 * W + 3, 3 * W + 1}) {
+    std::vector<SummaryOf<One>> lanes(n);
+    std::vector<Samples> lane_samples(n);
+    Lockstep<One, W>::run(all.data(), n, S, opt, lanes.data(), nullptr,
+                          [&](long i, long, const SampleOf<One>& smp) { lane_samples[i].push_back(smp); });
+    for (int i = 0; i < n; ++i) {
+      expect_same_summary(lanes[i], scalar[i], "batch", i);
+      // The controller's report (NaN for a valve schedule), bit for bit.
+      EXPECT_EQ(std::memcmp(&lanes[i].input, &scalar[i].input, sizeof(lanes[i].input)), 0) << "report, instance " << i;
+      ASSERT_EQ(lane_samples[i].size(), scalar_samples[i].size()) << "instance " << i;
+      for (size_t k = 0; k < lane_samples[i].size(); ++k)
+        EXPECT_EQ(std::memcmp(&lane_samples[i][k], &scalar_samples[i][k], sizeof(SampleOf<One>)), 0)
+            << "instance " << i << " sample " << k;
+    }
+  }
+}
+
+// The four-bar file's variations: masses, bulk modulus, friction; every fifth
+// instance (i % 5 == 3) with its crank's pin C moved out of the coupler's
+// reach (no assembly: it never starts), and i % 5 == 1 driven out of its
+// pressure range after ~1 s (the valve gain 30×, or the controller let past
+// 10 V with a high gain).
+void vary_four_bar(const ModelDescriptor& m, std::vector<double>& row, int i, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> u(0.8, 1.25);
+  for (const char* key : {"body.crank.mass", "body.coupler.mass", "body.rocker.inertia", "cylinder.lift.oil_bulk_modulus",
+                          "cylinder.lift.supply_pressure", "cylinder.lift.friction.coulomb_force",
+                          "cylinder.lift.friction.lugre_stiffness"})
+    set(m, row, key, get(m, row, key) * u(rng));
+  const bool controlled = m.find_parameter("input.proportional_gain") != nullptr;
+  if (controlled) {
+    set(m, row, "input.proportional_gain", get(m, row, "input.proportional_gain") * u(rng));
+    set(m, row, "input.integral_gain", get(m, row, "input.integral_gain") * u(rng));
+  } else {
+    set(m, row, "input.gain", u(rng));
+  }
+  if (i % 5 == 1) {
+    if (controlled) {
+      set(m, row, "input.voltage_limit", 300.0);
+      set(m, row, "input.proportional_gain", 2e4);
+    } else {
+      set(m, row, "input.gain", 30.0 * u(rng));
+    }
+  }
+  if (i % 5 == 3) set(m, row, "body.crank.C_x", 20.0);
+}
+
+// The boom and arm file (two cylinders, two PI stroke controllers): masses
+// and gains varied; i % 5 == 1 with the boom's controller let past 10 V with a
+// high gain (a pressure leaves its range once its reference moves at 1 s),
+// i % 5 == 3 with an arm rod-side pressure no piston side can balance (the
+// static state is refused: it never starts).
+void vary_excavator(const ModelDescriptor& m, std::vector<double>& row, int i, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> u(0.8, 1.25);
+  for (const char* key : {"body.boom.mass", "body.arm.mass", "input.boom.proportional_gain", "input.boom.integral_gain",
+                          "input.arm.proportional_gain", "cylinder.arm.oil_bulk_modulus"})
+    set(m, row, key, get(m, row, key) * u(rng));
+  if (i % 5 == 1) {
+    set(m, row, "input.boom.voltage_limit", 300.0);
+    set(m, row, "input.boom.proportional_gain", 1e5);
+  }
+  if (i % 5 == 3) set(m, row, "cylinder.arm.rod_side_initial_pressure", 5e8);
+}
+
+}  // namespace
+
+TEST(LockstepModelFile, TwoControllersDoubleStepBrownMcPheeW8) {
+  file_lockstep_matches_scalar<PlanarFileTwoCylinderCapacity, DoubleStepOf, StaticLaws, 8>(
+      std::string(HYDROSWEEP_SOURCE_DIR) + "/models/excavator_boom_arm.toml", BrownMcPhee::name, 1.5, vary_excavator);
+}
+TEST(LockstepModelFile, ValveScheduleDoubleStepBrownMcPheeW8) {
+  file_lockstep_matches_scalar<PlanarFileCapacity, DoubleStepOf, StaticLaws, 8>(
+      std::string(HYDROSWEEP_SOURCE_DIR) + "/models/four_bar.toml", BrownMcPhee::name, 1.2, vary_four_bar);
+}
+TEST(LockstepModelFile, StrokeControllerDoubleStepLuGreW4) {
+  file_lockstep_matches_scalar<PlanarFileCapacity, DoubleStepOf, DynamicFrictionChoice<LuGre, ModifiedLuGre>, 4>(
+      four_bar_under_stroke_control(), LuGre::name, 1.2, vary_four_bar);
+}
+TEST(LockstepModelFile, StrokeControllerPenaltyBengisuAkayW8) {
+  file_lockstep_matches_scalar<PlanarFileCapacity, PenaltyOf, StaticLaws, 8>(four_bar_under_stroke_control(),
+                                                                             BengisuAkay::name, 1.2, vary_four_bar);
 }

@@ -24,6 +24,7 @@
 #pragma once
 #include <cmath>
 
+#include "../core/dual.hpp"
 #include "../core/hd.hpp"
 #include "../models/input_policy.hpp"
 #include "../models/input_schedule.hpp"
@@ -32,25 +33,33 @@ namespace hs {
 
 enum class CylinderInputMode : int { valve = 0, stroke = 1, joint = 2 };
 
-struct CylinderInputSetting {
-  InputSchedule schedule;           // valve: U_ref [V]; stroke, joint: the reference's knots [m or rad]
+// R: double, or Lanes<W> (kernels/core/lanes.hpp): the gains and limits per
+// lane; the mode, the coordinate, the schedule's knots and the sample period
+// are the same in every lane of a batch (the schedule's gain per lane).
+template <class R = double>
+struct CylinderInputSettingT {
+  InputScheduleT<R> schedule;       // valve: U_ref [V]; stroke, joint: the reference's knots [m or rad]
   int mode = 0;                     // CylinderInputMode
   int coordinate = 0;               // joint: the coordinate's slot x_k
-  double proportional_gain = 0.0;   // K_p [V/m or V/rad]
-  double integral_gain = 0.0;       // K_i [V/(m s) or V/(rad s)]
-  double voltage_limit = 10.0;      // U_max [V]
+  R proportional_gain = 0.0;        // K_p [V/m or V/rad]
+  R integral_gain = 0.0;            // K_i [V/(m s) or V/(rad s)]
+  R voltage_limit = 10.0;           // U_max [V]
 };
+using CylinderInputSetting = CylinderInputSettingT<double>;
 
-template <int NA>
-struct CylinderInputsParams {
-  CylinderInputSetting cylinder[NA];
+template <int NA, class R = double>
+struct CylinderInputsParamsT {
+  CylinderInputSettingT<R> cylinder[NA];
   double sample_period = 0.01;  // T [s] of the controlled cylinders; a whole number of steps
 };
+template <int NA>
+using CylinderInputsParams = CylinderInputsParamsT<NA, double>;
 
 // The reference of a controlled cylinder at t: the knots (start[i], value[i])
 // joined by straight lines, held outside them, × gain.
-HS_HD inline double reference_at(const InputSchedule& S, double t) {
-  if (S.count <= 0) return 0.0;
+template <class R>
+HS_HD R reference_at(const InputScheduleT<R>& S, double t) {
+  if (S.count <= 0) return R(0.0);
   if (t <= S.start[0]) return S.gain * S.value[0];
   for (int i = 1; i < S.count; ++i)
     if (t < S.start[i]) {
@@ -63,27 +72,36 @@ HS_HD inline double reference_at(const InputSchedule& S, double t) {
 template <int NA>
 struct CylinderInputs {
   using Params = CylinderInputsParams<NA>;
-  // One instance at a time (the model files run no lanes yet, docs/models/planar-multibody.md §6).
+  // On the lockstep lanes (docs/models/lanes.md §10): gains, limits, the
+  // schedule's gain and the memory per lane; the branches on a lane's values
+  // as masks (choose), the structural ones (mode, coordinate) as branches.
   template <class R>
-  using ParamsOn = Params;
+  using ParamsOn = CylinderInputsParamsT<NA, R>;
   static constexpr bool observes = true;
+  static constexpr bool on_lanes = true;
   static constexpr int na = NA;
 
-  HS_HD static bool controlled(const Params& P, int a) { return P.cylinder[a].mode != int(CylinderInputMode::valve); }
-  HS_HD static bool any_controlled(const Params& P) {
+  template <class R>
+  HS_HD static bool controlled(const ParamsOn<R>& P, int a) { return P.cylinder[a].mode != int(CylinderInputMode::valve); }
+  template <class R>
+  HS_HD static bool any_controlled(const ParamsOn<R>& P) {
     for (int a = 0; a < NA; ++a)
       if (controlled(P, a)) return true;
     return false;
   }
 
-  struct Memory {
-    double y0[NA];          // the measured quantity at t = 0
-    double integral[NA];    // I_j
-    double error_sq_sum[NA], error_peak[NA];
-    double reference[NA], error[NA], command[NA];  // at the last sample (probe)
-    int samples, saturated[NA];
-    double period;          // T (for the saturation time)
+  // Reals only (one value per lane on lanes): the counts too, so that a lane
+  // that stops keeps its own (a count of samples is exact in a double).
+  template <class R>
+  struct MemoryOn {
+    R y0[NA];          // the measured quantity at t = 0
+    R integral[NA];    // I_j
+    R error_sq_sum[NA], error_peak[NA];
+    R reference[NA], error[NA], command[NA];  // at the last sample (probe)
+    R samples, saturated[NA];
+    R period;          // T (for the saturation time)
   };
+  using Memory = MemoryOn<double>;
 
   struct Report {
     double error_rms[NA], error_peak[NA], saturation_time[NA];
@@ -129,7 +147,8 @@ struct CylinderInputs {
   };
 
   // Open-loop schedules alone: every step's midpoint, as OpenLoopSchedule.
-  HS_HD static double sample_period(const Params& P) { return any_controlled(P) ? P.sample_period : 0.0; }
+  template <class R>
+  HS_HD static double sample_period(const ParamsOn<R>& P) { return any_controlled(P) ? P.sample_period : 0.0; }
   HS_HD static double last_switch(const Params& P, double duration) {
     double t_switch = 0.0;
     for (int a = 0; a < NA; ++a) {
@@ -142,51 +161,56 @@ struct CylinderInputs {
 
   HS_HD static void initialize(const Params& P, Memory& m) {
     const double nan = __builtin_nan("");
-    m.samples = 0;
+    m.samples = 0.0;
     m.period = P.sample_period;
     for (int a = 0; a < NA; ++a) {
       m.y0[a] = m.integral[a] = m.error_sq_sum[a] = m.error_peak[a] = 0.0;
       m.reference[a] = m.error[a] = m.command[a] = nan;
-      m.saturated[a] = 0;
+      m.saturated[a] = 0.0;
     }
   }
 
-  template <class Obs>
-  HS_HD static void reference(const Params& P, double t, const Obs& obs, Memory& m, double (&U_ref)[NA]) {
-    const bool first = m.samples == 0;
+  // On lanes every comparison is per lane: `first`, the windup and
+  // saturation tests are masks, both sides computed and each lane's chosen,
+  // so that each lane gets the scalar path's bits.
+  template <class R, class Obs>
+  HS_HD static void reference(const ParamsOn<R>& P, double t, const Obs& obs, MemoryOn<R>& m, R (&U_ref)[NA]) {
+    const auto first = m.samples == 0.0;
     for (int a = 0; a < NA; ++a) {
-      const CylinderInputSetting& c = P.cylinder[a];
+      const CylinderInputSettingT<R>& c = P.cylinder[a];
       if (c.mode == int(CylinderInputMode::valve)) {
         U_ref[a] = c.schedule(t);
         continue;
       }
-      const double y_abs = c.mode == int(CylinderInputMode::stroke) ? obs.s[a] : obs.q[c.coordinate];
-      if (first) m.y0[a] = y_abs;
-      const double r = reference_at(c.schedule, t);
-      const double e = r - (y_abs - m.y0[a]);
-      const double integral = m.integral[a] + P.sample_period * e;
-      double u = c.proportional_gain * e + c.integral_gain * integral;
-      const bool high = u > c.voltage_limit, low = u < -c.voltage_limit;
+      const R y_abs = c.mode == int(CylinderInputMode::stroke) ? obs.s[a] : obs.q[c.coordinate];
+      m.y0[a] = choose(first, y_abs, m.y0[a]);
+      const R r = reference_at(c.schedule, t);
+      const R e = r - (y_abs - m.y0[a]);
+      const R integral = m.integral[a] + P.sample_period * e;
+      const R u_free = c.proportional_gain * e + c.integral_gain * integral;
+      const auto high = u_free > c.voltage_limit, low = u_free < -c.voltage_limit;
       // Conditional integration: keep the old integral when saturated and e pushes further out.
-      if (!((high && e * c.integral_gain > 0.0) || (low && e * c.integral_gain < 0.0))) m.integral[a] = integral;
-      else u = c.proportional_gain * e + c.integral_gain * m.integral[a];
-      m.saturated[a] += (u >= c.voltage_limit || u <= -c.voltage_limit) ? 1 : 0;
-      if (u > c.voltage_limit) u = c.voltage_limit;
-      if (u < -c.voltage_limit) u = -c.voltage_limit;
+      const auto hold = (high && e * c.integral_gain > 0.0) || (low && e * c.integral_gain < 0.0);
+      R u = choose(hold, c.proportional_gain * e + c.integral_gain * m.integral[a], u_free);
+      m.integral[a] = choose(hold, m.integral[a], integral);
+      m.saturated[a] += choose(u >= c.voltage_limit || u <= -c.voltage_limit, R(1.0), R(0.0));
+      u = choose(u > c.voltage_limit, c.voltage_limit, u);
+      u = choose(u < -c.voltage_limit, -c.voltage_limit, u);
       m.error_sq_sum[a] += e * e;
-      if (fabs(e) > m.error_peak[a]) m.error_peak[a] = fabs(e);
+      const R magnitude = math::abs(e);
+      m.error_peak[a] = choose(magnitude > m.error_peak[a], magnitude, m.error_peak[a]);
       m.reference[a] = r;
       m.error[a] = e;
       m.command[a] = u;
       U_ref[a] = u;
     }
-    ++m.samples;
+    m.samples += 1.0;
   }
 
   HS_HD static void report(const Params& P, const Memory& m, Report& r) {
     Report::unstarted(r);
     for (int a = 0; a < NA; ++a) {
-      if (!controlled(P, a) || m.samples == 0) continue;
+      if (!controlled(P, a) || m.samples == 0.0) continue;
       r.error_rms[a] = sqrt(m.error_sq_sum[a] / m.samples);
       r.error_peak[a] = m.error_peak[a];
       r.saturation_time[a] = m.saturated[a] * m.period;

@@ -373,13 +373,9 @@ struct DoubleStepTrapezoidal {
   // re-evaluated with it (HydraulicCylinder::step_start_rates).
   HS_HD static void advance_spools(const Params& P, const Constants& K, State& s, double dt, R* U) {
     R U_ref[na];
-    if constexpr (one_instance) {
-      input_for_step<Input, na>(P, s.input, s.t0, s.steps, dt, [&]() { return observation(s); }, U_ref);
-    } else {
-      // Lanes run open-loop policies (docs/models/lanes.md §4): nothing observed.
-      static_assert(!Input::observes, "lockstep lanes run input policies that do not observe the state");
-      input_for_step<Input, na>(P, s.input, s.t0, s.steps, dt, [&]() { return 0; }, U_ref);
-    }
+    // On lanes every lane is sampled with its own state (the lanes that do
+    // not step take their memory back with the rest: keep_unstepped_lanes).
+    input_for_step<Input, na>(P, s.input, s.t0, s.steps, dt, [&]() { return observation(s); }, U_ref);
     for (int a = 0; a < na; ++a) {
       U[a] = Actuator::spool_step(P.actuator[a], s.U[a], U_ref[a], dt);
       Actuator::step_start_rates(P.actuator[a], K.actuator[a], s.p + a * npa, s.U[a], U[a], s.s_act[a],
@@ -822,6 +818,11 @@ struct DoubleStepTrapezoidal {
                                             const Evaluation<R>& e, Evaluation<R>* eval_out) {
     const Mask stepped = active && status == StatusOnT<R>::of(Status::ok);
     Self::choose_in_place(!stepped, start, s);
+    // A controller's memory: a lane whose step failed keeps the sample it
+    // took at the step's start, as one instance's run does (its step leaves
+    // the state at the start, the policy's memory advanced: run.hpp reports
+    // it); a lane that was not active takes its memory back.
+    if constexpr (sizeof(s.input.memory) >= sizeof(R)) Self::choose_in_place(!active, start.input.memory, s.input.memory);
     if (eval_out) {
       Evaluation<R> kept = *eval_out;
       Self::choose_in_place(stepped, e, kept);
@@ -855,10 +856,10 @@ struct DoubleStepTrapezoidal {
   }
 #endif
 
-  // The sampled observation of the state at t (input_policy.hpp).
-  // One instance's (lanes run policies that observe nothing).
-  HS_HD static typename Model::Observation observation(const State& s) {
-    typename Model::Observation o;
+  // The sampled observation of the state at t (input_policy.hpp); on lanes
+  // the lanes' states.
+  HS_HD static Observation<nq, na, npa, R> observation(const State& s) {
+    Observation<nq, na, npa, R> o;
     o.t = s.t;
     o.q = s.q;
     o.qd = s.qd;

@@ -15,10 +15,12 @@
 // static state: once per run); the instances that start are gathered into
 // lanes, and a ragged last group repeats its last instance in the spare lanes.
 // Supported: the double step of models on PlanarLoopChain mechanisms, the
-// 3D four-bar and the quick-return (MechanismOnLanes), and the penalty
-// formulation of the planar chains and the quick-return (FormulationOnLanes),
-// with one of the hydraulic cylinders and an open-loop schedule, the exact
-// tangent; lockstep_supported() says so at run time and the callers run the
+// 3D four-bar, the quick-return and the model files' mechanism
+// (MechanismOnLanes), and the penalty formulation of the planar chains, the
+// quick-return and the model files (FormulationOnLanes), with one of the
+// hydraulic cylinders and an input policy with lanes (InputOnLanes: the
+// open-loop schedule, the model files' schedules and PI controllers, their
+// memory, report and probe per lane), the exact tangent; lockstep_supported() says so at run time and the callers run the
 // scalar path otherwise. Trajectories are recorded lane by lane: each lane's
 // samples are its scalar run's (record(index, k, sample), as run_instance's).
 //
@@ -106,14 +108,51 @@ InputScheduleT<Lanes<W>> gather_input(const InputSchedule* in, int count) {
   return out;
 }
 
+// A model file's inputs (CylinderInputs): per cylinder its schedule as
+// above, its mode and coordinate one for the batch, its gains and limit per
+// lane; the sample period one for the batch.
+template <int W, int NA>
+CylinderInputsParamsT<NA, Lanes<W>> gather_input(const CylinderInputsParams<NA>* in, int count) {
+  CylinderInputsParamsT<NA, Lanes<W>> out;
+  out.sample_period = in[0].sample_period;
+  for (int a = 0; a < NA; ++a) {
+    InputSchedule schedule[W];
+    for (int i = 0; i < W; ++i) {
+      const CylinderInputSetting& c = in[i < count ? i : count - 1].cylinder[a];
+      schedule[i] = c.schedule;
+      out.cylinder[a].proportional_gain.set(i, c.proportional_gain);
+      out.cylinder[a].integral_gain.set(i, c.integral_gain);
+      out.cylinder[a].voltage_limit.set(i, c.voltage_limit);
+    }
+    out.cylinder[a].schedule = gather_input<W>(schedule, W);
+    out.cylinder[a].mode = in[0].cylinder[a].mode;
+    out.cylinder[a].coordinate = in[0].cylinder[a].coordinate;
+  }
+  return out;
+}
+
+// Whether two instances' inputs may share a batch: the same segments (the
+// gain may differ), modes, coordinates and sample period.
+inline bool same_input_structure(const InputSchedule& a, const InputSchedule& b) {
+  if (a.count != b.count) return false;
+  for (int k = 0; k < a.count; ++k)
+    if (!(a.start[k] == b.start[k]) || !(a.value[k] == b.value[k])) return false;
+  return true;
+}
+template <int NA>
+bool same_input_structure(const CylinderInputsParams<NA>& a, const CylinderInputsParams<NA>& b) {
+  if (!(a.sample_period == b.sample_period)) return false;
+  for (int c = 0; c < NA; ++c)
+    if (a.cylinder[c].mode != b.cylinder[c].mode || a.cylinder[c].coordinate != b.cylinder[c].coordinate ||
+        !same_input_structure(a.cylinder[c].schedule, b.cylinder[c].schedule))
+      return false;
+  return true;
+}
+
 // Whether two instances may share a lane batch: the same structural choices.
 template <class Params>
 bool same_lane_structure(const Params& a, const Params& b) {
-  if (!same_mechanism_structure(a.mechanism, b.mechanism)) return false;
-  if (a.input.count != b.input.count) return false;
-  for (int k = 0; k < a.input.count; ++k)
-    if (!(a.input.start[k] == b.input.start[k]) || !(a.input.value[k] == b.input.value[k])) return false;
-  return true;
+  return same_mechanism_structure(a.mechanism, b.mechanism) && same_input_structure(a.input, b.input);
 }
 
 // ---------------------------------------------------------------------------
@@ -164,11 +203,16 @@ struct IsPlanarChainParams<PlanarLoopChainParams<NB>> : std::true_type {};
 template <class Mech>
 constexpr bool params_are_reals_only =
     sizeof(typename Mech::template ParamsOn<Dual<1, double>>) == 2 * sizeof(typename Mech::Params);
+template <class Params>
+struct IsPlanarMultibodyParams : std::false_type {};
+template <class Capacity>
+struct IsPlanarMultibodyParams<PlanarMultibodyParamsT<Capacity, double>> : std::true_type {};
 template <class Mech, class = void>
 struct MechanismOnLanes : std::false_type {};
 template <class Mech>
 struct MechanismOnLanes<Mech, std::void_t<typename Mech::template ParamsOn<Lanes<4>>>>
     : std::integral_constant<bool, IsPlanarChainParams<typename Mech::Params>::value ||
+                                       IsPlanarMultibodyParams<typename Mech::Params>::value ||
                                        params_are_reals_only<Mech>> {};
 
 // The penalty formulation on lanes for the planar chains and the DAE
@@ -188,7 +232,7 @@ struct FormulationOnLanes<PenaltyTrapezoidal<Model, double>>
 
 // Which integrators the lanes run (compile time): a formulation with lanes,
 // of a model on a mechanism with lanes with hydraulic cylinders that have
-// lane parameters and the open-loop schedule.
+// lane parameters and an input policy with lanes.
 template <class Integrator, class = void>
 struct LockstepFor : std::false_type {};
 template <class Integrator>
@@ -197,7 +241,7 @@ struct LockstepFor<Integrator, std::void_t<typename IntegratorOn<Integrator, dou
     : std::integral_constant<bool,
                              MechanismOnLanes<typename Integrator::Model::Mechanism>::value &&
                                  FormulationOnLanes<Integrator>::value &&
-                                 std::is_same<typename Integrator::Model::Input, OpenLoopSchedule>::value> {};
+                                 InputOnLanes<typename Integrator::Model::Input>::value> {};
 
 // The multipliers of the penalty formulation's state (eq 18), gathered into
 // the lanes with the rest; a formulation without them has none.
@@ -229,9 +273,7 @@ struct Lockstep {
   using Mask = LaneMask<W>;
   using Summary = SummaryOf<One>;
   static constexpr int nq = One::nq, np = One::np, na = One::na;
-  static_assert(std::is_same<InputReport<typename Model::Input>, NoInputReport>::value &&
-                    std::is_same<InputProbe<typename Model::Input>, NoInputReport>::value,
-                "lanes run input policies without a report or a probe");
+  using Input = typename Model::Input;
   using SampleT = SampleOf<One>;
 
   struct Started {
@@ -254,7 +296,7 @@ struct Lockstep {
       one.index = i;
       const Status init = One::initialize(P[i], S, one.state, one.constants, &one.eval);
       if (init != Status::ok) {
-        out[i] = unstarted_summary<nq, np, na>(init);
+        out[i] = unstarted_summary<nq, np, na, InputReport<Input>>(init);
         continue;
       }
       std::vector<Started>* group = nullptr;
@@ -282,7 +324,7 @@ struct Lockstep {
     typename Wide::Params PW;
     {
       typename Model::Mechanism::Params mech[W];
-      InputSchedule input[W];
+      typename Input::Params input[W];
       typename Model::Actuator::Params act[na][W];
       for (int lane = 0; lane < W; ++lane) {
         const auto& p = P[lane_instance(lane).index];
@@ -339,6 +381,7 @@ struct Lockstep {
       for (int lane = 0; lane < count; ++lane) {
         if (!lanes[lane]) continue;
         SampleT smp;
+        input_probe<Input, na>(P[g[lane].index], input_of_lane(st, lane), smp);
         fill_sample<nq, np, na>(smp, st, e, [lane](const L& v) { return v[lane]; }, drift, iterations, violation);
         record(g[lane].index, record_index, smp);
       }
@@ -436,7 +479,25 @@ struct Lockstep {
       const double t_moving = t_last_moving[lane];
       o.settling_time = still_moving ? nan : (t_moving > t_switch ? t_moving - t_switch : 0.0);
       o.tracking_rms = opt.reference && o.steps > 0 ? std::sqrt(tracking_sq[lane] / o.steps) : nan;
+      input_report<Input, na>(P[g[lane].index], input_of_lane(st, lane), o);
     }
+  }
+
+  // Lane `lane`'s policy state as one instance's: its memory and held
+  // references (a memory of reals on lanes; an empty one as it is).
+  static InputState<Input, na> input_of_lane(const typename Wide::State& w, int lane) {
+    InputState<Input, na> one;
+    if constexpr (sizeof(w.input.memory) >= sizeof(L)) {
+      using Scalar = MemoryOf<Input, double>;
+      static_assert(sizeof(w.input.memory) == W * sizeof(Scalar), "a memory of reals only");
+      constexpr int fields = static_cast<int>(sizeof(Scalar) / sizeof(double));
+      double all[fields * W], field[fields];
+      std::memcpy(all, static_cast<const void*>(&w.input.memory), sizeof(all));
+      for (int k = 0; k < fields; ++k) field[k] = all[k * W + lane];
+      std::memcpy(static_cast<void*>(&one.memory), field, sizeof(field));
+    }
+    for (int a = 0; a < na; ++a) one.U_ref[a] = w.input.U_ref[a][lane];
+    return one;
   }
 
   // The started instances' states in the lanes (the grid is the batch's: every
@@ -466,6 +527,11 @@ struct Lockstep {
     block(&S1::s_act, w.s_act);
     block(&S1::sdot_act, w.sdot_act);
     if constexpr (HasMultipliers<S1>::value) block(&S1::lambda, w.lambda);
+    if constexpr (sizeof(w.input.memory) >= sizeof(L)) {
+      MemoryOf<Input, double> memory[W];
+      for (int lane = 0; lane < W; ++lane) memory[lane] = one[lane].input.memory;
+      transpose_reals<W>(memory, W, w.input.memory);
+    }
     for (int lane = 0; lane < W; ++lane) {
       for (int a = 0; a < na; ++a) w.input.U_ref[a].set(lane, one[lane].input.U_ref[a]);
       for (int j = 0; j < One::ni; ++j) w.part.indep[j].set(lane, one[lane].part.indep[j]);

@@ -48,15 +48,16 @@
 namespace hs {
 
 // The sampled state a policy sees. Pointers into the integrator's state,
-// valid during the call to reference().
-template <int nq, int na, int npa>
+// valid during the call to reference(); on lanes (R = Lanes<W>) the lanes'
+// states, the time the batch's.
+template <int nq, int na, int npa, class R = double>
 struct Observation {
-  double t;           // sampling time t_k [s]
-  const double* q;    // nq coordinates
-  const double* qd;   // nq rates
-  const double* s;    // na actuator lengths
-  const double* sdot; // na actuator rates
-  const double* p;    // na·npa pressures, actuator a at a·npa
+  double t;      // sampling time t_k [s]
+  const R* q;    // nq coordinates
+  const R* qd;   // nq rates
+  const R* s;    // na actuator lengths
+  const R* sdot; // na actuator rates
+  const R* p;    // na·npa pressures, actuator a at a·npa
 };
 
 // Today's open-loop valve schedule U_ref(t) (input_schedule.hpp) driving
@@ -67,6 +68,7 @@ struct OpenLoopSchedule {
   using ParamsOn = InputScheduleT<R>;  // lanes: kernels/core/lanes.hpp
   struct Memory {};
   static constexpr bool observes = false;
+  static constexpr bool on_lanes = true;  // its ParamsOn<Lanes<W>>: the lockstep lanes run it
   template <class R>
   HS_HD static double sample_period(const InputScheduleT<R>&) { return 0.0; }
   HS_HD static void initialize(const Params&, Memory&) {}
@@ -141,12 +143,32 @@ struct WithInputRecord<NoInputReport> {
   HS_HD const NoInputReport* input_record() const { return nullptr; }
 };
 
+// Whether the lockstep lanes run a policy (`on_lanes`: its parameters and
+// memory on Lanes<W>, kernels/integrators/lockstep.hpp).
+template <class Input, class = void>
+struct InputOnLanes : std::false_type {};
+template <class Input>
+struct InputOnLanes<Input, std::void_t<decltype(Input::on_lanes)>> : std::integral_constant<bool, Input::on_lanes> {};
+
+// A policy's memory on R: its MemoryOn<R> when it has one (a controller
+// whose memory runs on lanes, one value per lane), else its Memory.
+template <class Input, class R, class = void>
+struct MemoryOfT {
+  using type = typename Input::Memory;
+};
+template <class Input, class R>
+struct MemoryOfT<Input, R, std::void_t<typename Input::template MemoryOn<R>>> {
+  using type = typename Input::template MemoryOn<R>;
+};
+template <class Input, class R>
+using MemoryOf = typename MemoryOfT<Input, R>::type;
+
 // What an integrator keeps of its policy: the controller memory and the
 // references held since the last sample.
-// On lanes (R = Lanes<W>) the references are the lanes' own.
+// On lanes (R = Lanes<W>) the memory and references are the lanes' own.
 template <class Input, int na, class R = double>
 struct InputState {
-  typename Input::Memory memory;
+  MemoryOf<Input, R> memory;
   R U_ref[na];
 };
 
