@@ -17,7 +17,9 @@
 #include <complex>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <limits>
+#include <random>
 #include <vector>
 
 #include "eigen_test_support.hpp"
@@ -501,4 +503,34 @@ TEST(Eigen, CpuBatchMatchesSingleCalls) {
     }
   }
   EXPECT_TRUE(eigenvalues_batch_cpu<6>({}).empty());
+}
+
+// The leading block of a larger matrix (eigenvalues_of_leading_block: a
+// linearization whose instance has fewer states than its compile-time size,
+// docs/models/linearization.md §3.4): the eigenvalues of A(0:n, 0:n) with
+// whatever the rest holds are the bits eigenvalues<n> gives on that block as a
+// matrix of its own (the same operations, the size a run-time value), badly
+// scaled and balanced as the Jacobians are; the slots from n on are NaN.
+TEST(Eigen, LeadingBlockIsTheBlockAlone) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  auto same = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  for (int trial = 0; trial < 200; ++trial) {
+    Mat<double, 7, 7> block;
+    Mat<double, 10, 10> A;
+    for (int i = 0; i < 10; ++i)
+      for (int j = 0; j < 10; ++j) A(i, j) = 1e3 * u(rng);  // what the block leaves: not read
+    for (int i = 0; i < 7; ++i)
+      for (int j = 0; j < 7; ++j) A(i, j) = block(i, j) = u(rng) * std::pow(10.0, 4.0 * (i == 2) - 3.0 * (j == 5));
+    const EigenResult<7> alone = eigenvalues<7>(block);
+    const EigenResult<10> leading = eigenvalues_of_leading_block<10>(A, 7);
+    ASSERT_EQ(alone.status, eigen_ok);
+    ASSERT_EQ(leading.status, eigen_ok);
+    EXPECT_EQ(leading.iterations, alone.iterations);
+    for (int k = 0; k < 7; ++k) {
+      EXPECT_TRUE(same(leading.re[k], alone.re[k])) << trial << ", " << k;
+      EXPECT_TRUE(same(leading.im[k], alone.im[k])) << trial << ", " << k;
+    }
+    for (int k = 7; k < 10; ++k) EXPECT_TRUE(std::isnan(leading.re[k]) && std::isnan(leading.im[k]));
+  }
 }
