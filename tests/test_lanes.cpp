@@ -20,6 +20,7 @@
 #include "kernels/friction/friction.hpp"
 #include "kernels/friction/lugre.hpp"
 #include "kernels/integrators/lockstep.hpp"
+#include "kernels/models/lift_tilt.hpp"
 #include "kernels/models/planar_multibody_descriptor.hpp"
 
 using namespace hs;
@@ -485,4 +486,112 @@ TEST(LanesMechanism, ModelFileMechanismIsTheScalarOneInEveryLane) {
   expect_file_mechanism_lanes_equal_scalar<PlanarFileCapacity, 4>("four_bar.toml", 11);
   expect_file_mechanism_lanes_equal_scalar<PlanarFileCapacity, 4>("quick_return.toml", 12);
   expect_file_mechanism_lanes_equal_scalar<PlanarFileTwoCylinderCapacity, 4>("excavator_boom_arm.toml", 13);
+}
+
+// ---- The manipulator's mechanism on lanes -------------------------------------
+// Seed 004's Lift + Tilt (kernels/models/lift_tilt.hpp): every parameter a
+// real, so the lanes transpose the struct whole. Every real of the default
+// instance scaled per instance in [0.95, 1.05] (the payload mass to zero in
+// one instance: the merged body's branch for a body without mass, per lane),
+// each lane at its own joint angles, rates and accelerations; the Newton–Euler
+// recursion the integrators and the controller call — the twists and their
+// orientations, the inverse dynamics (actuator forces and generalized forces),
+// both energies, the TCP, the DAE's constraints and residual — gives in every
+// lane the bits of the scalar call.
+TEST(LanesMechanism, ManipulatorIsTheScalarOneInEveryLane) {
+  constexpr int W = 4;
+  using L = Lanes<W>;
+  std::mt19937_64 rng(17);
+  std::uniform_real_distribution<double> scale(0.95, 1.05), u(-1.0, 1.0);
+  const int n = 2 * W - 1;
+  std::vector<LiftTiltParams> params(n, seed004_lift_tilt_mechanism());
+  for (auto& P : params) {
+    constexpr int fields = sizeof(LiftTiltParams) / sizeof(double);
+    static_assert(sizeof(LiftTiltParams) == fields * sizeof(double), "reals only");
+    double field[fields];
+    std::memcpy(field, static_cast<const void*>(&P), sizeof field);
+    for (double& x : field) x *= scale(rng);
+    std::memcpy(static_cast<void*>(&P), field, sizeof field);
+  }
+  params[2].payload_mass = 0.0;
+  params[2].segment[1].link.mass = 0.0;  // the merged body without mass: no centre, no inertia
+  struct Point {
+    double q[2], qd[2], qdd[2], x[4], xd[4], xdd[4];
+  };
+  std::vector<Point> pts(n);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < 2; ++j) {
+      pts[i].q[j] = params[i].initial_angle[j] + 0.2 * u(rng);
+      pts[i].qd[j] = u(rng);
+      pts[i].qdd[j] = 5.0 * u(rng);
+      pts[i].x[j] = pts[i].q[j];
+      pts[i].xd[j] = pts[i].qd[j];
+      pts[i].xdd[j] = pts[i].qdd[j];
+      pts[i].x[2 + j] = 0.3 + 0.1 * u(rng);
+      pts[i].xd[2 + j] = 0.1 * u(rng);
+      pts[i].xdd[2 + j] = u(rng);
+    }
+  int compared = 0;
+  for (int first = 0; first < n; first += W) {
+    const int count = W < n - first ? W : n - first;
+    auto at = [&](int lane) { return first + (lane < count ? lane : count - 1); };
+    LiftTiltParamsT<L> PL;
+    transpose_reals<W>(params.data() + first, count, PL);
+    L q[2], qd[2], qdd[2], x[4], xd[4], xdd[4];
+    for (int lane = 0; lane < W; ++lane) {
+      const Point& pt = pts[at(lane)];
+      for (int j = 0; j < 2; ++j) {
+        q[j].set(lane, pt.q[j]);
+        qd[j].set(lane, pt.qd[j]);
+        qdd[j].set(lane, pt.qdd[j]);
+      }
+      for (int k = 0; k < 4; ++k) {
+        x[k].set(lane, pt.x[k]);
+        xd[k].set(lane, pt.xd[k]);
+        xdd[k].set(lane, pt.xdd[k]);
+      }
+    }
+    const LiftTilt::Twists<L> tw = LiftTilt::twists(PL, q, qd);
+    L f_c[2], tau[2], phi[2], residual[4];
+    LiftTilt::inverse_dynamics(PL, q, qd, qdd, f_c, tau);
+    LiftTiltDae::constraints(PL, x, phi);
+    LiftTiltDae::mechanism_residual(PL, x, xd, xdd, residual);
+    const L kinetic = LiftTilt::kinetic_energy(PL, q, qd), potential = LiftTilt::potential_energy(PL, q);
+    const V2<L> tcp = LiftTilt::tcp(PL, q);
+    for (int lane = 0; lane < W; ++lane) {
+      SCOPED_TRACE("instance " + std::to_string(at(lane)) + " in lane " + std::to_string(lane));
+      const LiftTiltParams& P = params[at(lane)];
+      const Point& pt = pts[at(lane)];
+      const LiftTilt::Twists<double> ts = LiftTilt::twists(P, pt.q, pt.qd);
+      for (int k = 0; k < LiftTilt::nb; ++k) {
+        EXPECT_TRUE(same_bits(tw.V[k].x[lane], ts.V[k].x)) << "twist " << k;
+        EXPECT_TRUE(same_bits(tw.V[k].y[lane], ts.V[k].y)) << "twist " << k;
+        EXPECT_TRUE(same_bits(tw.V[k].w[lane], ts.V[k].w)) << "twist " << k;
+        EXPECT_TRUE(same_bits(tw.cos_abs[k][lane], ts.cos_abs[k])) << "orientation " << k;
+        EXPECT_TRUE(same_bits(tw.sin_abs[k][lane], ts.sin_abs[k])) << "orientation " << k;
+      }
+      double f_s[2], tau_s[2], phi_s[2], residual_s[4];
+      LiftTilt::inverse_dynamics(P, pt.q, pt.qd, pt.qdd, f_s, tau_s);
+      LiftTiltDae::constraints(P, pt.x, phi_s);
+      LiftTiltDae::mechanism_residual(P, pt.x, pt.xd, pt.xdd, residual_s);
+      for (int j = 0; j < 2; ++j) {
+        EXPECT_TRUE(same_bits(f_c[j][lane], f_s[j])) << "f_c" << j;
+        EXPECT_TRUE(same_bits(tau[j][lane], tau_s[j])) << "tau" << j;
+        EXPECT_TRUE(same_bits(phi[j][lane], phi_s[j])) << "phi" << j;
+      }
+      for (int k = 0; k < 4; ++k) EXPECT_TRUE(same_bits(residual[k][lane], residual_s[k])) << "residual" << k;
+      EXPECT_TRUE(same_bits(kinetic[lane], LiftTilt::kinetic_energy(P, pt.q, pt.qd)));
+      EXPECT_TRUE(same_bits(potential[lane], LiftTilt::potential_energy(P, pt.q)));
+      const V2<double> tcp_s = LiftTilt::tcp(P, pt.q);
+      EXPECT_TRUE(same_bits(tcp.x[lane], tcp_s.x));
+      EXPECT_TRUE(same_bits(tcp.y[lane], tcp_s.y));
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, 2 * W);
+  // The merged body without mass: zero, not NaN.
+  const PlanarBody empty = tilt_with_payload(params[2], params[2].payload_mass);
+  EXPECT_EQ(empty.mass, 0.0);
+  EXPECT_EQ(empty.com_x, 0.0);
+  EXPECT_EQ(empty.inertia, 0.0);
 }

@@ -51,42 +51,51 @@ namespace hs {
 
 // A planar rigid body in its own frame: mass, centre of mass, moment of
 // inertia about the centre of mass (docs/models/manipulator.md §3).
-struct PlanarBody {
-  double mass;     // [kg]
-  double com_x, com_y;  // [m]
-  double inertia;  // I_zz about the centre of mass [kg·m²]
+// R: double, or Lanes<W> for W instances in lockstep (kernels/core/lanes.hpp;
+// every parameter of the manipulator is a real).
+template <class R = double>
+struct PlanarBodyT {
+  R mass;     // [kg]
+  R com_x, com_y;  // [m]
+  R inertia;  // I_zz about the centre of mass [kg·m²]
 };
+using PlanarBody = PlanarBodyT<double>;
 
 // One revolute segment's triangle (seed 004 Fig. 4, eqs 18–23).
-struct RevoluteSegment {
-  double base_link;     // L_j: q_j1-joint → q_j-joint [m]
-  double rod_link;      // L_j1: q_j-joint → q_j2-joint [m]
-  double zero_length;   // x_j0: pin-to-pin length at zero stroke [m]
-  double rod_length;    // l_cj: piston end → q_j2-joint [m]
-  PlanarBody link;      // subsystem B1j (link L_j1 merged with the mass object O_1j)
-  PlanarBody cylinder;  // B3j, in {B3j} (x along the cylinder from the q_j1-joint)
-  PlanarBody piston;    // B4j, in {B4j} (x along the cylinder from the piston end)
+template <class R = double>
+struct RevoluteSegmentT {
+  R base_link;     // L_j: q_j1-joint → q_j-joint [m]
+  R rod_link;      // L_j1: q_j-joint → q_j2-joint [m]
+  R zero_length;   // x_j0: pin-to-pin length at zero stroke [m]
+  R rod_length;    // l_cj: piston end → q_j2-joint [m]
+  PlanarBodyT<R> link;      // subsystem B1j (link L_j1 merged with the mass object O_1j)
+  PlanarBodyT<R> cylinder;  // B3j, in {B3j} (x along the cylinder from the q_j1-joint)
+  PlanarBodyT<R> piston;    // B4j, in {B4j} (x along the cylinder from the piston end)
 };
+using RevoluteSegment = RevoluteSegmentT<double>;
 
 // Defaults: docs/models/manipulator.md §11.2 (geometry and inertias from the
 // authors' public material [R], the payload an assumption [A]).
-struct LiftTiltParams {
-  RevoluteSegment segment[2];
+template <class R = double>
+struct LiftTiltParamsT {
+  using Real = R;
+  RevoluteSegmentT<R> segment[2];
   // Lift boom part 2: the lift boom from the q_12-joint to the tilt joint,
   // subsystem B02 = {Bc2}, in {Bc2} (seed 004 merges it with L_21's base).
-  PlanarBody lift_boom_tip;
+  PlanarBodyT<R> lift_boom_tip;
   // Base: {Bc1} at (base_x, base_y) in the world, turned by base_angle (α1).
-  double base_x, base_y, base_angle;
+  R base_x, base_y, base_angle;
   // {Bc2} in {Tc1} (the q_12-joint, oriented as {B11}): offset and turn α2.
-  double joint2_offset_x, joint2_offset_y, joint2_angle;
+  R joint2_offset_x, joint2_offset_y, joint2_angle;
   // Tool centre point in {B12}, and a payload: point mass (plus its own
   // inertia about its centre) at (payload_x, payload_y) in {B12}.
-  double tcp_x, tcp_y;
-  double payload_mass, payload_x, payload_y, payload_inertia;
-  double gravity_x, gravity_y;  // world gravity acceleration [m/s²] (y up)
+  R tcp_x, tcp_y;
+  R payload_mass, payload_x, payload_y, payload_inertia;
+  R gravity_x, gravity_y;  // world gravity acceleration [m/s²] (y up)
   // Initial main joint angles q_1, q_2 [rad] (held at assembly).
-  double initial_angle[2];
+  R initial_angle[2];
 };
+using LiftTiltParams = LiftTiltParamsT<double>;
 
 // ---- planar frames (docs/models/manipulator.md §2) ---------------------------
 
@@ -125,11 +134,11 @@ HS_HD HS_FORCEINLINE Planar3<T> operator+(const Planar3<T>& a, const Planar3<T>&
 // with ω the body's actual angular velocity (eq 8 uses it for the required
 // twist too), (cos θ, sin θ) its absolute orientation and g the world
 // gravity acceleration.
-template <class T, class Tw>
-HS_HD HS_FORCEINLINE Planar3<T> net_wrench(const PlanarBody& b, const Planar3<T>& V, const Planar3<T>& dV, const Tw& omega,
-                                           const T& cos_abs, const T& sin_abs, double gx, double gy) {
-  const double m = b.mass, cx = b.com_x, cy = b.com_y;
-  const double I_o = b.inertia + m * (cx * cx + cy * cy);
+template <class T, class Tw, class R>
+HS_HD HS_FORCEINLINE Planar3<T> net_wrench(const PlanarBodyT<R>& b, const Planar3<T>& V, const Planar3<T>& dV, const Tw& omega,
+                                           const T& cos_abs, const T& sin_abs, const R& gx, const R& gy) {
+  const R m = b.mass, cx = b.com_x, cy = b.com_y;
+  const R I_o = b.inertia + m * (cx * cx + cy * cy);
   const T gbx = cos_abs * gx + sin_abs * gy, gby = cos_abs * gy - sin_abs * gx;  // Rᵀ g
   Planar3<T> F;
   F.x = m * (dV.x - cy * dV.w) + omega * (-m * V.y - m * cx * V.w) - m * gbx;
@@ -139,30 +148,33 @@ HS_HD HS_FORCEINLINE Planar3<T> net_wrench(const PlanarBody& b, const Planar3<T>
 }
 
 // Kinetic energy ½ Vᵀ M V of a body with twist V in its own frame.
-template <class T>
-HS_HD HS_FORCEINLINE T body_kinetic_energy(const PlanarBody& b, const Planar3<T>& V) {
-  const double m = b.mass, cx = b.com_x, cy = b.com_y;
-  const double I_o = b.inertia + m * (cx * cx + cy * cy);
+template <class T, class R>
+HS_HD HS_FORCEINLINE T body_kinetic_energy(const PlanarBodyT<R>& b, const Planar3<T>& V) {
+  const R m = b.mass, cx = b.com_x, cy = b.com_y;
+  const R I_o = b.inertia + m * (cx * cx + cy * cy);
   return 0.5 * m * (V.x * V.x + V.y * V.y) + m * V.w * (cx * V.y - cy * V.x) + 0.5 * I_o * V.w * V.w;
 }
 
 // Body B12 with a payload of mass payload_mass merged in (point mass at the
 // payload's position plus its own inertia): one subsystem, as seed 004
 // merges O_1j with L_j1. The plant's payload is P.payload_mass; a controller
-// passes the mass its model assumes.
-HS_HD inline PlanarBody tilt_with_payload(const LiftTiltParams& P, double payload_mass) {
-  const PlanarBody& b = P.segment[1].link;
-  const double m = b.mass + payload_mass;
-  PlanarBody out;
+// passes the mass its model assumes. A body of no mass has no centre and no
+// inertia (zero: on lanes per lane, both sides computed).
+template <class R>
+HS_HD inline PlanarBodyT<R> tilt_with_payload(const LiftTiltParamsT<R>& P, const R& payload_mass) {
+  const PlanarBodyT<R>& b = P.segment[1].link;
+  const R m = b.mass + payload_mass;
+  const auto massive = m > 0.0;
+  const R divisor = choose(massive, m, R(1.0));
+  PlanarBodyT<R> out;
   out.mass = m;
-  if (m <= 0.0) {
-    out.com_x = out.com_y = out.inertia = 0.0;
-    return out;
-  }
-  out.com_x = (b.mass * b.com_x + payload_mass * P.payload_x) / m;
-  out.com_y = (b.mass * b.com_y + payload_mass * P.payload_y) / m;
-  auto d2 = [&](double x, double y) { return (x - out.com_x) * (x - out.com_x) + (y - out.com_y) * (y - out.com_y); };
+  out.com_x = (b.mass * b.com_x + payload_mass * P.payload_x) / divisor;
+  out.com_y = (b.mass * b.com_y + payload_mass * P.payload_y) / divisor;
+  auto d2 = [&](const R& x, const R& y) { return (x - out.com_x) * (x - out.com_x) + (y - out.com_y) * (y - out.com_y); };
   out.inertia = b.inertia + b.mass * d2(b.com_x, b.com_y) + P.payload_inertia + payload_mass * d2(P.payload_x, P.payload_y);
+  out.com_x = choose(massive, out.com_x, R(0.0));
+  out.com_y = choose(massive, out.com_y, R(0.0));
+  out.inertia = choose(massive, out.inertia, R(0.0));
   return out;
 }
 
@@ -180,8 +192,8 @@ struct SegmentPose {
   T dq1_dq;        // ∂q_j1/∂q_j = L_j1 (p_x cos q_j + p_y sin q_j) / |p|²  (eq 22 with 21)
 };
 
-template <class T>
-HS_HD HS_FORCEINLINE SegmentPose<T> segment_pose(const RevoluteSegment& g, const T& q) {
+template <class T, class R>
+HS_HD HS_FORCEINLINE SegmentPose<T> segment_pose(const RevoluteSegmentT<R>& g, const T& q) {
   SegmentPose<T> o;
   o.c = math::cos(q);
   o.s = math::sin(q);
@@ -205,6 +217,8 @@ HS_HD HS_FORCEINLINE SegmentPose<T> segment_pose(const RevoluteSegment& g, const
 
 struct LiftTilt {
   using Params = LiftTiltParams;
+  template <class R>
+  using ParamsOn = LiftTiltParamsT<R>;
   static constexpr int ndof = 2;  // q_1, q_2
   static constexpr int nb = 7;    // subsystems with a rigid-body equation
   // Subsystems (seed 004 eq 94 for n = 2, no prismatic segment; the base
@@ -222,29 +236,30 @@ struct LiftTilt {
     SegmentPose<T> seg[2];
   };
 
-  HS_HD static PlanarTransform<double> joint2_transform(const Params& P) {
+  template <class R>
+  HS_HD static PlanarTransform<R> joint2_transform(const ParamsOn<R>& P) {
     // ^{Tc1}U_{Bc2}: constant (seed 004 eq 31, {E11} = {Bc2}).
     // math::cos/sin like every kernel: one polynomial on the host for one
     // instance and for lanes (docs/models/lanes.md §3, kernels/core/trig.hpp).
     return {math::cos(P.joint2_angle), math::sin(P.joint2_angle), P.joint2_offset_x, P.joint2_offset_y};
   }
 
-  template <class T>
-  HS_HD static void rotate(const T& c, const T& s, double ca, double sa, T& co, T& so) {
+  template <class T, class R>
+  HS_HD static void rotate(const T& c, const T& s, const R& ca, const R& sa, T& co, T& so) {
     co = c * ca - s * sa;
     so = s * ca + c * sa;
   }
 
   // Base → tip: eqs (24)–(31) for j = 1, 2 with ^{Bc1}V = 0 (fixed base).
-  template <class T>
-  HS_HD static Twists<T> twists(const Params& P, const T* q, const T* qd) {
+  template <class T, class R>
+  HS_HD static Twists<T> twists(const ParamsOn<R>& P, const T* q, const T* qd) {
     Twists<T> o;
-    const double ca = math::cos(P.base_angle), sa = math::sin(P.base_angle);
-    const PlanarTransform<double> E1 = joint2_transform(P);
+    const R ca = math::cos(P.base_angle), sa = math::sin(P.base_angle);
+    const PlanarTransform<R> E1 = joint2_transform(P);
     T c0 = T(ca), s0 = T(sa);  // orientation of {Bcj}
     Planar3<T> Vc{T(0.0), T(0.0), T(0.0)};  // ^{Bcj}V
     for (int j = 0; j < 2; ++j) {
-      const RevoluteSegment& g = P.segment[j];
+      const RevoluteSegmentT<R>& g = P.segment[j];
       const SegmentPose<T> sp = segment_pose(g, q[j]);
       o.seg[j] = sp;
       const T qd1 = sp.dq1_dq * qd[j];  // eq (22) via (21)
@@ -283,7 +298,8 @@ struct LiftTilt {
 
   // The bodies' parameters, subsystem order, with a payload of the given
   // mass merged into B12 (the plant's: bodies(P, b) below).
-  HS_HD static void bodies(const Params& P, PlanarBody* b, double payload_mass) {
+  template <class R>
+  HS_HD static void bodies(const ParamsOn<R>& P, PlanarBodyT<R>* b, const R& payload_mass) {
     b[B11] = P.segment[0].link;
     b[B31] = P.segment[0].cylinder;
     b[B41] = P.segment[0].piston;
@@ -292,22 +308,23 @@ struct LiftTilt {
     b[B32] = P.segment[1].cylinder;
     b[B42] = P.segment[1].piston;
   }
-  HS_HD static void bodies(const Params& P, PlanarBody* b) { bodies(P, b, P.payload_mass); }
+  template <class R>
+  HS_HD static void bodies(const ParamsOn<R>& P, PlanarBodyT<R>* b) { bodies(P, b, P.payload_mass); }
 
   // Tip → base (eqs 60–69): the actuator forces f_c1, f_c2 from the net
   // wrenches F*_A of the subsystems and the end-effector wrench F_D at the
   // tool centre point (in {B12}'s orientation; zero in free motion, A32).
   // Eq (68) for f_cj, eq (69) for the wrench handed to the preceding
   // structure. seg: the poses of the two loops.
-  template <class T>
-  HS_HD static void actuator_forces(const Params& P, const SegmentPose<T>* seg, const Planar3<T>* Fstar,
+  template <class T, class R>
+  HS_HD static void actuator_forces(const ParamsOn<R>& P, const SegmentPose<T>* seg, const Planar3<T>* Fstar,
                                     const Planar3<T>& F_tcp, T* f_c) {
-    const PlanarTransform<double> E1 = joint2_transform(P);
+    const PlanarTransform<R> E1 = joint2_transform(P);
     // ^{E12}F = ^{D12}F acts at the TCP: ^{B12}U_{D12} with R = I, r = tcp.
     Planar3<T> F_E = F_tcp;
     PlanarTransform<T> U_B1E{T(1.0), T(0.0), T(P.tcp_x), T(P.tcp_y)};
     for (int j = 1; j >= 0; --j) {
-      const RevoluteSegment& g = P.segment[j];
+      const RevoluteSegmentT<R>& g = P.segment[j];
       const SegmentPose<T>& sp = seg[j];
       const int b0 = j == 0 ? -1 : B02, b1 = j == 0 ? B11 : B12, b3 = j == 0 ? B31 : B32, b4 = j == 0 ? B41 : B42;
       // z_rᵀ(^{B1j}F* + ^{B1j}U_{E1j} ^{E1j}F) and the whole wrench at {B1j}.
@@ -336,8 +353,8 @@ struct LiftTilt {
   // motion: the recursion on time jets q + q̇ε (the pose moving with the
   // actual q̇) and r + ṙε (the main-joint rates r and their derivative ṙ:
   // actual q̇, q̈ for the dynamics, required q̇_r, q̈_r for the controller).
-  template <class T>
-  HS_HD static Twists<Dual<1, T>> twists_moving(const Params& P, const T* q, const T* qd, const T* r, const T* rdot) {
+  template <class T, class R>
+  HS_HD static Twists<Dual<1, T>> twists_moving(const ParamsOn<R>& P, const T* q, const T* qd, const T* r, const T* rdot) {
     using Jt = Dual<1, T>;
     Jt qj[2], rj[2];
     for (int j = 0; j < 2; ++j) {
@@ -349,10 +366,10 @@ struct LiftTilt {
     return twists(P, qj, rj);
   }
 
-  template <class T>
-  HS_HD static void inverse_dynamics(const Params& P, const T* q, const T* qd, const T* qdd, T* f_c, T* tau) {
+  template <class T, class R>
+  HS_HD static void inverse_dynamics(const ParamsOn<R>& P, const T* q, const T* qd, const T* qdd, T* f_c, T* tau) {
     const auto tw = twists_moving(P, q, qd, qd, qdd);  // time jet: d/dt of every twist
-    PlanarBody b[nb];
+    PlanarBodyT<R> b[nb];
     bodies(P, b);
     Planar3<T> Fstar[nb];
     for (int k = 0; k < nb; ++k) {
@@ -377,10 +394,10 @@ struct LiftTilt {
   }
 
   // Kinetic energy Σ ½ Vᵀ M_A V from the twists.
-  template <class T>
-  HS_HD static T kinetic_energy(const Params& P, const T* q, const T* qd) {
+  template <class T, class R>
+  HS_HD static T kinetic_energy(const ParamsOn<R>& P, const T* q, const T* qd) {
     const Twists<T> tw = twists(P, q, qd);
-    PlanarBody b[nb];
+    PlanarBodyT<R> b[nb];
     bodies(P, b);
     T E(0.0);
     for (int k = 0; k < nb; ++k) E += body_kinetic_energy(b[k], tw.V[k]);
@@ -400,18 +417,18 @@ struct LiftTilt {
     T tcp_angle;
   };
   // R(angle) (x, y) for a body-fixed vector.
-  template <class T, class X>
-  HS_HD static V2<T> along(const T& angle, const X& x, double y) {
+  template <class T, class X, class Y>
+  HS_HD static V2<T> along(const T& angle, const X& x, const Y& y) {
     const T c = math::cos(angle), s = math::sin(angle);
     return {c * x - s * y, s * x + c * y};
   }
-  template <class T>
-  HS_HD static WorldPose<T> world_pose(const Params& P, const T* q) {
+  template <class T, class R>
+  HS_HD static WorldPose<T> world_pose(const ParamsOn<R>& P, const T* q) {
     WorldPose<T> w;
     V2<T> base{T(P.base_x), T(P.base_y)};
     T base_angle = T(P.base_angle);
     for (int j = 0; j < 2; ++j) {
-      const RevoluteSegment& g = P.segment[j];
+      const RevoluteSegmentT<R>& g = P.segment[j];
       const int b1 = j == 0 ? B11 : B12, b3 = j == 0 ? B31 : B32, b4 = j == 0 ? B41 : B42;
       const SegmentPose<T> sp = segment_pose(g, q[j]);
       w.angle[b1] = base_angle + q[j];
@@ -434,10 +451,10 @@ struct LiftTilt {
   }
 
   // Potential energy of gravity, −Σ m g·r_c.
-  template <class T>
-  HS_HD static T potential_energy(const Params& P, const T* q) {
+  template <class T, class R>
+  HS_HD static T potential_energy(const ParamsOn<R>& P, const T* q) {
     const WorldPose<T> w = world_pose(P, q);
-    PlanarBody b[nb];
+    PlanarBodyT<R> b[nb];
     bodies(P, b);
     T E(0.0);
     for (int k = 0; k < nb; ++k) {
@@ -448,8 +465,8 @@ struct LiftTilt {
   }
 
   // Tool centre point in the world.
-  template <class T>
-  HS_HD static V2<T> tcp(const Params& P, const T* q) { return world_pose(P, q).tcp; }
+  template <class T, class R>
+  HS_HD static V2<T> tcp(const ParamsOn<R>& P, const T* q) { return world_pose(P, q).tcp; }
 
   // Closed-form inverse kinematics of the TCP (docs/models/manipulator.md
   // §10): the joint angles that put the TCP at X in the working branch
@@ -524,6 +541,8 @@ inline LiftTiltParams seed004_lift_tilt_mechanism() {
 // j's length the stroke x_j, residual rows (τ_1, τ_2, 0, 0).
 struct LiftTiltDae {
   using Params = LiftTiltParams;
+  template <class R>
+  using ParamsOn = LiftTiltParamsT<R>;
   static constexpr int n = 4;
   static constexpr int m = 2;
   static constexpr int ni = 2;
@@ -542,10 +561,10 @@ struct LiftTiltDae {
     for (int j = 0; j < 2; ++j) x[x1 + j] = value(segment_pose(P.segment[j], P.initial_angle[j]).stroke);
   }
 
-  template <class S>
-  HS_HD static void constraints(const Params& P, const S* x, S* phi) {
+  template <class S, class R>
+  HS_HD static void constraints(const ParamsOn<R>& P, const S* x, S* phi) {
     for (int j = 0; j < 2; ++j) {
-      const RevoluteSegment& g = P.segment[j];
+      const RevoluteSegmentT<R>& g = P.segment[j];
       const S c = math::cos(x[q1 + j]);
       const S px = g.base_link + g.rod_link * c;
       const S py = g.rod_link * math::sin(x[q1 + j]);
@@ -556,15 +575,15 @@ struct LiftTiltDae {
   // The cylinder's "length" for its circuit is the stroke x_j itself (the
   // pin-to-pin length minus the constant x_j0): the chambers follow it
   // (servo_valve_circuit.hpp) and outputs s_1, s_2 read as strokes.
-  template <class S>
-  HS_HD static S actuator_length(const Params&, const S* x, int a) {
+  template <class S, class R>
+  HS_HD static S actuator_length(const ParamsOn<R>&, const S* x, int a) {
     return x[x1 + a];
   }
 
   // M(x) ẍ + c(x, ẋ) − Q_grav(x) (seed 000 eq (9) without the actuators):
   // the inverse dynamics in q, nothing on the strokes.
-  template <class S>
-  HS_HD static void mechanism_residual(const Params& P, const S* x, const S* xd, const S* xdd, S* r) {
+  template <class S, class R>
+  HS_HD static void mechanism_residual(const ParamsOn<R>& P, const S* x, const S* xd, const S* xdd, S* r) {
     S f_c[2], tau[2];
     LiftTilt::inverse_dynamics(P, x, xd, xdd, f_c, tau);
     r[q1] = tau[0];
@@ -573,12 +592,12 @@ struct LiftTiltDae {
     r[x2] = S(0.0);
   }
 
-  template <class S>
-  HS_HD static S kinetic_energy(const Params& P, const S* x, const S* xd) {
+  template <class S, class R>
+  HS_HD static S kinetic_energy(const ParamsOn<R>& P, const S* x, const S* xd) {
     return LiftTilt::kinetic_energy(P, x, xd);
   }
-  template <class S>
-  HS_HD static S potential_energy(const Params& P, const S* x) {
+  template <class S, class R>
+  HS_HD static S potential_energy(const ParamsOn<R>& P, const S* x) {
     return LiftTilt::potential_energy(P, x);
   }
 };
