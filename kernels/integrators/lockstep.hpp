@@ -20,8 +20,9 @@
 // quick-return and the model files (FormulationOnLanes), with one of the
 // hydraulic cylinders and an input policy with lanes (InputOnLanes: the
 // open-loop schedule, the model files' schedules and PI controllers, their
-// memory, report and probe per lane), the exact tangent; lockstep_supported() says so at run time and the callers run the
-// scalar path otherwise. Trajectories are recorded lane by lane: each lane's
+// memory, report and probe per lane), the exact tangent;
+// lockstep_supported() says so at run time and the callers run the scalar
+// path otherwise. Trajectories are recorded lane by lane: each lane's
 // samples are its scalar run's (record(index, k, sample), as run_instance's).
 //
 // CPU only, like the lanes.
