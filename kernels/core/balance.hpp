@@ -15,17 +15,25 @@
 // step 1) and by the zero-order hold (kernels/core/matrix_exponential.hpp).
 #pragma once
 #include <cmath>
-#include <type_traits>
 
 #include "hd.hpp"
 #include "small_matrix.hpp"
 
 namespace hs {
 
+// A compile-time size as a value: the routines on a matrix's leading block
+// take their size as `Size n` — an int (a run-time size) or FixedSize<N> (the
+// whole matrix, a constant the loops unroll on). Not std::integral_constant:
+// its conversion is a host function to nvcc without --expt-relaxed-constexpr.
+template <int N>
+struct FixedSize {
+  HS_HD constexpr operator int() const { return N; }
+};
+
 // Balances A in place. If scale is not null, scale[i] receives d_i, so that
 // the balanced A is D^{-1} A_in D, i.e. A_in(i, j) = A(i, j) d_i / d_j.
 // Only the leading n × n block when n (a run-time size ≤ N) is given.
-template <int N, class Size = std::integral_constant<int, N>>
+template <int N, class Size = FixedSize<N>>
 HS_HD void balance_by_powers_of_two(Mat<double, N, N>& A, double* scale = nullptr, Size n = {}) {
   constexpr double radix = 2.0, radix2 = radix * radix;
   if (scale)

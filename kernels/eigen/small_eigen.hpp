@@ -44,7 +44,6 @@
 // in a local Mat<double, N, N>, no exceptions (a status code instead).
 #pragma once
 #include <cmath>
-#include <type_traits>
 
 #include "kernels/core/balance.hpp"
 #include "kernels/core/hd.hpp"
@@ -330,7 +329,7 @@ HS_HD EigenResult<N> eigenvalues_of_block(Mat<double, N, N>& A, Size n, bool bal
 // scaled Jacobians accurate).
 template <int N>
 HS_HD EigenResult<N> eigenvalues(Mat<double, N, N> A, bool balance = true) {
-  return eigen_detail::eigenvalues_of_block(A, std::integral_constant<int, N>{}, balance);
+  return eigen_detail::eigenvalues_of_block(A, FixedSize<N>{}, balance);
 }
 
 // The eigenvalues of the leading n × n block A(0:n, 0:n), 1 <= n <= N, in
