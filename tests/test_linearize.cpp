@@ -1029,6 +1029,7 @@ struct FileCircuit {
   double piston_bulk, rod_bulk;      // B_p, B_r [Pa]
   double leakage;                    // c_l [m³/(s·Pa)]
   double rod_pressure;               // p_r at rest [Pa]
+  double stroke = NAN, closed_length = NAN;  // the servo valve's [m]
 };
 
 std::string four_bar_file_on(const FileCircuit& c) {
@@ -1084,15 +1085,17 @@ FileCircuit servo_valve_circuit(double leakage) {
   c.leakage = leakage;
   c.rod_pressure = k.rod_side_initial_pressure;  // the leaking case's: below, from F0
   c.piston_volume = c.rod_volume = NAN;            // below, from s at the assembly
+  c.stroke = stroke;
+  c.closed_length = closed_length;
   return c;
 }
 
 Mat<double, 4, 4> file_cylinder_jacobian(const ClosedFormJacobian& cf, FileCircuit& c) {
-  if (std::string(c.circuit).rfind("servo-valve", 0) == 0) {
+  if (std::isfinite(c.stroke)) {  // the servo valve: its volumes at the assembly's stroke
     const ServoValveCircuitParams k;
-    const double x = cf.cylinder_length - 1.1;  // the closed length above
+    const double x = cf.cylinder_length - c.closed_length;
     c.piston_volume = k.dead_volume_a + c.piston_area * x;
-    c.rod_volume = k.dead_volume_b + c.rod_area * (1.2 - x);
+    c.rod_volume = k.dead_volume_b + c.rod_area * (c.stroke - x);
     if (c.leakage > 0) c.rod_pressure = cf.actuator_force / (c.piston_area - c.rod_area);
   }
   const double ds = cf.ds_dphi, m0 = cf.m0;

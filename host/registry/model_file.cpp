@@ -17,6 +17,8 @@
 #include "kernels/catalog/catalog.hpp"
 #include "kernels/core/lu.hpp"
 #include "kernels/core/small_matrix.hpp"
+#include "kernels/linearize/actuated_system.hpp"
+#include "kernels/linearize/reduced_jacobian.hpp"
 #include "kernels/models/actuated_parameters.hpp"
 
 namespace hs {
@@ -1039,9 +1041,8 @@ class Reader {
     // points have that many eigenvalues fewer.
     if (!all_three_volume()) {
       d.drop_formulation("index1-baumgarte");
-      using Choice = typename K::Dae::Circuit;
-      for (int c = 0; c < kNa; ++c)
-        d.stability_eigenvalues -= Choice::unused_pressures(P.actuator[c].circuit) + (Choice::spool_has_state(P.actuator[c].circuit) ? 0 : 1);
+      int live[ReducedSize<ActuatedSystem<typename K::Dae, NoFriction>>::value];
+      d.stability_eigenvalues = live_states<ActuatedSystem<typename K::Dae, NoFriction>>(P, live);
     }
     // Each instance must assemble as the file's values do (a sampled or swept
     // geometry may not close), and a controller must sample on the step grid:

@@ -92,8 +92,7 @@ bool same_mechanism_structure(const PlanarLoopChainParams<NB>& a, const PlanarLo
 template <class Capacity>
 bool same_mechanism_structure(const PlanarMultibodyParams<Capacity>& a, const PlanarMultibodyParams<Capacity>& b) {
   bool same = true;
-  PlanarMultibodyParams<Capacity> copy = a;
-  for_each_planar_multibody_field<Capacity>(copy, b, [](double, double) {}, [&](int x, int y) { same = same && x == y; });
+  for_each_planar_multibody_field<Capacity>(a, b, [](double, double) {}, [&](int x, int y) { same = same && x == y; });
   return same;
 }
 // The schedule's segments, one for the batch, and each lane's gain.
@@ -275,6 +274,8 @@ struct Lockstep {
   using Summary = SummaryOf<One>;
   static constexpr int nq = One::nq, np = One::np, na = One::na;
   using Input = typename Model::Input;
+  // A policy with a memory per lane (MemoryOn<R>); the open-loop schedule has none.
+  static constexpr bool memory_on_lanes = !std::is_same<MemoryOf<Input, L>, typename Input::Memory>::value;
   using SampleT = SampleOf<One>;
 
   struct Started {
@@ -488,15 +489,7 @@ struct Lockstep {
   // references (a memory of reals on lanes; an empty one as it is).
   static InputState<Input, na> input_of_lane(const typename Wide::State& w, int lane) {
     InputState<Input, na> one;
-    if constexpr (sizeof(w.input.memory) >= sizeof(L)) {
-      using Scalar = MemoryOf<Input, double>;
-      static_assert(sizeof(w.input.memory) == W * sizeof(Scalar), "a memory of reals only");
-      constexpr int fields = static_cast<int>(sizeof(Scalar) / sizeof(double));
-      double all[fields * W], field[fields];
-      std::memcpy(all, static_cast<const void*>(&w.input.memory), sizeof(all));
-      for (int k = 0; k < fields; ++k) field[k] = all[k * W + lane];
-      std::memcpy(static_cast<void*>(&one.memory), field, sizeof(field));
-    }
+    if constexpr (memory_on_lanes) one.memory = lane_of<W, Input::template MemoryOn>(w.input.memory, lane);
     for (int a = 0; a < na; ++a) one.U_ref[a] = w.input.U_ref[a][lane];
     return one;
   }
@@ -528,10 +521,10 @@ struct Lockstep {
     block(&S1::s_act, w.s_act);
     block(&S1::sdot_act, w.sdot_act);
     if constexpr (HasMultipliers<S1>::value) block(&S1::lambda, w.lambda);
-    if constexpr (sizeof(w.input.memory) >= sizeof(L)) {
+    if constexpr (memory_on_lanes) {
       MemoryOf<Input, double> memory[W];
       for (int lane = 0; lane < W; ++lane) memory[lane] = one[lane].input.memory;
-      transpose_reals<W>(memory, W, w.input.memory);
+      w.input.memory = gather_lanes<W, Input::template MemoryOn>(memory, W);
     }
     for (int lane = 0; lane < W; ++lane) {
       for (int a = 0; a < na; ++a) w.input.U_ref[a].set(lane, one[lane].input.U_ref[a]);
