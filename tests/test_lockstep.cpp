@@ -32,12 +32,14 @@
 #include "kernels/models/planar_multibody_descriptor.hpp"
 #include "host/build_paths.hpp"
 #include "host/registry/model_file.hpp"
+#include "lockstep_checks.hpp"
 
 using namespace hs;
+using hs::lockstep_checks::expect_lanes_match_scalar;
+using hs::lockstep_checks::expect_same_summary;
 
 namespace {
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof(double)) == 0; }
 
 // The static laws (Brown–McPhee, Bengisu–Akay, none) as the catalog compiles
 // them for the four-bar: one policy, the law read from law_code.
@@ -107,37 +109,6 @@ std::vector<Params> varied_instances(int n, unsigned seed, const char* law) {
   return out;
 }
 
-template <class Summary>
-void expect_same_summary(const Summary& a, const Summary& b, const char* what, int i) {
-  SCOPED_TRACE(testing::Message() << what << " instance " << i);
-  EXPECT_EQ(static_cast<int>(a.status), static_cast<int>(b.status));
-  EXPECT_EQ(a.steps, b.steps);
-  EXPECT_EQ(a.newton_iterations, b.newton_iterations);
-  EXPECT_EQ(a.max_newton_iterations, b.max_newton_iterations);
-  auto same = [&](double x, double y, const char* field) {
-    EXPECT_TRUE(same_bits(x, y)) << field << ": lanes " << x << " scalar " << y;
-  };
-  same(a.t_end, b.t_end, "t_end");
-  constexpr int nq = static_cast<int>(sizeof(a.q) / sizeof(a.q[0]));  // every coordinate (10 in 3D)
-  constexpr int np = static_cast<int>(sizeof(a.p) / sizeof(a.p[0]));
-  for (int k = 0; k < nq; ++k) { same(a.q[k], b.q[k], "q"); same(a.qd[k], b.qd[k], "qd"); }
-  for (int k = 0; k < np; ++k) {
-    same(a.p[k], b.p[k], "p");
-    same(a.p_min[k], b.p_min[k], "p_min");
-    same(a.p_max[k], b.p_max[k], "p_max");
-  }
-  same(a.U[0], b.U[0], "U");
-  same(a.s[0], b.s[0], "s");
-  same(a.cylinder_work, b.cylinder_work, "cylinder_work");
-  same(a.friction_work, b.friction_work, "friction_work");
-  same(a.max_cylinder_work, b.max_cylinder_work, "max_cylinder_work");
-  same(a.peak_energy_drift, b.peak_energy_drift, "peak_energy_drift");
-  same(a.final_energy_drift, b.final_energy_drift, "final_energy_drift");
-  same(a.max_constraint_violation, b.max_constraint_violation, "max_constraint_violation");
-  same(a.settling_time, b.settling_time, "settling_time");
-  same(a.tracking_rms, b.tracking_rms, "tracking_rms");
-}
-
 template <class M>
 using DoubleStepOf = DoubleStepTrapezoidal<M>;
 template <class M>
@@ -169,53 +140,18 @@ void lockstep_matches_scalar(double duration, const char* law) {
   // Trajectories every 7th step (not a divisor of the run: the last steps
   // are not sampled), each lane's samples against its scalar run's.
   opt.stride = 7;
-  using Samples = std::vector<SampleOf<One>>;
   const auto all = varied_instances<Params>(3 * W + 1, 17, law);
-  std::vector<SummaryOf<One>> scalar(all.size());
-  std::vector<Samples> scalar_samples(all.size());
-  for (size_t i = 0; i < all.size(); ++i)
-    scalar[i] = run_instance<One>(all[i], S, opt, [&](long k, const SampleOf<One>& smp) {
-      EXPECT_EQ(k, static_cast<long>(scalar_samples[i].size()));
-      scalar_samples[i].push_back(smp);
-    });
-  int failed = 0, finished = 0, unstarted = 0;
-  for (const auto& s : scalar) {
-    if (s.status == Status::ok) {
-      ++finished;
-      EXPECT_TRUE(std::isfinite(s.tracking_rms));  // the reference is in use
-    }
-    else if (s.steps == 0 && s.t_end == 0.0) ++unstarted;
-    else ++failed;
-  }
-  // The batch exercises lanes that finish and lanes that stop during the run.
-  EXPECT_GT(finished, 0);
-  EXPECT_GT(failed, 0);
-  EXPECT_GT(unstarted, 0);
-  // Batch sizes around every group boundary: one instance, a ragged group,
-  // a full one, one over, and 3W + 1 (two full groups and a ragged one after
-  // the instances that never start are dropped).
-  for (int n : {1, 2, W - 1, W, W + 1, 2 * W + 3, 3 * W + 1}) {
-    std::vector<SummaryOf<One>> lanes(n);
-    std::vector<Samples> lane_samples(n);
-    LockstepCounters counters;
-    Lockstep<One, W>::run(all.data(), n, S, opt, lanes.data(), &counters, [&](long i, long k, const SampleOf<One>& smp) {
-      EXPECT_EQ(k, static_cast<long>(lane_samples[i].size())) << "instance " << i;
-      lane_samples[i].push_back(smp);
-    });
-    for (int i = 0; i < n; ++i) {
-      expect_same_summary(lanes[i], scalar[i], "batch", i);
-      ASSERT_EQ(lane_samples[i].size(), scalar_samples[i].size()) << "instance " << i;
-      for (size_t k = 0; k < lane_samples[i].size(); ++k)
-        EXPECT_EQ(std::memcmp(&lane_samples[i][k], &scalar_samples[i][k], sizeof(SampleOf<One>)), 0)
-            << "instance " << i << " sample " << k;
-    }
-    // Lanes converge after different counts of Newton iterations and some
-    // stop early: some lane-iterations idle, so utilization is below 1.
-    if (n == 3 * W + 1) {
-      EXPECT_GT(counters.utilization(), 0.3);
-      EXPECT_LT(counters.utilization(), 1.0);
-      std::printf("W = %d, %d instances: lane utilization %.3f over %ld groups\n", W, n, counters.utilization(),
-                  counters.groups);
+  // Lanes converge after different counts of Newton iterations and some
+  // stop early: some lane-iterations idle, so utilization is below 1.
+  const auto match = expect_lanes_match_scalar<One, W>(all, S, opt, law);
+  const LockstepCounters& counters = match.counters;
+  EXPECT_GT(counters.utilization(), 0.3);
+  EXPECT_LT(counters.utilization(), 1.0);
+  std::printf("W = %d, %d instances: lane utilization %.3f over %ld groups\n", W, 3 * W + 1, counters.utilization(),
+              counters.groups);
+  for (const auto& r : match.scalar) {  // the reference is in use
+    if (r.status == Status::ok) {
+      EXPECT_TRUE(std::isfinite(r.tracking_rms));
     }
   }
 }
@@ -379,37 +315,8 @@ void file_lockstep_matches_scalar(const std::string& path, const char* law, doub
   S.duration = duration;
   RunOptions opt;
   opt.stride = 7;
-  using Samples = std::vector<SampleOf<One>>;
-  std::vector<SummaryOf<One>> scalar(all.size());
-  std::vector<Samples> scalar_samples(all.size());
-  for (size_t i = 0; i < all.size(); ++i)
-    scalar[i] = run_instance<One>(all[i], S, opt, [&](long, const SampleOf<One>& smp) { scalar_samples[i].push_back(smp); });
-  int failed = 0, finished = 0, unstarted = 0;
-  for (const auto& r : scalar) {
-    if (r.status == Status::ok) ++finished;
-    else if (r.steps == 0 && r.t_end == 0.0) ++unstarted;
-    else ++failed;
-  }
-  EXPECT_GT(finished, 0);
-  EXPECT_GT(failed, 0);
-  EXPECT_GT(unstarted, 0);
-  std::printf("  %s, %s, W = %d: %d finish, %d stop mid-run, %d never start\n", model->name.c_str(), law, W, finished,
-              failed, unstarted);
-  for (int n : {1, 2, W - 1, W, W + 1, 2 * W + 3, 3 * W + 1}) {
-    std::vector<SummaryOf<One>> lanes(n);
-    std::vector<Samples> lane_samples(n);
-    Lockstep<One, W>::run(all.data(), n, S, opt, lanes.data(), nullptr,
-                          [&](long i, long, const SampleOf<One>& smp) { lane_samples[i].push_back(smp); });
-    for (int i = 0; i < n; ++i) {
-      expect_same_summary(lanes[i], scalar[i], "batch", i);
-      // The controller's report (NaN for a valve schedule), bit for bit.
-      EXPECT_EQ(std::memcmp(&lanes[i].input, &scalar[i].input, sizeof(lanes[i].input)), 0) << "report, instance " << i;
-      ASSERT_EQ(lane_samples[i].size(), scalar_samples[i].size()) << "instance " << i;
-      for (size_t k = 0; k < lane_samples[i].size(); ++k)
-        EXPECT_EQ(std::memcmp(&lane_samples[i][k], &scalar_samples[i][k], sizeof(SampleOf<One>)), 0)
-            << "instance " << i << " sample " << k;
-    }
-  }
+  const std::string what = model->name + ", " + law;
+  expect_lanes_match_scalar<One, W>(all, S, opt, what.c_str());
 }
 
 // The four-bar file's variations: masses, bulk modulus, friction; every fifth

@@ -38,44 +38,58 @@
 
 namespace hs {
 
-struct VdcParams {
-  double sample_period = 1e-3;     // [s] [R]; a whole number of integrator steps
-  double voltage_limit = 10.0;     // u_max [V] [S] seed 004 §7
-  double joint_gain = 3.0;         // λ, eq (36) [1/s] [R]
-  double velocity_gain = 5.0;      // K_A translational entries [N·s/m] [R]
-  double angular_gain = 5.0;       // K_A rotational entry [N·m·s/rad] [R]
-  double velocity_feedback[2] = {5e-3, 5e-3};  // k_xj, eq (90) [m] [R]
-  double force_feedback[2] = {2e-8, 2e-8};     // k_fj, eq (90) [m²/(N·s)] [R]
+// R: double, or Lanes<W> (kernels/core/lanes.hpp): the gains and the
+// controller's model per lane (the reals, first), the sample period and the
+// path the same in every lane of a batch (docs/models/lanes.md §11).
+template <class R = double>
+struct VdcParamsT {
+  using Real = R;
+  R voltage_limit = 10.0;     // u_max [V] [S] seed 004 §7
+  R joint_gain = 3.0;         // λ, eq (36) [1/s] [R]
+  R velocity_gain = 5.0;      // K_A translational entries [N·s/m] [R]
+  R angular_gain = 5.0;       // K_A rotational entry [N·m·s/rad] [R]
+  R velocity_feedback[2] = {5e-3, 5e-3};  // k_xj, eq (90) [m] [R]
+  R force_feedback[2] = {2e-8, 2e-8};     // k_fj, eq (90) [m²/(N·s)] [R]
   // The controller's model of what a study may make uncertain.
-  double model_payload_mass = 100.0;                     // [kg]
-  double model_bulk_modulus[2] = {800e6, 800e6};         // β̂_j [Pa]
-  double model_valve_coefficient[2] = {3.5635e-8, 8.9087e-8};  // ĉ_j, all four edges [m³/(s·V·√Pa)]
+  R model_payload_mass = 100.0;                     // [kg]
+  R model_bulk_modulus[2] = {800e6, 800e6};         // β̂_j [Pa]
+  R model_valve_coefficient[2] = {3.5635e-8, 8.9087e-8};  // ĉ_j, all four edges [m³/(s·V·√Pa)]
   // Friction model f_f(v) = F_c tanh(4 v/v_s) + b v (continuous, increasing,
   // odd, as seed 004's stability proof requires).
-  double model_coulomb_force[2] = {4000.0, 4000.0};      // [N]
-  double model_stribeck_velocity[2] = {0.02, 0.02};      // [m/s]
-  double model_viscous_coefficient[2] = {15000.0, 15000.0};  // [N·s/m]
+  R model_coulomb_force[2] = {4000.0, 4000.0};      // [N]
+  R model_stribeck_velocity[2] = {0.02, 0.02};      // [m/s]
+  R model_viscous_coefficient[2] = {15000.0, 15000.0};  // [N·s/m]
+  // One per batch on lanes (the sampling instants and the desired path).
+  double sample_period = 1e-3;     // [s] [R]; a whole number of integrator steps
   WaypointPath path;
 };
+using VdcParams = VdcParamsT<double>;
 
 struct VdcController {
   using Params = VdcParams;
+  template <class R>
+  using ParamsOn = VdcParamsT<R>;
   static constexpr bool observes = true;
   static constexpr bool reads_model = true;
+  static constexpr bool on_lanes = true;  // ParamsOn and MemoryOn on Lanes<W>: the lockstep lanes run it
   static constexpr int na = 2;
 
-  struct Memory {
-    double start_x, start_y;     // TCP at t0 (the path's first point)
-    double f_pr_prev[2];         // f_pjr of the previous sample
-    int samples;                 // samples taken
-    int saturated_samples;       // samples with a voltage at its limit
-    int violation_samples;       // samples with a chamber pressure outside (p_r, p_s)
-    double first_saturation;     // time of the first saturated sample (NaN: none)
-    double error_sq_sum, error_peak, error_last;  // |X_d − X| over the samples
-    double desired_speed_peak;   // max |Ẋ_d| over the samples (ρ's denominator)
+  // Reals only (one value per lane on lanes): the counts too, so that a lane
+  // keeps its own (a count of samples is exact in a double).
+  template <class R>
+  struct MemoryOn {
+    R start_x, start_y;     // TCP at t0 (the path's first point)
+    R f_pr_prev[2];         // f_pjr of the previous sample
+    R samples;              // samples taken
+    R saturated_samples;    // samples with a voltage at its limit
+    R violation_samples;    // samples with a chamber pressure outside (p_r, p_s)
+    R first_saturation;     // time of the first saturated sample (NaN: none)
+    R error_sq_sum, error_peak, error_last;  // |X_d − X| over the samples
+    R desired_speed_peak;   // max |Ẋ_d| over the samples (ρ's denominator)
     // The last sample's figures (probe).
-    double x, y, x_d, y_d, f_pr[2];
+    R x, y, x_d, y_d, f_pr[2];
   };
+  using Memory = MemoryOn<double>;
 
   struct Report {
     double tcp_error_rms, tcp_error_peak, tcp_error_final;
@@ -127,15 +141,16 @@ struct VdcController {
     }
   };
 
-  HS_HD static double sample_period(const Params& P) { return P.sample_period; }
+  template <class R>
+  HS_HD static double sample_period(const ParamsOn<R>& P) { return P.sample_period; }
   HS_HD static double last_switch(const Params& P, double duration) {
     const double t = path_end_time(P.path);
     return t < duration ? t : duration;
   }
 
   // The controller's friction model (seed 004 §3.4: increasing, continuous, odd).
-  template <class T>
-  HS_HD static T friction_model(const Params& P, int j, const T& v) {
+  template <class R, class T>
+  HS_HD static T friction_model(const ParamsOn<R>& P, int j, const T& v) {
     return P.model_coulomb_force[j] * math::tanh(4.0 * v / P.model_stribeck_velocity[j]) + P.model_viscous_coefficient[j] * v;
   }
 
@@ -145,7 +160,7 @@ struct VdcController {
     m.start_x = X.x;
     m.start_y = X.y;
     m.f_pr_prev[0] = m.f_pr_prev[1] = 0.0;
-    m.samples = m.saturated_samples = m.violation_samples = 0;
+    m.samples = m.saturated_samples = m.violation_samples = 0.0;
     m.first_saturation = __builtin_nan("");
     m.error_sq_sum = m.error_peak = m.error_last = m.desired_speed_peak = 0.0;
     m.x = m.x_d = X.x;
@@ -155,27 +170,30 @@ struct VdcController {
 
   // Desired joint motion at t: q_d, q̇_d, q̈_d from the path and the IK.
   // False if the path point is out of reach (the study check refuses such
-  // paths; a perturbed instance holds its last command).
-  template <class MP>
-  HS_HD static bool desired_joints(const MP& PM, const Memory& m, double t, double* qd, double* qd_dot, double* qd_ddot,
-                                   PathPoint& X) {
-    const LiftTiltParams& G = PM.mechanism;
+  // paths; a perturbed instance holds its last command). On lanes the mask of
+  // the lanes in reach (the others' values are to be discarded).
+  template <class MP, class R>
+  HS_HD static auto desired_joints(const MP& PM, const MemoryOn<R>& m, double t, R* qd, R* qd_dot, R* qd_ddot,
+                                   PathPointT<R>& X) {
+    const auto& G = PM.mechanism;
     X = path_at(PM.input.path, m.start_x, m.start_y, t);
-    if (!LiftTilt::inverse_kinematics(G, X.x, X.y, qd)) return false;
+    const auto in_reach = LiftTilt::inverse_kinematics(G, X.x, X.y, qd);
+    if (!any_lane(in_reach)) return in_reach;
     // J = ∂X/∂q at q_d.
-    using D2 = Dual<2>;
+    using D2 = Dual<2, R>;
     const D2 q2[2] = {D2::variable(qd[0], 0), D2::variable(qd[1], 1)};
     const V2<D2> Xj = LiftTilt::tcp(G, q2);
-    const double J00 = Xj.x.v[0], J01 = Xj.x.v[1], J10 = Xj.y.v[0], J11 = Xj.y.v[1];
-    const double det = J00 * J11 - J01 * J10;
-    if (!(fabs(det) > 1e-12)) return false;
-    auto solve = [&](double bx, double by, double* out) {
+    const R J00 = Xj.x.v[0], J01 = Xj.x.v[1], J10 = Xj.y.v[0], J11 = Xj.y.v[1];
+    const R det = J00 * J11 - J01 * J10;
+    const auto regular = in_reach && math::abs(det) > 1e-12;
+    if (!any_lane(regular)) return regular;
+    auto solve = [&](const R& bx, const R& by, R* out) {
       out[0] = (J11 * bx - J01 * by) / det;
       out[1] = (J00 * by - J10 * bx) / det;
     };
     solve(X.vx, X.vy, qd_dot);
     // J̇ q̇_d = q̇_dᵀ ∇²X q̇_d: the τ1τ2 coefficient of X on the path jet q_d + q̇_d(τ1 + τ2).
-    using In = Dual<1>;
+    using In = Dual<1, R>;
     using Path = Dual<1, In>;
     Path qp[2];
     for (int j = 0; j < 2; ++j) {
@@ -186,7 +204,7 @@ struct VdcController {
     }
     const V2<Path> Xp = LiftTilt::tcp(G, qp);
     solve(X.ax - Xp.x.v[0].v[0], X.ay - Xp.y.v[0].v[0], qd_ddot);
-    return true;
+    return regular;
   }
 
   // Steps 2–7 at one sample on any scalar T (double in the run, dual
@@ -194,13 +212,15 @@ struct VdcController {
   // from the desired joint motion (q_d, q̇_d, q̈_d), the observed q, q̇,
   // strokes x, rates ẋ and pressures p, and the previous sample's required
   // piston forces (memory; `first`: none yet, ḟ_pr = 0), the required piston
-  // forces f_pr and the required u_fr of eq (90) per actuator.
-  template <class MP, class T>
-  HS_HD static void required_flow_rates(const MP& PM, const double* q_des, const double* qd_des, const double* qdd_des,
-                                        const T* q, const T* qdot, const T* x, const T* xdot, const T* p,
-                                        const T* f_pr_prev, bool first, T* f_pr, T* u_fr) {
-    const Params& P = PM.input;
-    const LiftTiltParams& G = PM.mechanism;
+  // forces f_pr and the required u_fr of eq (90) per actuator. On lanes
+  // (T = Q = Lanes<W>) every lane's, `first` a mask.
+  template <class MP, class Q, class T, class First>
+  HS_HD static void required_flow_rates(const MP& PM, const Q* q_des, const Q* qd_des, const Q* qdd_des, const T* q,
+                                        const T* qdot, const T* x, const T* xdot, const T* p, const T* f_pr_prev,
+                                        const First& first, T* f_pr, T* u_fr) {
+    const auto& P = PM.input;
+    const auto& G = PM.mechanism;
+    using R = typename std::decay_t<decltype(P)>::Real;
     T qr_dot[2], qr_ddot[2];
     for (int j = 0; j < 2; ++j) {
       qr_dot[j] = qd_des[j] + P.joint_gain * (q_des[j] - q[j]);
@@ -212,7 +232,7 @@ struct VdcController {
     const auto req = LiftTilt::twists_moving(G, q, qdot, qr_dot, qr_ddot);
 
     // 4. Required net wrenches (eq 8) with the controller's model bodies.
-    PlanarBody b[LiftTilt::nb];
+    PlanarBodyT<R> b[LiftTilt::nb];
     LiftTilt::bodies(G, b, P.model_payload_mass);
     Planar3<T> Fr[LiftTilt::nb];
     for (int k = 0; k < LiftTilt::nb; ++k) {
@@ -233,12 +253,12 @@ struct VdcController {
 
     // 6–7. Per actuator: required piston force and eq (90).
     for (int j = 0; j < 2; ++j) {
-      const ServoValveCircuitParams& C = PM.actuator[j].circuit;
-      double A_a, A_b;
+      const auto& C = PM.actuator[j].circuit;
+      R A_a, A_b;
       hydraulics::CylinderChambers::areas(C.piston_diameter, C.rod_diameter, A_a, A_b);
       const T xr_dot = actual.seg[j].dx_dq * qr_dot[j];
       f_pr[j] = f_cr[j] + friction_model(P, j, xr_dot);
-      const T f_pr_dot = first ? T(0.0) : (f_pr[j] - f_pr_prev[j]) / P.sample_period;
+      const T f_pr_dot = choose(first, T(0.0), (f_pr[j] - f_pr_prev[j]) / P.sample_period);
       const T f_p = A_a * p[2 * j] - A_b * p[2 * j + 1];  // eq (79)
       const T xa = C.dead_volume_a / A_a + x[j], xb = C.dead_volume_b / A_b + (C.stroke - x[j]);
       u_fr[j] = f_pr_dot / P.model_bulk_modulus[j] + (A_a / xa + A_b / xb) * xdot[j] +
@@ -248,15 +268,16 @@ struct VdcController {
 
   // Step 8: the voltage of actuator j from u_fr, eq (91): the valve law of
   // the plant's circuit with the model's edge coefficients on the side
-  // `opening` (u_fr > 0 in the run), at pressures pa, pb and stroke x.
-  template <class MP>
-  HS_HD static double voltage_gain(const MP& PM, int j, bool opening, double pa, double pb, double x) {
-    const ServoValveCircuitParams& C = PM.actuator[j].circuit;
-    double A_a, A_b;
+  // `opening` (u_fr > 0 in the run; a mask on lanes), at pressures pa, pb and
+  // stroke x.
+  template <class MP, class R, class Opening>
+  HS_HD static R voltage_gain(const MP& PM, int j, const Opening& opening, const R& pa, const R& pb, const R& x) {
+    const auto& C = PM.actuator[j].circuit;
+    R A_a, A_b;
     hydraulics::CylinderChambers::areas(C.piston_diameter, C.rod_diameter, A_a, A_b);
-    const double xa = C.dead_volume_a / A_a + x, xb = C.dead_volume_b / A_b + (C.stroke - x);
-    const double c = PM.input.model_valve_coefficient[j];
-    return ServoValveCircuit::voltage_gain(C, {c, c, c, c}, opening, pa, pb, xa, xb);
+    const R xa = C.dead_volume_a / A_a + x, xb = C.dead_volume_b / A_b + (C.stroke - x);
+    const R c = PM.input.model_valve_coefficient[j];
+    return ServoValveCircuit::voltage_gain(C, ServoValveCircuit::EdgesOn<R>{c, c, c, c}, opening, pa, pb, xa, xb);
   }
 
   // The closed-loop linearization's view of the law (kernels/linearize/sampled_loop.hpp,
@@ -281,74 +302,95 @@ struct VdcController {
     return voltage_gain(PM, j, opening, p[2 * j], p[2 * j + 1], x[j]);
   }
 
-  template <class MP, class Obs, int N>
-  HS_HD static void reference(const MP& PM, double t, const Obs& o, Memory& m, double (&U_ref)[N]) {
+  // One sample. On lanes (R = Lanes<W>) every lane's: the tests on a lane's
+  // values (in reach, the valve side, the limits, the pressure range) are
+  // masks, both sides computed and each lane's chosen, so that each lane gets
+  // the scalar path's bits (docs/models/lanes.md §11); a lane out of reach
+  // closes its valves and keeps its memory, as one instance does.
+  template <class MP, class Obs, class R, int N>
+  HS_HD static void reference(const MP& PM, double t, const Obs& o, MemoryOn<R>& m, R (&U_ref)[N]) {
     static_assert(N == na, "the VDC drives the lift and the tilt cylinders");
-    const Params& P = PM.input;
-    const LiftTiltParams& G = PM.mechanism;
-    const double q[2] = {o.q[0], o.q[1]}, qdot[2] = {o.qd[0], o.qd[1]};
+    const auto& P = PM.input;
+    const auto& G = PM.mechanism;
+    const R q[2] = {o.q[0], o.q[1]}, qdot[2] = {o.qd[0], o.qd[1]};
 
     // 1. Desired joint motion.
-    double q_des[2], qd_des[2], qdd_des[2];
-    PathPoint X;
-    if (!desired_joints(PM, m, t, q_des, qd_des, qdd_des, X)) {
-      for (int a = 0; a < na; ++a) U_ref[a] = 0.0;  // out of reach: close the valves
+    R q_des[2], qd_des[2], qdd_des[2];
+    PathPointT<R> X;
+    const auto reached = desired_joints(PM, m, t, q_des, qd_des, qdd_des, X);
+    if (!any_lane(reached)) {
+      for (int a = 0; a < na; ++a) U_ref[a] = R(0.0);  // out of reach: close the valves
       return;
     }
     // 2–7.
-    const double x[2] = {o.s[0], o.s[1]}, xdot[2] = {o.sdot[0], o.sdot[1]};
-    const double p[4] = {o.p[0], o.p[1], o.p[2], o.p[3]};
-    double f_pr[2], u_fr[2];
-    required_flow_rates(PM, q_des, qd_des, qdd_des, q, qdot, x, xdot, p, m.f_pr_prev, m.samples == 0, f_pr, u_fr);
+    const R x[2] = {o.s[0], o.s[1]}, xdot[2] = {o.sdot[0], o.sdot[1]};
+    const R p[4] = {o.p[0], o.p[1], o.p[2], o.p[3]};
+    R f_pr[2], u_fr[2];
+    required_flow_rates(PM, q_des, qd_des, qdd_des, q, qdot, x, xdot, p, m.f_pr_prev, m.samples == 0.0, f_pr, u_fr);
 
     // 8. Eq (91), limited to ±u_max.
-    bool saturated = false, violated = false;
+    MemoryOn<R> next = m;
+    using Mask = decltype(R(0.0) > 0.0);
+    Mask saturated(false), violated(false);
     for (int j = 0; j < 2; ++j) {
-      const ServoValveCircuitParams& C = PM.actuator[j].circuit;
-      const double pa = p[2 * j], pb = p[2 * j + 1];
-      const double gain = voltage_gain(PM, j, u_fr[j] > 0.0, pa, pb, x[j]);
-      double u = gain > 0.0 ? u_fr[j] / gain : 0.0;
-      if (!(u == u)) u = 0.0;
-      if (u > P.voltage_limit) { u = P.voltage_limit; saturated = true; }
-      if (u < -P.voltage_limit) { u = -P.voltage_limit; saturated = true; }
-      U_ref[j] = u;
-      m.f_pr_prev[j] = f_pr[j];
-      m.f_pr[j] = f_pr[j];
-      if (!(pa > C.return_pressure && pa < C.supply_pressure && pb > C.return_pressure && pb < C.supply_pressure))
-        violated = true;
+      const auto& C = PM.actuator[j].circuit;
+      const R pa = p[2 * j], pb = p[2 * j + 1];
+      const R gain = voltage_gain(PM, j, u_fr[j] > 0.0, pa, pb, x[j]);
+      R u = choose(gain > 0.0, u_fr[j] / gain, R(0.0));
+      u = choose(u == u, u, R(0.0));  // NaN: closed
+      const auto high = u > P.voltage_limit, low = u < -P.voltage_limit;
+      u = choose(high, P.voltage_limit, u);
+      u = choose(low, -P.voltage_limit, u);
+      saturated = saturated || high || low;
+      U_ref[j] = choose(reached, u, R(0.0));
+      next.f_pr_prev[j] = f_pr[j];
+      next.f_pr[j] = f_pr[j];
+      violated = violated ||
+                 !(pa > C.return_pressure && pa < C.supply_pressure && pb > C.return_pressure && pb < C.supply_pressure);
     }
 
     // Tracking error at this sample (the TCP of the observed pose).
-    const V2<double> Xa = LiftTilt::tcp(G, q);
-    const double ex = X.x - Xa.x, ey = X.y - Xa.y;
-    const double e = sqrt(ex * ex + ey * ey);
-    m.error_sq_sum += e * e;
-    if (e > m.error_peak) m.error_peak = e;
-    m.error_last = e;
+    const V2<R> Xa = LiftTilt::tcp(G, q);
+    const R ex = X.x - Xa.x, ey = X.y - Xa.y;
+    const R e = math::sqrt(ex * ex + ey * ey);
+    next.error_sq_sum += e * e;
+    next.error_peak = choose(e > m.error_peak, e, m.error_peak);
+    next.error_last = e;
     // ρ's denominator: the desired TCP speed at the same samples (manipulator.md §11.8).
-    const double desired_speed = sqrt(X.vx * X.vx + X.vy * X.vy);
-    if (desired_speed > m.desired_speed_peak) m.desired_speed_peak = desired_speed;
-    if (saturated) {
-      if (m.saturated_samples == 0) m.first_saturation = t;
-      ++m.saturated_samples;
-    }
-    if (violated) ++m.violation_samples;
-    ++m.samples;
-    m.x = Xa.x;
-    m.y = Xa.y;
-    m.x_d = X.x;
-    m.y_d = X.y;
+    const R desired_speed = math::sqrt(X.vx * X.vx + X.vy * X.vy);
+    next.desired_speed_peak = choose(desired_speed > m.desired_speed_peak, desired_speed, m.desired_speed_peak);
+    next.first_saturation = choose(saturated && m.saturated_samples == 0.0, R(t), m.first_saturation);
+    next.saturated_samples += choose(saturated, R(1.0), R(0.0));
+    next.violation_samples += choose(violated, R(1.0), R(0.0));
+    next.samples += 1.0;
+    next.x = Xa.x;
+    next.y = Xa.y;
+    next.x_d = X.x;
+    next.y_d = X.y;
+    take_where(reached, next, m);
   }
+
+  // to = from where c holds: one instance's whole memory, or the lanes' own.
+  template <class R>
+  HS_HD static void take_where(bool c, const MemoryOn<R>& from, MemoryOn<R>& to) {
+    if (c) to = from;
+  }
+#if !defined(__CUDACC__) && !defined(__HIPCC__)
+  template <int W>
+  static void take_where(const LaneMask<W>& c, const MemoryOn<Lanes<W>>& from, MemoryOn<Lanes<W>>& to) {
+    choose_in_place(c, from, to);
+  }
+#endif
 
   template <class MP>
   HS_HD static void report(const MP& PM, const Memory& m, Report& r) {
     const double T = PM.input.sample_period;
-    r.tcp_error_rms = m.samples > 0 ? sqrt(m.error_sq_sum / m.samples) : __builtin_nan("");
-    r.tcp_error_peak = m.samples > 0 ? m.error_peak : __builtin_nan("");
-    r.tcp_error_final = m.samples > 0 ? m.error_last : __builtin_nan("");
+    r.tcp_error_rms = m.samples > 0.0 ? sqrt(m.error_sq_sum / m.samples) : __builtin_nan("");
+    r.tcp_error_peak = m.samples > 0.0 ? m.error_peak : __builtin_nan("");
+    r.tcp_error_final = m.samples > 0.0 ? m.error_last : __builtin_nan("");
     // Seed 004's performance index ρ (manipulator.md §11.8): NaN without a sample or on a path that never moves.
     r.performance_index =
-        m.samples > 0 && m.desired_speed_peak > 0.0 ? m.error_peak / m.desired_speed_peak : __builtin_nan("");
+        m.samples > 0.0 && m.desired_speed_peak > 0.0 ? m.error_peak / m.desired_speed_peak : __builtin_nan("");
     r.saturation_time = m.saturated_samples * T;
     r.first_saturation_time = m.first_saturation;
     r.pressure_violation_time = m.violation_samples * T;

@@ -23,9 +23,13 @@ struct WaypointPath {
 };
 
 // Position, velocity and acceleration of the path at t, from start (x0, y0).
-struct PathPoint {
-  double x, y, vx, vy, ax, ay;
+// On lanes (R = Lanes<W>) the start is each lane's (its TCP at t0), the
+// path and the time the batch's.
+template <class R = double>
+struct PathPointT {
+  R x, y, vx, vy, ax, ay;
 };
+using PathPoint = PathPointT<double>;
 
 // Number of segments of the whole path.
 HS_HD inline int path_segments(const WaypointPath& w) { return 1 + (w.count > 1 ? w.loops * w.count : 0); }
@@ -33,7 +37,8 @@ HS_HD inline int path_segments(const WaypointPath& w) { return 1 + (w.count > 1 
 HS_HD inline double path_end_time(const WaypointPath& w) { return path_segments(w) * w.segment_time; }
 
 // Waypoint k of the sequence (k = 0: the start).
-HS_HD inline void path_waypoint(const WaypointPath& w, double x0, double y0, int k, double& x, double& y) {
+template <class R>
+HS_HD void path_waypoint(const WaypointPath& w, const R& x0, const R& y0, int k, R& x, R& y) {
   if (k <= 0) {
     x = x0;
     y = y0;
@@ -45,7 +50,8 @@ HS_HD inline void path_waypoint(const WaypointPath& w, double x0, double y0, int
   y = w.y[i];
 }
 
-HS_HD inline PathPoint path_at(const WaypointPath& w, double x0, double y0, double t) {
+template <class R>
+HS_HD PathPointT<R> path_at(const WaypointPath& w, const R& x0, const R& y0, double t) {
   const int nseg = path_segments(w);
   const double T = w.segment_time;
   int k = t <= 0.0 ? 0 : static_cast<int>(t / T);
@@ -54,14 +60,14 @@ HS_HD inline PathPoint path_at(const WaypointPath& w, double x0, double y0, doub
     k = nseg - 1;
     tau = 1.0;
   }
-  double ax, ay, bx, by;
+  R ax, ay, bx, by;
   path_waypoint(w, x0, y0, k, ax, ay);
   path_waypoint(w, x0, y0, k + 1, bx, by);
   const double t2 = tau * tau, t3 = t2 * tau;
   const double s = t3 * (10.0 - 15.0 * tau + 6.0 * t2);
   const double ds = 30.0 * t2 * (1.0 - 2.0 * tau + t2) / T;              // σ'(τ)/T
   const double dds = 60.0 * tau * (1.0 - 3.0 * tau + 2.0 * t2) / (T * T);  // σ''(τ)/T²
-  PathPoint p;
+  PathPointT<R> p;
   p.x = ax + (bx - ax) * s;
   p.y = ay + (by - ay) * s;
   p.vx = (bx - ax) * ds;

@@ -214,6 +214,7 @@ HS_HD inline double tanh(double x) { return ::tanh(x); }
 HS_HD inline double abs(double x) { return ::fabs(x); }
 HS_HD inline double pow(double x, double e) { return ::pow(x, e); }
 HS_HD inline double atan2(double y, double x) { return ::atan2(y, x); }
+HS_HD inline double acos(double x) { return ::acos(x); }
 // sgn(0) = 0: every law that uses it (valve, friction) is odd and zero there.
 HS_HD inline double sign(double x) { return (x > 0.0) - (x < 0.0); }
 

@@ -19,7 +19,7 @@
 // (one AVX-512 instruction for W = 8 here), the same bits as the scalar ones.
 // xsimd and Highway would give the same arithmetic plus vector transcendental
 // functions, which are not bit-identical to the C library's; the lanes here
-// call the C library per lane for sin, cos, exp, tanh, pow and atan2 instead,
+// call the C library per lane for exp, tanh, pow, atan2 and acos instead,
 // so they agree with the scalar path exactly (§3).
 //
 // CPU only: nvcc does not compile <experimental/simd>, and on the GPU the
@@ -152,7 +152,7 @@ HS_LANE Lanes<W> per_lane(const Lanes<W>& x, F f) {
 
 namespace math {
 // √, |x| and the sign are exact vector instructions, sin and cos one
-// polynomial on all lanes; exp, tanh, pow and atan2 the C library per lane.
+// polynomial on all lanes; exp, tanh, pow, atan2 and acos the C library per lane.
 template <int W> HS_LANE Lanes<W> sqrt(const Lanes<W>& x) { return Lanes<W>(stdx::sqrt(x.v)); }
 template <int W> HS_LANE Lanes<W> abs(const Lanes<W>& x) { return Lanes<W>(stdx::abs(x.v)); }
 // sin and cos: the polynomial of kernels/core/trig.hpp, on the lanes at once
@@ -182,6 +182,7 @@ template <int W> HS_LANE Lanes<W> atan2(const Lanes<W>& y, const Lanes<W>& x) {
   for (int i = 0; i < W; ++i) r.v[i] = ::atan2(static_cast<double>(y.v[i]), static_cast<double>(x.v[i]));
   return r;
 }
+template <int W> HS_LANE Lanes<W> acos(const Lanes<W>& x) { return per_lane(x, [](double a) { return ::acos(a); }); }
 template <int W> HS_LANE void sincos(const Lanes<W>& x, Lanes<W>* s, Lanes<W>* c) { sincos_by_polynomial(x, s, c); }
 // sgn(0) = 0, as the scalar sign.
 template <int W> HS_LANE Lanes<W> sign(const Lanes<W>& x) {

@@ -140,10 +140,12 @@ struct ServoValveCircuit {
   // of the valve u opens (u > 0: P → A, B → T; else A → T, P → B), with the
   // chambers' equivalent lengths x̃_a = V_a/A_a, x̃_b = V_b/A_b: u_f = gain · u
   // (the flows are linear in u on each side). The denominators of eq (89)/(91).
-  HS_HD static double voltage_gain(const Params& c, const Edges& e, bool opening, double pa, double pb, double xa,
-                                   double xb) {
-    const double u = opening ? 1.0 : -1.0;
-    double Qa, Qb;
+  // On lanes `opening` is a mask, each lane its own side.
+  template <class R, class Opening>
+  HS_HD static R voltage_gain(const ParamsOn<R>& c, const EdgesOn<R>& e, const Opening& opening, const R& pa,
+                              const R& pb, const R& xa, const R& xb) {
+    const R u = choose(opening, R(1.0), R(-1.0));
+    R Qa, Qb;
     valve_flows(c, e, u, pa, pb, Qa, Qb);
     return u * (Qa / xa - Qb / xb);
   }

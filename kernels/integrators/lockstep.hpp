@@ -19,8 +19,9 @@
 // (MechanismOnLanes), and the penalty formulation of the planar chains, the
 // quick-return and the model files (FormulationOnLanes), with one of the
 // hydraulic cylinders and an input policy with lanes (InputOnLanes: the
-// open-loop schedule, the model files' schedules and PI controllers, their
-// memory, report and probe per lane), the exact tangent;
+// open-loop schedule, the model files' schedules and PI controllers, seed
+// 004's virtual decomposition controller; their memory, report and probe per
+// lane), the exact tangent;
 // lockstep_supported() says so at run time and the callers run the scalar
 // path otherwise. Trajectories are recorded lane by lane: each lane's
 // samples are its scalar run's (record(index, k, sample), as run_instance's).
@@ -35,6 +36,7 @@
 #include <cstring>
 #include <vector>
 
+#include "../control/vdc.hpp"
 #include "../core/lanes.hpp"
 #include "../models/input_schedule.hpp"
 #include "../models/planar_loop_chain.hpp"
@@ -131,6 +133,22 @@ CylinderInputsParamsT<NA, Lanes<W>> gather_input(const CylinderInputsParams<NA>*
   return out;
 }
 
+// Seed 004's controller (VdcController): its gains and its model per lane
+// (the reals, first), its sample period and path one for the batch.
+template <int W>
+VdcParamsT<Lanes<W>> gather_input(const VdcParams* in, int count) {
+  using Wide = VdcParamsT<Lanes<W>>;
+  constexpr int n_reals = static_cast<int>(offsetof(VdcParams, sample_period) / sizeof(double));
+  static_assert(offsetof(VdcParams, sample_period) == n_reals * sizeof(double) &&
+                    offsetof(Wide, sample_period) == n_reals * sizeof(Lanes<W>),
+                "the reals come first, then the sample period and the path");
+  Wide out;
+  transpose_reals<W>(in, count, out, n_reals);
+  out.sample_period = in[0].sample_period;
+  out.path = in[0].path;
+  return out;
+}
+
 // Whether two instances' inputs may share a batch: the same segments (the
 // gain may differ), modes, coordinates and sample period.
 inline bool same_input_structure(const InputSchedule& a, const InputSchedule& b) {
@@ -146,6 +164,18 @@ bool same_input_structure(const CylinderInputsParams<NA>& a, const CylinderInput
     if (a.cylinder[c].mode != b.cylinder[c].mode || a.cylinder[c].coordinate != b.cylinder[c].coordinate ||
         !same_input_structure(a.cylinder[c].schedule, b.cylinder[c].schedule))
       return false;
+  return true;
+}
+
+// The same sample period and path (its waypoints in use, its loops, its
+// segment time).
+inline bool same_input_structure(const VdcParams& a, const VdcParams& b) {
+  const WaypointPath &u = a.path, &v = b.path;
+  if (!(a.sample_period == b.sample_period) || u.count != v.count || u.loops != v.loops ||
+      !(u.segment_time == v.segment_time))
+    return false;
+  for (int k = 0; k < u.count && k < WaypointPath::kMaxWaypoints; ++k)
+    if (!(u.x[k] == v.x[k]) || !(u.y[k] == v.y[k])) return false;
   return true;
 }
 

@@ -473,30 +473,35 @@ struct LiftTilt {
   // (q_2 of the elbow of the default pose: the rod pivots clockwise of L_j,
   // q_j ∈ (−π, 0)). False if X is out of reach. The lift joint is the
   // origin of {B11}; b: lift joint → tilt joint in {B11}; t: tilt joint →
-  // TCP in {B12}.
-  HS_HD static bool inverse_kinematics(const Params& P, double X, double Y, double* q) {
-    const double ca = math::cos(P.base_angle), sa = math::sin(P.base_angle);
-    const double jx = P.base_x + ca * P.segment[0].base_link, jy = P.base_y + sa * P.segment[0].base_link;
-    const double c2 = math::cos(P.joint2_angle), s2 = math::sin(P.joint2_angle);
-    const double bx = P.segment[0].rod_link + P.joint2_offset_x + c2 * P.segment[1].base_link;
-    const double by = P.joint2_offset_y + s2 * P.segment[1].base_link;
-    const double tx = P.tcp_x, ty = P.tcp_y;
-    const double dx = X - jx, dy = Y - jy;
-    const double d2 = dx * dx + dy * dy, b2 = bx * bx + by * by, t2 = tx * tx + ty * ty;
-    const double cg = (d2 - b2 - t2) / (2.0 * ::sqrt(b2 * t2));
-    if (!(cg > -1.0 && cg < 1.0)) return false;
+  // TCP in {B12}. On lanes (R = Lanes<W>) each lane's own reach: the mask of
+  // the lanes in reach, every lane's angles computed (those out of reach are
+  // NaN, for the caller to discard); one instance returns at once when out of
+  // reach.
+  template <class R>
+  HS_HD static auto inverse_kinematics(const ParamsOn<R>& P, const R& X, const R& Y, R* q) {
+    const R ca = math::cos(P.base_angle), sa = math::sin(P.base_angle);
+    const R jx = P.base_x + ca * P.segment[0].base_link, jy = P.base_y + sa * P.segment[0].base_link;
+    const R c2 = math::cos(P.joint2_angle), s2 = math::sin(P.joint2_angle);
+    const R bx = P.segment[0].rod_link + P.joint2_offset_x + c2 * P.segment[1].base_link;
+    const R by = P.joint2_offset_y + s2 * P.segment[1].base_link;
+    const R tx = P.tcp_x, ty = P.tcp_y;
+    const R dx = X - jx, dy = Y - jy;
+    const R d2 = dx * dx + dy * dy, b2 = bx * bx + by * by, t2 = tx * tx + ty * ty;
+    const R cg = (d2 - b2 - t2) / (2.0 * math::sqrt(b2 * t2));
+    const auto in_reach = cg > -1.0 && cg < 1.0;
+    if (!any_lane(in_reach)) return in_reach;
     // γ: angle from b to R(α2 + q2) t; the elbow-down branch (γ < 0).
-    const double gamma = -::acos(cg);
-    q[1] = gamma - ::atan2(ty, tx) + ::atan2(by, bx) - P.joint2_angle;
-    const double a = P.joint2_angle + q[1];
-    const double ex = bx + math::cos(a) * tx - math::sin(a) * ty, ey = by + math::sin(a) * tx + math::cos(a) * ty;
-    q[0] = ::atan2(dy, dx) - ::atan2(ey, ex) - P.base_angle;
-    // Wrap into (−π, π].
+    const R gamma = -math::acos(cg);
+    q[1] = gamma - math::atan2(ty, tx) + math::atan2(by, bx) - P.joint2_angle;
+    const R a = P.joint2_angle + q[1];
+    const R ex = bx + math::cos(a) * tx - math::sin(a) * ty, ey = by + math::sin(a) * tx + math::cos(a) * ty;
+    q[0] = math::atan2(dy, dx) - math::atan2(ey, ex) - P.base_angle;
+    // Wrap into (−π, π] (per lane: a NaN lane compares false and stays).
     for (int j = 0; j < 2; ++j) {
-      while (q[j] > kPi) q[j] -= 2.0 * kPi;
-      while (q[j] <= -kPi) q[j] += 2.0 * kPi;
+      for (auto over = q[j] > kPi; any_lane(over); over = q[j] > kPi) q[j] = choose(over, q[j] - 2.0 * kPi, q[j]);
+      for (auto under = q[j] <= -kPi; any_lane(under); under = q[j] <= -kPi) q[j] = choose(under, q[j] + 2.0 * kPi, q[j]);
     }
-    return true;
+    return in_reach;
   }
 };
 
