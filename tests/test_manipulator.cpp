@@ -112,7 +112,7 @@ TEST(LiftTiltDynamics, LoopClosureMatchesSeedArccosFormsAndRates) {
       EXPECT_NEAR(s.stroke, std::sqrt(L * L + L1 * L1 + 2 * L * L1 * std::cos(q)) - g.zero_length, 1e-14);
       const double q1 = -std::acos((L1 * L1 - l * l - L * L) / (-2.0 * l * L));
       const double q2 = -std::acos((L * L - l * l - L1 * L1) / (-2.0 * l * L1));
-      EXPECT_NEAR(s.angle1, q1, 1e-12);
+      EXPECT_NEAR(std::atan2(s.s1, s.c1), q1, 1e-12);
       EXPECT_NEAR(std::atan2(s.s2, s.c2), q2, 1e-12);
       EXPECT_NEAR(q1 + q2, q, 1e-12);  // the loop closes
       // Eqs (21)–(23) with q̇ = 1.

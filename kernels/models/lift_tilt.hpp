@@ -187,7 +187,6 @@ struct SegmentPose {
   T stroke;        // x_j
   T c1, s1;        // cos q_j1, sin q_j1 (cylinder angle)
   T c2, s2;        // cos q_j2, sin q_j2 (rod-end angle)
-  T angle1;        // q_j1
   T dx_dq;         // ∂x_j/∂q_j = −L_j L_j1 sin q_j / |p|  (eq 21)
   T dq1_dq;        // ∂q_j1/∂q_j = L_j1 (p_x cos q_j + p_y sin q_j) / |p|²  (eq 22 with 21)
 };
@@ -204,7 +203,6 @@ HS_HD HS_FORCEINLINE SegmentPose<T> segment_pose(const RevoluteSegmentT<R>& g, c
   const T inv_l = 1.0 / o.length;
   o.c1 = px * inv_l;
   o.s1 = py * inv_l;
-  o.angle1 = math::atan2(py, px);
   // q_j2 = q_j − q_j1 (the loop closes, docs/models/manipulator.md §2).
   o.c2 = o.c * o.c1 + o.s * o.s1;
   o.s2 = o.s * o.c1 - o.c * o.s1;
@@ -388,7 +386,7 @@ struct LiftTilt {
   HS_HD static SegmentPose<T> value_pose(const SegmentPose<Dual<1, T>>& s) {
     SegmentPose<T> o;
     o.c = s.c.a; o.s = s.s.a; o.length = s.length.a; o.stroke = s.stroke.a;
-    o.c1 = s.c1.a; o.s1 = s.s1.a; o.c2 = s.c2.a; o.s2 = s.s2.a; o.angle1 = s.angle1.a;
+    o.c1 = s.c1.a; o.s1 = s.s1.a; o.c2 = s.c2.a; o.s2 = s.s2.a;
     o.dx_dq = s.dx_dq.a; o.dq1_dq = s.dq1_dq.a;
     return o;
   }
@@ -433,7 +431,9 @@ struct LiftTilt {
       const SegmentPose<T> sp = segment_pose(g, q[j]);
       w.angle[b1] = base_angle + q[j];
       w.origin[b1] = base + along(base_angle, g.base_link, 0.0);
-      w.angle[b3] = base_angle + sp.angle1;
+      // q_j1 = atan2(p_y, p_x) with segment_pose's p: only the world pose needs
+      // the angle itself (the dynamics take its cosine and sine, c1 and s1).
+      w.angle[b3] = base_angle + math::atan2(g.rod_link * sp.s, g.base_link + g.rod_link * sp.c);
       w.origin[b3] = base;
       w.angle[b4] = w.angle[b3];
       w.origin[b4] = base + along(w.angle[b3], sp.length - g.rod_length, 0.0);
