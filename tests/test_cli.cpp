@@ -237,6 +237,30 @@ TEST(Cli, LanesGiveTheSameResultsAsOneInstanceAtATime) {
   EXPECT_FALSE(fs::exists(tmp.path / "bad"));
 }
 
+// A study run one instance at a time (--lanes 1) and by default (the widest
+// lanes built, where the model has them): each run's summary.csv and
+// results.h5 datasets, keyed "1" and "default".
+struct LaneRuns {
+  std::map<std::string, std::string> csv;
+  std::map<std::string, std::map<std::string, std::string>> h5;
+};
+LaneRuns run_with_and_without_lanes(const TempDir& tmp, const fs::path& study) {
+  LaneRuns runs;
+  for (const std::string lanes : {"1", "default"}) {
+    const fs::path out = tmp.path / ("out" + lanes);
+    const std::string flag = lanes == "default" ? "" : " --lanes 1";
+    const Result r = hydrosweep("run '" + study.string() + "' --out '" + out.string() + "' -j 2" + flag, tmp.path);
+    EXPECT_EQ(r.code, 0) << r.err;
+    if (r.code != 0) return runs;
+    if (lanes == "default" && hs::widest_lanes() > 1)
+      EXPECT_NE(r.out.find(std::to_string(hs::widest_lanes()) + "-lane lockstep (lane utilization "), std::string::npos)
+          << r.out;
+    runs.csv[lanes] = read_file(out / "summary.csv");
+    runs.h5[lanes] = h5_results(out / "results.h5");
+  }
+  return runs;
+}
+
 // A model file's study runs on lanes too (docs/models/lanes.md §10): the boom
 // and arm under their two PI stroke controllers, a Monte Carlo of 21
 // instances (a ragged group), 2.5 s (both references moving), trajectories
@@ -253,24 +277,37 @@ TEST(Cli, ModelFileStudyRunsOnLanesWithTheSameResults) {
   ASSERT_NE(text.find(kRoot + "/models/excavator_boom_arm.toml"), std::string::npos);
   const fs::path study = tmp.path / "boom_arm.toml";
   write_file(study, text);
-  std::map<std::string, std::string> csv;
-  std::map<std::string, std::map<std::string, std::string>> h5;
-  for (const std::string lanes : {"1", "default"}) {
-    const fs::path out = tmp.path / ("out" + lanes);
-    const std::string flag = lanes == "default" ? "" : " --lanes 1";
-    const Result r = hydrosweep("run '" + study.string() + "' --out '" + out.string() + "' -j 2" + flag, tmp.path);
-    ASSERT_EQ(r.code, 0) << r.err;
-    if (lanes == "default" && hs::widest_lanes() > 1)
-      EXPECT_NE(r.out.find(std::to_string(hs::widest_lanes()) + "-lane lockstep (lane utilization "), std::string::npos)
-          << r.out;
-    csv[lanes] = read_file(out / "summary.csv");
-    h5[lanes] = h5_results(out / "results.h5");
-  }
+  auto [csv, h5] = run_with_and_without_lanes(tmp, study);
+  ASSERT_EQ(csv.size(), 2u);
   EXPECT_GT(h5["1"].size(), 20u);
   EXPECT_NE(csv["1"].find("control_error_rms_1"), std::string::npos);
   EXPECT_NE(csv["1"].find("arm_tip_x"), std::string::npos);
   EXPECT_EQ(csv["default"], csv["1"]);
   expect_same(h5["1"], h5["default"], "a model file: --lanes 1 against the default");
+}
+
+// The manipulator under its VDC runs on lanes (docs/models/lanes.md §11):
+// the Monte Carlo study (payload, bulk moduli, valves, friction and the gain
+// varied per instance against the controller's nominal model), 13 instances
+// (a ragged group), 2 s (start → A under way), trajectories with the
+// controller's probe recorded: summary.csv (the controller's report among
+// its columns) and results.h5 the same bits with --lanes 1 and by default.
+TEST(Cli, ManipulatorStudyRunsOnLanesWithTheSameResults) {
+  TempDir tmp;
+  std::string text = read_file(kRoot + "/studies/manipulator_monte_carlo.toml");
+  text = std::regex_replace(text, std::regex(R"(duration = [0-9.eE+-]+)"), "duration = 2.0");
+  text = std::regex_replace(text, std::regex(R"(count = 10000)"), "count = 13");
+  text = std::regex_replace(text, std::regex(R"(trajectory_stride = 0)"), "trajectory_stride = 50");
+  ASSERT_NE(text.find("count = 13"), std::string::npos);
+  ASSERT_NE(text.find("trajectory_stride = 50"), std::string::npos);
+  const fs::path study = tmp.path / "manipulator.toml";
+  write_file(study, text);
+  auto [csv, h5] = run_with_and_without_lanes(tmp, study);
+  ASSERT_EQ(csv.size(), 2u);
+  EXPECT_GT(h5["1"].size(), 10u);
+  EXPECT_NE(csv["1"].find("tcp_error_rms"), std::string::npos);
+  EXPECT_EQ(csv["default"], csv["1"]);
+  expect_same(h5["1"], h5["default"], "the manipulator: --lanes 1 against the default");
 }
 
 // The penalty formulation runs on lanes too (PenaltyTrapezoidal<Model,

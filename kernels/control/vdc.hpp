@@ -7,7 +7,7 @@
 // Every sample t_k, from the observed q, q̇, strokes x, ẋ and pressures p:
 //  1. path → desired TCP X_d, Ẋ_d, Ẍ_d (waypoint_path.hpp); closed-form
 //     inverse kinematics → q_d; q̇_d = J⁻¹ Ẋ_d, q̈_d = J⁻¹ (Ẍ_d − J̇ q̇_d)
-//     (J and J̇ q̇_d from dual numbers on the forward kinematics);
+//     (J and J̇ q̇_d in closed form on the TCP chain, LiftTilt::tcp_arms);
 //  2. required joint rates, eq (36): q̇_r = q̇_d + λ (q_d − q), and
 //     q̈_r = q̈_d + λ (q̇_d − q̇) (the exact d/dt of eq 36, manipulator.md §5 item 4);
 //  3. required twists of every subsystem, eqs (38)–(45), and their time
@@ -88,6 +88,8 @@ struct VdcController {
     R desired_speed_peak;   // max |Ẋ_d| over the samples (ρ's denominator)
     // The last sample's figures (probe).
     R x, y, x_d, y_d, f_pr[2];
+    // The chain to the TCP of the inverse kinematics (parameters only: once per run).
+    LiftTilt::TcpChainT<R> chain;
   };
   using Memory = MemoryOn<double>;
 
@@ -166,6 +168,7 @@ struct VdcController {
     m.x = m.x_d = X.x;
     m.y = m.y_d = X.y;
     m.f_pr[0] = m.f_pr[1] = 0.0;
+    m.chain = LiftTilt::tcp_chain(PM.mechanism);
   }
 
   // Desired joint motion at t: q_d, q̇_d, q̈_d from the path and the IK.
@@ -177,13 +180,11 @@ struct VdcController {
                                    PathPointT<R>& X) {
     const auto& G = PM.mechanism;
     X = path_at(PM.input.path, m.start_x, m.start_y, t);
-    const auto in_reach = LiftTilt::inverse_kinematics(G, X.x, X.y, qd);
+    const auto in_reach = LiftTilt::inverse_kinematics(G, m.chain, X.x, X.y, qd);
     if (!any_lane(in_reach)) return in_reach;
-    // J = ∂X/∂q at q_d.
-    using D2 = Dual<2, R>;
-    const D2 q2[2] = {D2::variable(qd[0], 0), D2::variable(qd[1], 1)};
-    const V2<D2> Xj = LiftTilt::tcp(G, q2);
-    const R J00 = Xj.x.v[0], J01 = Xj.x.v[1], J10 = Xj.y.v[0], J11 = Xj.y.v[1];
+    // J = ∂X/∂q at q_d and J̇ q̇_d, closed forms of the chain (LiftTilt::tcp_arms).
+    const LiftTilt::TcpArms<R> arm = LiftTilt::tcp_arms(G, m.chain, qd);
+    const R J00 = -(arm.b[1] + arm.t[1]), J01 = -arm.t[1], J10 = arm.b[0] + arm.t[0], J11 = arm.t[0];
     const R det = J00 * J11 - J01 * J10;
     const auto regular = in_reach && math::abs(det) > 1e-12;
     if (!any_lane(regular)) return regular;
@@ -192,18 +193,11 @@ struct VdcController {
       out[1] = (J00 * by - J10 * bx) / det;
     };
     solve(X.vx, X.vy, qd_dot);
-    // J̇ q̇_d = q̇_dᵀ ∇²X q̇_d: the τ1τ2 coefficient of X on the path jet q_d + q̇_d(τ1 + τ2).
-    using In = Dual<1, R>;
-    using Path = Dual<1, In>;
-    Path qp[2];
-    for (int j = 0; j < 2; ++j) {
-      In lo(qd[j]);
-      lo.v[0] = qd_dot[j];
-      qp[j].a = lo;
-      qp[j].v[0] = In(qd_dot[j]);
-    }
-    const V2<Path> Xp = LiftTilt::tcp(G, qp);
-    solve(X.ax - Xp.x.v[0].v[0], X.ay - Xp.y.v[0].v[0], qd_ddot);
+    // J̇ q̇_d = d²X/dτ² along q_d + q̇_d τ: −R(·)b q̇_1² − R(·)t (q̇_1 + q̇_2)².
+    const R w1 = qd_dot[0], w2 = qd_dot[0] + qd_dot[1];
+    const R w1_sq = w1 * w1, w2_sq = w2 * w2;
+    const R Jdot_x = -(arm.b[0] * w1_sq + arm.t[0] * w2_sq), Jdot_y = -(arm.b[1] * w1_sq + arm.t[1] * w2_sq);
+    solve(X.ax - Jdot_x, X.ay - Jdot_y, qd_ddot);
     return regular;
   }
 
@@ -258,7 +252,7 @@ struct VdcController {
       hydraulics::CylinderChambers::areas(C.piston_diameter, C.rod_diameter, A_a, A_b);
       const T xr_dot = actual.seg[j].dx_dq * qr_dot[j];
       f_pr[j] = f_cr[j] + friction_model(P, j, xr_dot);
-      const T f_pr_dot = choose(first, T(0.0), (f_pr[j] - f_pr_prev[j]) / P.sample_period);
+      const T f_pr_dot = lane_if(first, [&]() { return T(0.0); }, [&]() -> T { return (f_pr[j] - f_pr_prev[j]) / P.sample_period; });
       const T f_p = A_a * p[2 * j] - A_b * p[2 * j + 1];  // eq (79)
       const T xa = C.dead_volume_a / A_a + x[j], xb = C.dead_volume_b / A_b + (C.stroke - x[j]);
       u_fr[j] = f_pr_dot / P.model_bulk_modulus[j] + (A_a / xa + A_b / xb) * xdot[j] +
@@ -329,7 +323,6 @@ struct VdcController {
     required_flow_rates(PM, q_des, qd_des, qdd_des, q, qdot, x, xdot, p, m.f_pr_prev, m.samples == 0.0, f_pr, u_fr);
 
     // 8. Eq (91), limited to ±u_max.
-    MemoryOn<R> next = m;
     using Mask = decltype(R(0.0) > 0.0);
     Mask saturated(false), violated(false);
     for (int j = 0; j < 2; ++j) {
@@ -343,8 +336,6 @@ struct VdcController {
       u = choose(low, -P.voltage_limit, u);
       saturated = saturated || high || low;
       U_ref[j] = choose(reached, u, R(0.0));
-      next.f_pr_prev[j] = f_pr[j];
-      next.f_pr[j] = f_pr[j];
       violated = violated ||
                  !(pa > C.return_pressure && pa < C.supply_pressure && pb > C.return_pressure && pb < C.supply_pressure);
     }
@@ -353,34 +344,33 @@ struct VdcController {
     const V2<R> Xa = LiftTilt::tcp(G, q);
     const R ex = X.x - Xa.x, ey = X.y - Xa.y;
     const R e = math::sqrt(ex * ex + ey * ey);
-    next.error_sq_sum += e * e;
-    next.error_peak = choose(e > m.error_peak, e, m.error_peak);
-    next.error_last = e;
     // ρ's denominator: the desired TCP speed at the same samples (manipulator.md §11.8).
     const R desired_speed = math::sqrt(X.vx * X.vx + X.vy * X.vy);
-    next.desired_speed_peak = choose(desired_speed > m.desired_speed_peak, desired_speed, m.desired_speed_peak);
-    next.first_saturation = choose(saturated && m.saturated_samples == 0.0, R(t), m.first_saturation);
-    next.saturated_samples += choose(saturated, R(1.0), R(0.0));
-    next.violation_samples += choose(violated, R(1.0), R(0.0));
-    next.samples += 1.0;
-    next.x = Xa.x;
-    next.y = Xa.y;
-    next.x_d = X.x;
-    next.y_d = X.y;
-    take_where(reached, next, m);
+    // The sample's memory: one instance's in place (it is in reach here); on
+    // lanes into a copy that the lanes in reach take.
+    auto remember = [&](MemoryOn<R>& to) {
+      for (int j = 0; j < 2; ++j) to.f_pr_prev[j] = to.f_pr[j] = f_pr[j];
+      to.error_sq_sum += e * e;
+      to.error_peak = choose(e > to.error_peak, e, to.error_peak);
+      to.error_last = e;
+      to.desired_speed_peak = choose(desired_speed > to.desired_speed_peak, desired_speed, to.desired_speed_peak);
+      to.first_saturation = choose(saturated && to.saturated_samples == 0.0, R(t), to.first_saturation);
+      to.saturated_samples += choose(saturated, R(1.0), R(0.0));
+      to.violation_samples += choose(violated, R(1.0), R(0.0));
+      to.samples += 1.0;
+      to.x = Xa.x;
+      to.y = Xa.y;
+      to.x_d = X.x;
+      to.y_d = X.y;
+    };
+    if constexpr (std::is_same<Mask, bool>::value) {
+      remember(m);
+    } else {
+      MemoryOn<R> next = m;
+      remember(next);
+      choose_in_place(reached, next, m);  // kernels/core/lanes.hpp
+    }
   }
-
-  // to = from where c holds: one instance's whole memory, or the lanes' own.
-  template <class R>
-  HS_HD static void take_where(bool c, const MemoryOn<R>& from, MemoryOn<R>& to) {
-    if (c) to = from;
-  }
-#if !defined(__CUDACC__) && !defined(__HIPCC__)
-  template <int W>
-  static void take_where(const LaneMask<W>& c, const MemoryOn<Lanes<W>>& from, MemoryOn<Lanes<W>>& to) {
-    choose_in_place(c, from, to);
-  }
-#endif
 
   template <class MP>
   HS_HD static void report(const MP& PM, const Memory& m, Report& r) {

@@ -420,7 +420,11 @@ struct LiftTilt {
     const T c = math::cos(angle), s = math::sin(angle);
     return {c * x - s * y, s * x + c * y};
   }
-  template <class T, class R>
+  // with_cylinders = false: the links' chain to the TCP alone (the cylinder
+  // bodies' frames B3, B4 left unset), the same operations for what it sets
+  // — the TCP's inverse kinematics and the controller need no cylinder angle
+  // (an atan2 and a square root per segment).
+  template <class T, class R, bool with_cylinders = true>
   HS_HD static WorldPose<T> world_pose(const ParamsOn<R>& P, const T* q) {
     WorldPose<T> w;
     V2<T> base{T(P.base_x), T(P.base_y)};
@@ -428,15 +432,20 @@ struct LiftTilt {
     for (int j = 0; j < 2; ++j) {
       const RevoluteSegmentT<R>& g = P.segment[j];
       const int b1 = j == 0 ? B11 : B12, b3 = j == 0 ? B31 : B32, b4 = j == 0 ? B41 : B42;
-      const SegmentPose<T> sp = segment_pose(g, q[j]);
       w.angle[b1] = base_angle + q[j];
       w.origin[b1] = base + along(base_angle, g.base_link, 0.0);
-      // q_j1 = atan2(p_y, p_x) with segment_pose's p: only the world pose needs
-      // the angle itself (the dynamics take its cosine and sine, c1 and s1).
-      w.angle[b3] = base_angle + math::atan2(g.rod_link * sp.s, g.base_link + g.rod_link * sp.c);
-      w.origin[b3] = base;
-      w.angle[b4] = w.angle[b3];
-      w.origin[b4] = base + along(w.angle[b3], sp.length - g.rod_length, 0.0);
+      if constexpr (with_cylinders) {
+        const SegmentPose<T> sp = segment_pose(g, q[j]);
+        // q_j1 = atan2(p_y, p_x) with segment_pose's p: only the world pose needs
+        // the angle itself (the dynamics take its cosine and sine, c1 and s1).
+        w.angle[b3] = base_angle + math::atan2(g.rod_link * sp.s, g.base_link + g.rod_link * sp.c);
+        w.origin[b3] = base;
+        w.angle[b4] = w.angle[b3];
+        w.origin[b4] = base + along(w.angle[b3], sp.length - g.rod_length, 0.0);
+      } else {
+        (void)b3;
+        (void)b4;
+      }
       if (j == 0) {
         const V2<T> tc = w.origin[B11] + along(w.angle[B11], g.rod_link, 0.0);
         base = tc + along(w.angle[B11], P.joint2_offset_x, P.joint2_offset_y);
@@ -466,35 +475,87 @@ struct LiftTilt {
 
   // Tool centre point in the world.
   template <class T, class R>
-  HS_HD static V2<T> tcp(const ParamsOn<R>& P, const T* q) { return world_pose(P, q).tcp; }
+  HS_HD static V2<T> tcp(const ParamsOn<R>& P, const T* q) { return world_pose<T, R, false>(P, q).tcp; }
+
+  // The chain to the TCP as the inverse kinematics sees it
+  // (docs/models/manipulator.md §10): X = j + R(α1 + q1) b + R(α1 + q1 + α2 + q2) t,
+  // j the lift joint (the origin of {B11}) in the world, b: lift joint → tilt
+  // joint in {B11}, t: tilt joint → TCP in {B12}; with the constants of the
+  // closed-form inverse kinematics (|b|², |t|², 2|b||t|, ∠t, ∠b). Parameters
+  // only: a controller computes it once per run (VdcController's memory).
+  template <class R>
+  struct TcpChainT {
+    R jx, jy, bx, by, tx, ty;
+    R b2, t2, two_bt;     // |b|², |t|², 2|b||t|
+    R angle_t, angle_b;   // ∠t, ∠b
+  };
+  template <class R>
+  HS_HD static TcpChainT<R> tcp_chain(const ParamsOn<R>& P) {
+    TcpChainT<R> c;
+    const R ca = math::cos(P.base_angle), sa = math::sin(P.base_angle);
+    c.jx = P.base_x + ca * P.segment[0].base_link;
+    c.jy = P.base_y + sa * P.segment[0].base_link;
+    const R c2 = math::cos(P.joint2_angle), s2 = math::sin(P.joint2_angle);
+    c.bx = P.segment[0].rod_link + P.joint2_offset_x + c2 * P.segment[1].base_link;
+    c.by = P.joint2_offset_y + s2 * P.segment[1].base_link;
+    c.tx = P.tcp_x;
+    c.ty = P.tcp_y;
+    c.b2 = c.bx * c.bx + c.by * c.by;
+    c.t2 = c.tx * c.tx + c.ty * c.ty;
+    c.two_bt = 2.0 * math::sqrt(c.b2 * c.t2);
+    c.angle_t = math::atan2(c.ty, c.tx);
+    c.angle_b = math::atan2(c.by, c.bx);
+    return c;
+  }
+  // R(α1 + q1) b and R(α1 + q1 + α2 + q2) t in the world at q: the TCP is
+  // j plus both; its Jacobian and J̇q̇ are closed forms in them, ∂X/∂q2 =
+  // S R(·)t, ∂X/∂q1 = S R(·)b + ∂X/∂q2 (S: a quarter turn), and the second
+  // derivative along q̇: −R(·)b q̇1² − R(·)t (q̇1 + q̇2)².
+  template <class R>
+  struct TcpArms {
+    R b[2], t[2];
+  };
+  template <class R>
+  HS_HD static TcpArms<R> tcp_arms(const ParamsOn<R>& P, const TcpChainT<R>& c, const R* q) {
+    const R a1 = P.base_angle + q[0];
+    const R a2 = a1 + P.joint2_angle + q[1];
+    R c1, s1, c2, s2;
+    math::sincos(a1, &s1, &c1);
+    math::sincos(a2, &s2, &c2);
+    TcpArms<R> arm;
+    arm.b[0] = c1 * c.bx - s1 * c.by;
+    arm.b[1] = s1 * c.bx + c1 * c.by;
+    arm.t[0] = c2 * c.tx - s2 * c.ty;
+    arm.t[1] = s2 * c.tx + c2 * c.ty;
+    return arm;
+  }
 
   // Closed-form inverse kinematics of the TCP (docs/models/manipulator.md
   // §10): the joint angles that put the TCP at X in the working branch
   // (q_2 of the elbow of the default pose: the rod pivots clockwise of L_j,
-  // q_j ∈ (−π, 0)). False if X is out of reach. The lift joint is the
-  // origin of {B11}; b: lift joint → tilt joint in {B11}; t: tilt joint →
-  // TCP in {B12}. On lanes (R = Lanes<W>) each lane's own reach: the mask of
-  // the lanes in reach, every lane's angles computed (those out of reach are
-  // NaN, for the caller to discard); one instance returns at once when out of
-  // reach.
+  // q_j ∈ (−π, 0)). False if X is out of reach. On lanes (R = Lanes<W>) each
+  // lane's own reach: the mask of the lanes in reach, every lane's angles
+  // computed (those out of reach are NaN, for the caller to discard); one
+  // instance returns at once when out of reach.
   template <class R>
   HS_HD static auto inverse_kinematics(const ParamsOn<R>& P, const R& X, const R& Y, R* q) {
-    const R ca = math::cos(P.base_angle), sa = math::sin(P.base_angle);
-    const R jx = P.base_x + ca * P.segment[0].base_link, jy = P.base_y + sa * P.segment[0].base_link;
-    const R c2 = math::cos(P.joint2_angle), s2 = math::sin(P.joint2_angle);
-    const R bx = P.segment[0].rod_link + P.joint2_offset_x + c2 * P.segment[1].base_link;
-    const R by = P.joint2_offset_y + s2 * P.segment[1].base_link;
-    const R tx = P.tcp_x, ty = P.tcp_y;
-    const R dx = X - jx, dy = Y - jy;
-    const R d2 = dx * dx + dy * dy, b2 = bx * bx + by * by, t2 = tx * tx + ty * ty;
-    const R cg = (d2 - b2 - t2) / (2.0 * math::sqrt(b2 * t2));
+    return inverse_kinematics(P, tcp_chain(P), X, Y, q);
+  }
+  template <class R>
+  HS_HD static auto inverse_kinematics(const ParamsOn<R>& P, const TcpChainT<R>& c, const R& X, const R& Y, R* q) {
+    const R bx = c.bx, by = c.by, tx = c.tx, ty = c.ty;
+    const R dx = X - c.jx, dy = Y - c.jy;
+    const R d2 = dx * dx + dy * dy;
+    const R cg = (d2 - c.b2 - c.t2) / c.two_bt;
     const auto in_reach = cg > -1.0 && cg < 1.0;
     if (!any_lane(in_reach)) return in_reach;
     // γ: angle from b to R(α2 + q2) t; the elbow-down branch (γ < 0).
     const R gamma = -math::acos(cg);
-    q[1] = gamma - math::atan2(ty, tx) + math::atan2(by, bx) - P.joint2_angle;
+    q[1] = gamma - c.angle_t + c.angle_b - P.joint2_angle;
     const R a = P.joint2_angle + q[1];
-    const R ex = bx + math::cos(a) * tx - math::sin(a) * ty, ey = by + math::sin(a) * tx + math::cos(a) * ty;
+    R sin_a, cos_a;
+    math::sincos(a, &sin_a, &cos_a);
+    const R ex = bx + cos_a * tx - sin_a * ty, ey = by + sin_a * tx + cos_a * ty;
     q[0] = math::atan2(dy, dx) - math::atan2(ey, ex) - P.base_angle;
     // Wrap into (−π, π] (per lane: a NaN lane compares false and stays).
     for (int j = 0; j < 2; ++j) {
