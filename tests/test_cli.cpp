@@ -15,6 +15,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "host/registry/models.hpp"
@@ -237,6 +238,17 @@ TEST(Cli, LanesGiveTheSameResultsAsOneInstanceAtATime) {
   EXPECT_FALSE(fs::exists(tmp.path / "bad"));
 }
 
+// A shipped study's text with each (pattern, replacement) applied; each must
+// take (the replacement is then in the text).
+std::string study_with(const std::string& file, const std::vector<std::pair<std::string, std::string>>& edits) {
+  std::string text = read_file(file);
+  for (const auto& edit : edits) {
+    text = std::regex_replace(text, std::regex(edit.first), edit.second);
+    EXPECT_NE(text.find(edit.second), std::string::npos) << file << ": " << edit.first;
+  }
+  return text;
+}
+
 // A study run one instance at a time (--lanes 1) and by default (the widest
 // lanes built, where the model has them): each run's summary.csv and
 // results.h5 datasets, keyed "1" and "default".
@@ -268,15 +280,12 @@ LaneRuns run_with_and_without_lanes(const TempDir& tmp, const fs::path& study) {
 // its columns) and results.h5 the same bits with --lanes 1 and by default.
 TEST(Cli, ModelFileStudyRunsOnLanesWithTheSameResults) {
   TempDir tmp;
-  std::string text = read_file(kRoot + "/studies/excavator_boom_arm_monte_carlo.toml");
-  text = std::regex_replace(text, std::regex(R"(model_file = "\.\./models/)"), "model_file = \"" + kRoot + "/models/");
-  text = std::regex_replace(text, std::regex(R"(duration = [0-9.eE+-]+)"), "duration = 2.5");
-  text = std::regex_replace(text, std::regex(R"(count = 1000)"), "count = 21");
-  text = std::regex_replace(text, std::regex(R"(trajectory_stride = 0)"), "trajectory_stride = 50");
-  ASSERT_NE(text.find("count = 21"), std::string::npos);
-  ASSERT_NE(text.find(kRoot + "/models/excavator_boom_arm.toml"), std::string::npos);
   const fs::path study = tmp.path / "boom_arm.toml";
-  write_file(study, text);
+  write_file(study, study_with(kRoot + "/studies/excavator_boom_arm_monte_carlo.toml",
+                               {{R"(model_file = "\.\./models/)", "model_file = \"" + kRoot + "/models/"},
+                                {R"(duration = [0-9.eE+-]+)", "duration = 2.5"},
+                                {R"(count = 1000)", "count = 21"},
+                                {R"(trajectory_stride = 0)", "trajectory_stride = 50"}}));
   auto [csv, h5] = run_with_and_without_lanes(tmp, study);
   ASSERT_EQ(csv.size(), 2u);
   EXPECT_GT(h5["1"].size(), 20u);
@@ -294,14 +303,11 @@ TEST(Cli, ModelFileStudyRunsOnLanesWithTheSameResults) {
 // its columns) and results.h5 the same bits with --lanes 1 and by default.
 TEST(Cli, ManipulatorStudyRunsOnLanesWithTheSameResults) {
   TempDir tmp;
-  std::string text = read_file(kRoot + "/studies/manipulator_monte_carlo.toml");
-  text = std::regex_replace(text, std::regex(R"(duration = [0-9.eE+-]+)"), "duration = 2.0");
-  text = std::regex_replace(text, std::regex(R"(count = 10000)"), "count = 13");
-  text = std::regex_replace(text, std::regex(R"(trajectory_stride = 0)"), "trajectory_stride = 50");
-  ASSERT_NE(text.find("count = 13"), std::string::npos);
-  ASSERT_NE(text.find("trajectory_stride = 50"), std::string::npos);
   const fs::path study = tmp.path / "manipulator.toml";
-  write_file(study, text);
+  write_file(study, study_with(kRoot + "/studies/manipulator_monte_carlo.toml",
+                               {{R"(duration = [0-9.eE+-]+)", "duration = 2.0"},
+                                {R"(count = 10000)", "count = 13"},
+                                {R"(trajectory_stride = 0)", "trajectory_stride = 50"}}));
   auto [csv, h5] = run_with_and_without_lanes(tmp, study);
   ASSERT_EQ(csv.size(), 2u);
   EXPECT_GT(h5["1"].size(), 10u);

@@ -34,7 +34,13 @@
 // seed002_energy_sensitivity.csv (2026-11-28, issue 41 item 1). The
 // manipulator recordings gained the column performance_index when the
 // controller began to report it (issue 41 item 3; every other column
-// unchanged, bit for bit).
+// unchanged, bit for bit), and were recorded again on 2026-11-30 when the
+// controller's J and J̇q̇_d became closed forms of the TCP chain instead of
+// jets on the forward kinematics (issue 40, docs/models/manipulator.md
+// §11.1: the same quantities rounded differently): the tracking, pressure
+// and state columns moved by at most 2e-9 of themselves, the energy drifts
+// (differences of much larger energies) by up to 8e-3 of themselves; every
+// other study unchanged, bit for bit.
 // Files: tests/data/regression/<study>.csv (%.17g). To record
 // again (only when a change of the numbers is intended and explained):
 //   HYDROSWEEP_RECORD_REGRESSION=1 ./test_regression_shipped_studies
