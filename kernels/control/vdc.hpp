@@ -173,8 +173,9 @@ struct VdcController {
 
   // Desired joint motion at t: q_d, q̇_d, q̈_d from the path and the IK.
   // False if the path point is out of reach (the study check refuses such
-  // paths; a perturbed instance holds its last command). On lanes the mask of
-  // the lanes in reach (the others' values are to be discarded).
+  // paths; an instance perturbed out of reach closes its valves, reference()).
+  // On lanes the mask of the lanes in reach (the others' values are to be
+  // discarded).
   template <class MP, class R>
   HS_HD static auto desired_joints(const MP& PM, const MemoryOn<R>& m, double t, R* qd, R* qd_dot, R* qd_ddot,
                                    PathPointT<R>& X) {
