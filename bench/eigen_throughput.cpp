@@ -19,7 +19,7 @@
 //
 //   bench_eigen_throughput [--matrices N] [--geev-matrices M] [--repeats R] [--out FILE]
 // writes bench/results/eigen-throughput-<device>.json.
-#include <Eigen/Dense>
+#include "host/eigen_dense.hpp"
 #include <algorithm>
 #include <chrono>
 #include <cmath>

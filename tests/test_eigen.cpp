@@ -11,7 +11,7 @@
 // relative error of 1e-10.
 #include <gtest/gtest.h>
 
-#include <Eigen/Dense>
+#include "host/eigen_dense.hpp"
 #include <algorithm>
 #include <cmath>
 #include <complex>

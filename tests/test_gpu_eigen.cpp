@@ -3,7 +3,7 @@
 //   ctest -L gpu --output-on-failure
 #include <gtest/gtest.h>
 
-#include <Eigen/Dense>
+#include "host/eigen_dense.hpp"
 #include <algorithm>
 #include <cmath>
 #include <complex>

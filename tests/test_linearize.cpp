@@ -6,7 +6,7 @@
 // in extended precision.
 #include <gtest/gtest.h>
 
-#include <Eigen/Dense>
+#include "host/eigen_dense.hpp"
 #include <algorithm>
 #include <cmath>
 #include <complex>

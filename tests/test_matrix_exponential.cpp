@@ -31,7 +31,7 @@
 // Every test prints what it measured (err, tol and their ratio).
 #include <gtest/gtest.h>
 
-#include <Eigen/Dense>
+#include "host/eigen_dense.hpp"
 #include <algorithm>
 #include <cmath>
 #include <complex>

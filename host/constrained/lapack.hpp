@@ -7,7 +7,7 @@
 //                        UCS and damped MCS (first-order pencils)
 // Both throw std::runtime_error naming the routine and LAPACK's info on failure.
 #pragma once
-#include <Eigen/Dense>
+#include "host/eigen_dense.hpp"
 
 #include <complex>
 #include <vector>

@@ -14,7 +14,7 @@
 // Derivatives are exact (dual numbers in the elements); eigenproblems are
 // dense LAPACK (host/constrained/lapack.hpp).
 #pragma once
-#include <Eigen/Dense>
+#include "host/eigen_dense.hpp"
 
 #include <complex>
 #include <string>

@@ -7,7 +7,7 @@
 // into dense global matrices (n ≤ ~1000 here: dense LAPACK is the fast path
 // at these sizes; docs/models/nloop-and-flexible.md §6).
 #pragma once
-#include <Eigen/Dense>
+#include "host/eigen_dense.hpp"
 
 #include <memory>
 #include <typeindex>
