@@ -12,8 +12,10 @@
 // instance at a time both ways (lanes 1 in the table, ratio ~1): what is left
 // to vectorize (docs/models/lanes.md §5). Nothing is asserted.
 //
-//   bench_lanes [--instances N] [--duration S] [--repeats R] [--out FILE]
-// Writes bench/results/lanes-<machine>.json.
+//   bench_lanes [--instances N] [--duration S] [--repeats R] [--model NAME]
+//               [--formulation F] [--out FILE]
+// Writes bench/results/lanes-<machine>.json (with --model or --formulation:
+// lanes-<machine>-<filter>.json, so that a focused run keeps the full table).
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -28,11 +30,13 @@ namespace hb = hs::bench;
 namespace {
 
 const char* kUsage =
-    "usage: bench_lanes [--instances N] [--duration S] [--repeats R] [--out FILE]\n"
+    "usage: bench_lanes [--instances N] [--duration S] [--repeats R] [--model NAME] [--formulation F] [--out FILE]\n"
     "  --instances N  most instances per combination (default 64; at least 16, fewer for the slow models)\n"
     "  --duration S   simulated seconds per instance (default 2)\n"
     "  --repeats R    (one at a time, lanes) pairs per combination, the median ratio is kept (default 3)\n"
-    "  --out FILE     result file (default bench/results/lanes-<machine>.json)\n";
+    "  --model NAME   only this catalog model (e.g. lift-tilt, quick-return)\n"
+    "  --formulation F  only this formulation (double-step or penalty)\n"
+    "  --out FILE     result file (default bench/results/lanes-<machine>[-<model>][-<formulation>].json)\n";
 
 struct Row {
   std::string model, formulation, law;
@@ -46,14 +50,24 @@ struct Row {
 
 int main(int argc, char** argv) {
   const hb::Args args(argc, argv);
-  args.check_known({"--instances", "--duration", "--repeats", "--out"}, {}, kUsage);
+  args.check_known({"--instances", "--duration", "--repeats", "--model", "--formulation", "--out"}, {}, kUsage);
   const long n = static_cast<long>(args.number("--instances", 64));
   const double duration = args.number("--duration", 2.0);
   const int repeats = static_cast<int>(args.number("--repeats", 3));
-  const std::string out_path =
-      args.get("--out", std::string(HS_SOURCE_DIR) + "/bench/results/lanes-" + hb::machine_tag() + ".json");
-  if (n < 1 || !(duration > 0.0) || repeats < 1) {
+  const std::string only_model = args.get("--model", std::string()),
+                    only_formulation = args.get("--formulation", std::string());
+  std::string tag = hb::machine_tag();
+  if (!only_model.empty()) tag += "-" + only_model;
+  if (!only_formulation.empty()) tag += "-" + only_formulation;
+  const std::string out_path = args.get("--out", std::string(HS_SOURCE_DIR) + "/bench/results/lanes-" + tag + ".json");
+  if (n < 1 || !(duration > 0.0) || repeats < 1 ||
+      (!only_formulation.empty() && only_formulation != "double-step" && only_formulation != "penalty")) {
     std::fputs(kUsage, stderr);
+    return 2;
+  }
+  if (!only_model.empty() && !hs::find_model(only_model)) {
+    std::fprintf(stderr, "bench_lanes: --model '%s' is not in the catalog (hydrosweep parameters lists the models)\n",
+                 only_model.c_str());
     return 2;
   }
   std::printf("bench_lanes: %ld instances x %.3g s, dt = 1 ms, 1 thread, lanes built: %s, %s\n", n, duration,
@@ -63,8 +77,10 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   for (const hs::ModelDescriptor& m : hs::models()) {
     if (!m.supports_command("run")) continue;
+    if (!only_model.empty() && m.name != only_model) continue;
     for (const std::string& formulation : m.formulations) {
       if (formulation != "double-step" && formulation != "penalty") continue;  // the trapezoidal formulations
+      if (!only_formulation.empty() && formulation != only_formulation) continue;
       hs::BatchSpec one = hb::perturbed_batch(n, m);
       one.formulation = formulation;
       one.friction = m.friction_laws.front();

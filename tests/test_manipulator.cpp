@@ -57,8 +57,7 @@ void lagrange_forces(const LiftTiltParams& P, const double* q, const double* qd,
     qp[j].v[0] = qdv[j];
   }
   const auto w = LiftTilt::world_pose(P, qp);
-  PlanarBody b[LiftTilt::nb];
-  LiftTilt::bodies(P, b);
+  const auto b = LiftTilt::bodies(P);
   G T(0.0), V(0.0);
   for (int k = 0; k < LiftTilt::nb; ++k) {
     const auto c = w.origin[k] + LiftTilt::along(w.angle[k], b[k].com_x, b[k].com_y);

@@ -31,6 +31,7 @@
 // plant while the controller keeps its nominal model.
 #pragma once
 #include "../core/dual.hpp"
+#include "../core/uninitialized.hpp"
 #include "../hydraulics/servo_valve_circuit.hpp"
 #include "../models/input_policy.hpp"
 #include "../models/lift_tilt.hpp"
@@ -79,7 +80,7 @@ struct VdcController {
   template <class R>
   struct MemoryOn {
     R start_x, start_y;     // TCP at t0 (the path's first point)
-    R f_pr_prev[2];         // f_pjr of the previous sample
+    R f_pr_prev[2];         // f_pjr of the previous sample (the probe's required piston forces)
     R samples;              // samples taken
     R saturated_samples;    // samples with a voltage at its limit
     R violation_samples;    // samples with a chamber pressure outside (p_r, p_s)
@@ -87,7 +88,7 @@ struct VdcController {
     R error_sq_sum, error_peak, error_last;  // |X_d − X| over the samples
     R desired_speed_peak;   // max |Ẋ_d| over the samples (ρ's denominator)
     // The last sample's figures (probe).
-    R x, y, x_d, y_d, f_pr[2];
+    R x, y, x_d, y_d;
     // The chain to the TCP of the inverse kinematics (parameters only: once per run).
     LiftTilt::TcpChainT<R> chain;
   };
@@ -167,7 +168,6 @@ struct VdcController {
     m.error_sq_sum = m.error_peak = m.error_last = m.desired_speed_peak = 0.0;
     m.x = m.x_d = X.x;
     m.y = m.y_d = X.y;
-    m.f_pr[0] = m.f_pr[1] = 0.0;
     m.chain = LiftTilt::tcp_chain(PM.mechanism);
   }
 
@@ -227,9 +227,8 @@ struct VdcController {
     const auto req = LiftTilt::twists_moving(G, q, qdot, qr_dot, qr_ddot);
 
     // 4. Required net wrenches (eq 8) with the controller's model bodies.
-    PlanarBodyT<R> b[LiftTilt::nb];
-    LiftTilt::bodies(G, b, P.model_payload_mass);
-    Planar3<T> Fr[LiftTilt::nb];
+    const LiftTilt::Bodies<R> b = LiftTilt::bodies(G, P.model_payload_mass);
+    Uninitialized<Planar3<T>, LiftTilt::nb> Fr;  // every entry written below before it is read
     for (int k = 0; k < LiftTilt::nb; ++k) {
       const Planar3<T> Vr{req.V[k].x.a, req.V[k].y.a, req.V[k].w.a};
       const Planar3<T> dVr{req.V[k].x.v[0], req.V[k].y.v[0], req.V[k].w.v[0]};
@@ -244,7 +243,7 @@ struct VdcController {
     // 5. Required actuator forces, eqs (76)–(77) (free motion: ^{D12}F_r = 0).
     T f_cr[2];
     const Planar3<T> zero{T(0.0), T(0.0), T(0.0)};
-    LiftTilt::actuator_forces(G, actual.seg, Fr, zero, f_cr);
+    LiftTilt::actuator_forces(G, actual.seg, Fr.item, zero, f_cr);
 
     // 6–7. Per actuator: required piston force and eq (90).
     for (int j = 0; j < 2; ++j) {
@@ -350,7 +349,7 @@ struct VdcController {
     // The sample's memory: one instance's in place (it is in reach here); on
     // lanes into a copy that the lanes in reach take.
     auto remember = [&](MemoryOn<R>& to) {
-      for (int j = 0; j < 2; ++j) to.f_pr_prev[j] = to.f_pr[j] = f_pr[j];
+      for (int j = 0; j < 2; ++j) to.f_pr_prev[j] = f_pr[j];
       to.error_sq_sum += e * e;
       to.error_peak = choose(e > to.error_peak, e, to.error_peak);
       to.error_last = e;
@@ -392,8 +391,8 @@ struct VdcController {
     p.tcp_y = m.y;
     p.tcp_x_desired = m.x_d;
     p.tcp_y_desired = m.y_d;
-    p.required_force[0] = m.f_pr[0];
-    p.required_force[1] = m.f_pr[1];
+    p.required_force[0] = m.f_pr_prev[0];  // the last sample's
+    p.required_force[1] = m.f_pr_prev[1];
   }
 };
 

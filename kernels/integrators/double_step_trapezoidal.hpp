@@ -34,6 +34,7 @@
 // reference U_ref comes from the model's input policy (input_policy.hpp).
 #pragma once
 #include <type_traits>
+#include <utility>
 
 #include "../core/dual.hpp"
 #include "../core/lu.hpp"
@@ -119,16 +120,36 @@ struct DoubleStepTrapezoidal {
     T reduced[ni];          // R_zᵀ (M' z̈ − Q' − Σ F_a ∂s_a/∂z), seed 001 eq (16)
     T pressure_rate[np];
     Vec<T, nw> friction_rate;
-    K constraint_jacobian[nc][nq];  // Φ_z, for the next step's split
+    K constraint_jacobian[nc][nq];  // Φ_z, for the next step's split (a state only: constraint_jacobian_at)
     R split_determinant;            // |det Φ_d| of the split evaluated with (values only; 0 if singular)
     K kinetic, potential;  // filled only when evaluate(..., Outputs::state or all)
   };
 
-  // What evaluate() fills besides the kinematics, the actuator forces and Φ_z:
+  // What evaluate() fills besides the kinematics and the actuator forces:
   // the Newton residual's rows (reduced, pressure_rate, friction_rate), the
-  // energies, or both. A step's converged state needs only the energies
-  // (docs/models/integrators.md §3.4).
+  // energies and Φ_z (the next step's split), or both. A step's converged
+  // state needs only the energies and Φ_z (docs/models/integrators.md §3.4).
   enum class Outputs { residual, state, all };
+
+  // A pose that holds Φ_z (its `jacobian`: the DAE mechanisms' and the
+  // model files', StoredPoseConstraints) lends it to evaluate(), which copies
+  // it into the evaluation only for a state; the others' Φ_z is computed
+  // into the evaluation. A residual on jets skips a copy of nc × nq jets that
+  // nobody reads (on 8 lanes, 2.5 KB per residual for the quick-return).
+  template <class Pose, class = void>
+  struct PoseHoldsJacobian : std::false_type {};
+  template <class Pose>
+  struct PoseHoldsJacobian<Pose, std::void_t<decltype(std::declval<const Pose&>().jacobian)>> : std::true_type {};
+  template <class Pose, class K>
+  HS_HD static auto constraint_jacobian_at(const Pose& pose, K (&into)[nc][nq], bool keep) -> const K (&)[nc][nq] {
+    if constexpr (PoseHoldsJacobian<Pose>::value) {
+      if (keep) Mech::constraint_jacobian(pose, into);
+      return pose.jacobian;
+    } else {
+      Mech::constraint_jacobian(pose, into);
+      return into;
+    }
+  }
 
   // The mechanism's driving coordinates independent, the others dependent
   // (ascending order): the split held during assembly.
@@ -500,8 +521,7 @@ struct DoubleStepTrapezoidal {
         *closure_error = err;
       }
     }
-    auto& J = e.constraint_jacobian;
-    Mech::constraint_jacobian(pose, J);
+    const auto& J = constraint_jacobian_at(pose, e.constraint_jacobian, what != Outputs::residual);
     Mat<Tk, nc, nc> Jd;
     for (int r = 0; r < nc; ++r)
       for (int c = 0; c < nc; ++c) Jd(r, c) = select_at(J[r], part.dep[c]);

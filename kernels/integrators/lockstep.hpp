@@ -51,6 +51,18 @@ namespace hs {
 // Parameters on lanes: the structs with structural fields (transpose_reals,
 // kernels/core/lanes.hpp, does the reals).
 
+// A struct whose reals come first, up to its first structural field at
+// byte ScalarTail of one instance's struct and WideTail of the lanes' (the
+// planar chain's actuator body, the controller's sample period): those
+// reals per lane. The caller copies the structural tail, one for the batch.
+template <int W, std::size_t ScalarTail, std::size_t WideTail, class Scalar, class Wide>
+void transpose_leading_reals(const Scalar* in, int count, Wide& out) {
+  constexpr int n_reals = static_cast<int>(ScalarTail / sizeof(double));
+  static_assert(ScalarTail == n_reals * sizeof(double) && WideTail == n_reals * sizeof(Lanes<W>),
+                "the reals come first, then the structural fields");
+  transpose_reals<W>(in, count, out, n_reals);
+}
+
 // A mechanism whose parameters are reals only (the quick-return's): the
 // whole struct transposed, nothing structural.
 template <int W, class Scalar, class Wide>
@@ -63,11 +75,7 @@ template <int W, int NB>
 void gather_mechanism(const PlanarLoopChainParams<NB>* in, int count, PlanarLoopChainParams<NB, Lanes<W>>& out) {
   using Scalar = PlanarLoopChainParams<NB>;
   using Wide = PlanarLoopChainParams<NB, Lanes<W>>;
-  constexpr int n_reals = static_cast<int>(offsetof(Scalar, actuator_body) / sizeof(double));
-  static_assert(offsetof(Scalar, actuator_body) == n_reals * sizeof(double) &&
-                    offsetof(Wide, actuator_body) == n_reals * sizeof(Lanes<W>),
-                "the reals come first, then the actuator body");
-  transpose_reals<W>(in, count, out, n_reals);
+  transpose_leading_reals<W, offsetof(Scalar, actuator_body), offsetof(Wide, actuator_body)>(in, count, out);
   out.actuator_body = in[0].actuator_body;
 }
 // A model file's mechanism: its reals per lane, its structure (the tree, the
@@ -138,12 +146,8 @@ CylinderInputsParamsT<NA, Lanes<W>> gather_input(const CylinderInputsParams<NA>*
 template <int W>
 VdcParamsT<Lanes<W>> gather_input(const VdcParams* in, int count) {
   using Wide = VdcParamsT<Lanes<W>>;
-  constexpr int n_reals = static_cast<int>(offsetof(VdcParams, sample_period) / sizeof(double));
-  static_assert(offsetof(VdcParams, sample_period) == n_reals * sizeof(double) &&
-                    offsetof(Wide, sample_period) == n_reals * sizeof(Lanes<W>),
-                "the reals come first, then the sample period and the path");
   Wide out;
-  transpose_reals<W>(in, count, out, n_reals);
+  transpose_leading_reals<W, offsetof(VdcParams, sample_period), offsetof(Wide, sample_period)>(in, count, out);
   out.sample_period = in[0].sample_period;
   out.path = in[0].path;
   return out;
