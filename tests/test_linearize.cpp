@@ -1024,11 +1024,12 @@ struct FileCircuit {
   double gravity_y;             // the file's gravity, y component [m/s²]
   // J's hydraulic rows at the equilibrium from the circuit's keys, the
   // closed form's mechanism and s'.
-  double piston_area, rod_area;  // A_p, A_r [m²]
-  double piston_volume, rod_volume;  // V_p, V_r [m³]
-  double piston_bulk, rod_bulk;      // B_p, B_r [Pa]
-  double leakage;                    // c_l [m³/(s·Pa)]
-  double rod_pressure;               // p_r at rest [Pa]
+  // (NaN until the circuit's function sets them.)
+  double piston_area = NAN, rod_area = NAN;          // A_p, A_r [m²]
+  double piston_volume = NAN, rod_volume = NAN;      // V_p, V_r [m³]
+  double piston_bulk = NAN, rod_bulk = NAN;          // B_p, B_r [Pa]
+  double leakage = NAN;                              // c_l [m³/(s·Pa)]
+  double rod_pressure = NAN;                         // p_r at rest [Pa]
   double stroke = NAN, closed_length = NAN;  // the servo valve's [m]
 };
 

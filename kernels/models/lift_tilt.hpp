@@ -195,8 +195,7 @@ struct SegmentPose {
 template <class T, class R>
 HS_HD HS_FORCEINLINE SegmentPose<T> segment_pose(const RevoluteSegmentT<R>& g, const T& q) {
   SegmentPose<T> o;
-  o.c = math::cos(q);
-  o.s = math::sin(q);
+  math::sincos(q, &o.s, &o.c);  // one argument reduction for both (the same bits as cos, sin apart)
   const T px = g.base_link + g.rod_link * o.c, py = g.rod_link * o.s;
   const T l2 = px * px + py * py;
   o.length = math::sqrt(l2);
@@ -238,9 +237,11 @@ struct LiftTilt {
   template <class R>
   HS_HD static PlanarTransform<R> joint2_transform(const ParamsOn<R>& P) {
     // ^{Tc1}U_{Bc2}: constant (seed 004 eq 31, {E11} = {Bc2}).
-    // math::cos/sin like every kernel: one polynomial on the host for one
+    // math::sincos like every kernel: one polynomial on the host for one
     // instance and for lanes (docs/models/lanes.md §3, kernels/core/trig.hpp).
-    return {math::cos(P.joint2_angle), math::sin(P.joint2_angle), P.joint2_offset_x, P.joint2_offset_y};
+    R c, s;
+    math::sincos(P.joint2_angle, &s, &c);
+    return {c, s, P.joint2_offset_x, P.joint2_offset_y};
   }
 
   template <class T, class R>
@@ -253,7 +254,8 @@ struct LiftTilt {
   template <class T, class R>
   HS_HD static Twists<T> twists(const ParamsOn<R>& P, const T* q, const T* qd) {
     Twists<T> o;
-    const R ca = math::cos(P.base_angle), sa = math::sin(P.base_angle);
+    R ca, sa;
+    math::sincos(P.base_angle, &sa, &ca);
     const PlanarTransform<R> E1 = joint2_transform(P);
     T c0 = T(ca), s0 = T(sa);  // orientation of {Bcj}
     Planar3<T> Vc{T(0.0), T(0.0), T(0.0)};  // ^{Bcj}V
@@ -428,7 +430,8 @@ struct LiftTilt {
   // R(angle) (x, y) for a body-fixed vector.
   template <class T, class X, class Y>
   HS_HD static V2<T> along(const T& angle, const X& x, const Y& y) {
-    const T c = math::cos(angle), s = math::sin(angle);
+    T c, s;
+    math::sincos(angle, &s, &c);
     return {c * x - s * y, s * x + c * y};
   }
   // with_cylinders = false: the links' chain to the TCP alone (the cylinder
@@ -502,10 +505,12 @@ struct LiftTilt {
   template <class R>
   HS_HD static TcpChainT<R> tcp_chain(const ParamsOn<R>& P) {
     TcpChainT<R> c;
-    const R ca = math::cos(P.base_angle), sa = math::sin(P.base_angle);
+    R ca, sa;
+    math::sincos(P.base_angle, &sa, &ca);
     c.jx = P.base_x + ca * P.segment[0].base_link;
     c.jy = P.base_y + sa * P.segment[0].base_link;
-    const R c2 = math::cos(P.joint2_angle), s2 = math::sin(P.joint2_angle);
+    R c2, s2;
+    math::sincos(P.joint2_angle, &s2, &c2);
     c.bx = P.segment[0].rod_link + P.joint2_offset_x + c2 * P.segment[1].base_link;
     c.by = P.joint2_offset_y + s2 * P.segment[1].base_link;
     c.tx = P.tcp_x;
@@ -641,9 +646,10 @@ struct LiftTiltDae {
   HS_HD static void constraints(const ParamsOn<R>& P, const S* x, S* phi) {
     for (int j = 0; j < 2; ++j) {
       const RevoluteSegmentT<R>& g = P.segment[j];
-      const S c = math::cos(x[q1 + j]);
+      S c, sn;
+      math::sincos(x[q1 + j], &sn, &c);
       const S px = g.base_link + g.rod_link * c;
-      const S py = g.rod_link * math::sin(x[q1 + j]);
+      const S py = g.rod_link * sn;
       phi[j] = x[x1 + j] + g.zero_length - math::sqrt(px * px + py * py);
     }
   }

@@ -139,33 +139,78 @@ struct QuickReturnDae {
     g.a = g.v;
     return g;
   }
-  // Positions always; velocities when zd is given, accelerations when zdd is
-  // also given (otherwise zero).
-  // Written into k, every member (the callers keep k in Uninitialized
-  // storage: a zeroed Kinematics of the lanes' jets is ~80 KB, docs/models/lanes.md §9).
-  template <class R, class T>
-  HS_HD static const Kinematics<T>& kinematics(Kinematics<T>& k, const ParamsOn<R>& P, const T* z, const T* zd = nullptr,
-                                               const T* zdd = nullptr) {
+  // The points' positions alone, p = q + R(θ) w (the same operations as
+  // on_body's position).
+  template <class T, class R>
+  HS_HD static V2<T> on_body_position(const V2<T>& q, const Angle<T>& th, const R& wx, const R& wy) {
+    return q + V2<T>{th.c * wx - th.s * wy, th.s * wx + th.c * wy};
+  }
+
+  // Positions only (no rates given): every angle's t, c, s and every point's
+  // p — or, all_points = false, only the points the loop closure reads (H,
+  // I, PJ, L, PM; constraints_of without Φ̈). The angles' rates and the
+  // points' velocities and accelerations are not written: the callers that
+  // give no rates (the constraints and their Jacobian on jets, the frames of
+  // the rigid-body residual, the potential energy) read none. Computing them
+  // at zero rates was most of the quick-return's time in on_body (perf,
+  // issue 40: jets multiplied by zero rates for every point).
+  template <bool all_points, class R, class T>
+  HS_HD static const Kinematics<T>& positions(Kinematics<T>& k, const ParamsOn<R>& P, const T* z) {
+    set_angles(k, z);
+    const auto& b = P.body;
+    const V2<T> O{T(P.lever_pivot_x), T(P.lever_pivot_y)};
+    const V2<T> K{T(P.crank_pivot_x), T(P.crank_pivot_y)};
+    auto place = [&](Point<T>& point, const V2<T>& from, int j, const R& wx, const R& wy) {
+      new (&point.p) V2<T>(on_body_position(from, k.th[j], wx, wy));  // in place: k is unconstructed storage
+    };
+    place(k.H, O, 0, b[0].distal_x, b[0].distal_y);
+    place(k.I, k.H.p, 1, b[1].distal_x, b[1].distal_y);
+    place(k.PJ, k.I.p, 2, b[2].distal_x, b[2].distal_y);
+    place(k.L, K, 3, b[3].distal_x, b[3].distal_y);
+    place(k.PM, k.L.p, 4, b[4].distal_x, b[4].distal_y);
+    if constexpr (all_points) {
+      place(k.com[0], O, 0, b[0].com_x, b[0].com_y);
+      place(k.com[1], k.H.p, 1, b[1].com_x, b[1].com_y);
+      place(k.com[2], k.I.p, 2, b[2].com_x, b[2].com_y);
+      place(k.com[3], K, 3, b[3].com_x, b[3].com_y);
+      place(k.com[4], k.L.p, 4, b[4].com_x, b[4].com_y);
+      place(k.F, K, 3, P.actuator_local_x, P.actuator_local_y);
+    }
+    return k;
+  }
+  // The absolute angles θ_j of the relative coordinates, with cos and sin.
+  template <class T>
+  HS_HD static void set_angles(Kinematics<T>& k, const T* z) {
     const T theta[5] = {z[0], z[0] + z[1], z[0] + z[1] + z[2], z[3], z[3] + z[4]};
     for (int j = 0; j < 5; ++j) {
       k.th[j].t = theta[j];
       math::sincos(theta[j], &k.th[j].s, &k.th[j].c);
-      k.th[j].w = T(0.0);
-      k.th[j].a = T(0.0);
     }
-    if (zd) {
-      k.th[0].w = zd[0];
-      k.th[1].w = zd[0] + zd[1];
-      k.th[2].w = k.th[1].w + zd[2];
-      k.th[3].w = zd[3];
-      k.th[4].w = zd[3] + zd[4];
-      if (zdd) {
-        k.th[0].a = zdd[0];
-        k.th[1].a = zdd[0] + zdd[1];
-        k.th[2].a = k.th[1].a + zdd[2];
-        k.th[3].a = zdd[3];
-        k.th[4].a = zdd[3] + zdd[4];
-      }
+  }
+
+  // Positions always; velocities when zd is given, accelerations when zdd is
+  // also given (otherwise zero). Without zd, positions() alone (the rates
+  // are then not written).
+  // Written into k, every member it promises (the callers keep k in Uninitialized
+  // storage: a zeroed Kinematics of the lanes' jets is ~80 KB, docs/models/lanes.md §9).
+  template <class R, class T>
+  HS_HD static const Kinematics<T>& kinematics(Kinematics<T>& k, const ParamsOn<R>& P, const T* z, const T* zd = nullptr,
+                                               const T* zdd = nullptr) {
+    if (!zd) return positions<true>(k, P, z);
+    set_angles(k, z);
+    k.th[0].w = zd[0];
+    k.th[1].w = zd[0] + zd[1];
+    k.th[2].w = k.th[1].w + zd[2];
+    k.th[3].w = zd[3];
+    k.th[4].w = zd[3] + zd[4];
+    if (zdd) {
+      k.th[0].a = zdd[0];
+      k.th[1].a = zdd[0] + zdd[1];
+      k.th[2].a = k.th[1].a + zdd[2];
+      k.th[3].a = zdd[3];
+      k.th[4].a = zdd[3] + zdd[4];
+    } else {
+      for (int j = 0; j < 5; ++j) k.th[j].a = T(0.0);
     }
     const auto& b = P.body;
     const Point<T> O = ground<T>(P.lever_pivot_x, P.lever_pivot_y);
@@ -194,7 +239,7 @@ struct QuickReturnDae {
   template <class R, class T>
   HS_HD static void constraints(const ParamsOn<R>& P, const T* z, T* phi) {
     Uninitialized<Kinematics<T>, 1> k;
-    constraints_of(P, kinematics(k[0], P, z), phi, static_cast<T*>(nullptr));
+    constraints_of(P, positions<false>(k[0], P, z), phi, static_cast<T*>(nullptr));
   }
   template <class R, class T>
   HS_HD static void constraint_acceleration(const ParamsOn<R>& P, const T* z, const T* zd, const T* zdd, T* phidd) {
@@ -207,7 +252,8 @@ struct QuickReturnDae {
   //   d²/dt² [u × d] = ü × d + 2 u̇ × ḋ + u × d̈,  u̇ = θ̇ k × u, ü = θ̈ k × u − θ̇² u.
   template <class R, class T>
   HS_HD static void constraints_of(const ParamsOn<R>& P, const Kinematics<T>& k, T* phi, T* phidd) {
-    const R ca = math::cos(P.ram_line_angle), sa = math::sin(P.ram_line_angle);
+    R ca, sa;
+    math::sincos(P.ram_line_angle, &sa, &ca);
     const V2<T> uJ{T(ca), T(sa)};
     const V2<T> dJ{k.PJ.p.x - P.ram_line_x, k.PJ.p.y - P.ram_line_y};
     const V2<T> u1{k.th[0].c, k.th[0].s};
