@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <utility>
 
@@ -228,6 +229,44 @@ TEST(QuickReturn, AssemblesSeed001InitialConfiguration) {
 // angle the closed-form assembly closes the loop, in the mode of the guess
 // (link pointing along the ram line's direction: cos(θ2 − α_J) > 0; slider
 // on the lever's positive axis), and Newton from it needs nothing more.
+// Positions without rates (QuickReturnDae::positions, docs/models/quick-return.md
+// §6.2) leave the rates out and nothing else: every angle and point position
+// is the full kinematics' bit for bit (the same operations), and Φ from the
+// loop closure's five points alone is Φ from the full kinematics. At 50
+// random poses around z(0) with random rates and accelerations.
+TEST(QuickReturn, PositionsWithoutRatesAreTheKinematicsPositionsBitForBit) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const Mech::Params P = seed001_quick_return().mechanism;
+  auto same = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  for (int trial = 0; trial < 50; ++trial) {
+    double z[n], zd[n], zdd[n];
+    Mech::initial_guess(P, z);
+    for (int k = 0; k < n; ++k) {
+      z[k] += 0.3 * u(rng);
+      zd[k] = u(rng);
+      zdd[k] = u(rng);
+    }
+    Mech::Kinematics<double> full, pos;
+    Mech::kinematics(full, P, z, zd, zdd);
+    Mech::positions<true>(pos, P, z);
+    for (int j = 0; j < 5; ++j) {
+      EXPECT_TRUE(same(full.th[j].t, pos.th[j].t) && same(full.th[j].c, pos.th[j].c) && same(full.th[j].s, pos.th[j].s))
+          << "angle " << j;
+    }
+    const Mech::Point<double>* a[] = {&full.H, &full.I, &full.L, &full.PJ, &full.PM, &full.com[0], &full.com[1],
+                                      &full.com[2], &full.com[3], &full.com[4], &full.F};
+    const Mech::Point<double>* b[] = {&pos.H, &pos.I, &pos.L, &pos.PJ, &pos.PM, &pos.com[0], &pos.com[1],
+                                      &pos.com[2], &pos.com[3], &pos.com[4], &pos.F};
+    for (int k = 0; k < 11; ++k)
+      EXPECT_TRUE(same(a[k]->p.x, b[k]->p.x) && same(a[k]->p.y, b[k]->p.y)) << "point " << k;
+    double phi_full[m], phidd[m], phi[m];
+    Mech::constraints_of(P, full, phi_full, phidd);
+    Mech::constraints(P, z, phi);
+    for (int r = 0; r < m; ++r) EXPECT_TRUE(same(phi_full[r], phi[r])) << "phi" << r;
+  }
+}
+
 TEST(QuickReturn, AssemblyGuessClosesTheLoopAroundTheCrankCircle) {
   for (int i = 0; i < 72; ++i) {
     Mech::Params P = seed001_quick_return().mechanism;

@@ -300,7 +300,7 @@ struct LiftTilt {
   // The bodies' parameters, subsystem order, with a payload of the given
   // mass merged into B12 (the plant's: bodies(P) below). The other six are
   // the parameters' own, lent by address: copying them into an array cost
-  // every evaluation 1.5 KB set and copied on 8 lanes (perf, issue 40).
+  // every evaluation 1.5 KB set and copied on 8 lanes (perf, docs/models/lanes.md §11).
   template <class R>
   struct Bodies {
     const ParamsOn<R>* P;

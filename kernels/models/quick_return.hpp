@@ -152,8 +152,9 @@ struct QuickReturnDae {
   // points' velocities and accelerations are not written: the callers that
   // give no rates (the constraints and their Jacobian on jets, the frames of
   // the rigid-body residual, the potential energy) read none. Computing them
-  // at zero rates was most of the quick-return's time in on_body (perf,
-  // issue 40: jets multiplied by zero rates for every point).
+  // at zero rates, jets multiplied by zeros for every point, was most of the
+  // quick-return's time (perf, docs/models/lanes.md §9,
+  // docs/models/quick-return.md §6.2).
   template <bool all_points, class R, class T>
   HS_HD static const Kinematics<T>& positions(Kinematics<T>& k, const ParamsOn<R>& P, const T* z) {
     set_angles(k, z);
