@@ -123,10 +123,15 @@ struct QuickReturnDae {
     Point<T> F;        // cylinder point on body 4
   };
 
+  // R(θ) w for a body-fixed w: the one rotation every point takes.
+  template <class T, class R>
+  HS_HD static V2<T> rotated(const Angle<T>& th, const R& wx, const R& wy) {
+    return V2<T>{th.c * wx - th.s * wy, th.s * wx + th.c * wy};
+  }
   // p = q + R(θ) w for a body-fixed w: ṗ = q̇ + θ̇ k × Rw, p̈ = q̈ + θ̈ k × Rw − θ̇² Rw.
   template <class T, class R>
   HS_HD static Point<T> on_body(const Point<T>& q, const Angle<T>& th, const R& wx, const R& wy) {
-    const V2<T> r{th.c * wx - th.s * wy, th.s * wx + th.c * wy};
+    const V2<T> r = rotated(th, wx, wy);
     const V2<T> k_r = perp(r);
     // Built in place from its members (no zeroed point assigned member by member).
     return Point<T>{q.p + r, q.v + th.w * k_r, q.a + th.a * k_r - (th.w * th.w) * r};
@@ -139,11 +144,35 @@ struct QuickReturnDae {
     g.a = g.v;
     return g;
   }
-  // The points' positions alone, p = q + R(θ) w (the same operations as
-  // on_body's position).
-  template <class T, class R>
-  HS_HD static V2<T> on_body_position(const V2<T>& q, const Angle<T>& th, const R& wx, const R& wy) {
-    return q + V2<T>{th.c * wx - th.s * wy, th.s * wx + th.c * wy};
+  // A parent point's position: a ground pivot's (positions only) or a body point's.
+  template <class T>
+  HS_HD static const V2<T>& position_of(const V2<T>& p) { return p; }
+  template <class T>
+  HS_HD static const V2<T>& position_of(const Point<T>& q) { return q.p; }
+
+  // The mechanism's points, listed once (docs/models/quick-return.md §6.2):
+  // each lies on body j at the body-fixed vector (wx, wy) from its parent
+  // point. The loop closure's five first (branch A: O → H → I → PJ; branch
+  // B: K → L → PM), then, all_points, the centres of mass and the cylinder
+  // point F. place(point, parent, j, wx, wy) writes one point, from the
+  // ground pivots O and K given in place's own parent type.
+  template <bool all_points, class R, class T, class Ground, class Place>
+  HS_HD static void place_points(Kinematics<T>& k, const ParamsOn<R>& P, const Ground& O, const Ground& K,
+                                 const Place& place) {
+    const auto& b = P.body;
+    place(k.H, O, 0, b[0].distal_x, b[0].distal_y);
+    place(k.I, k.H, 1, b[1].distal_x, b[1].distal_y);
+    place(k.PJ, k.I, 2, b[2].distal_x, b[2].distal_y);
+    place(k.L, K, 3, b[3].distal_x, b[3].distal_y);
+    place(k.PM, k.L, 4, b[4].distal_x, b[4].distal_y);
+    if constexpr (all_points) {
+      place(k.com[0], O, 0, b[0].com_x, b[0].com_y);
+      place(k.com[1], k.H, 1, b[1].com_x, b[1].com_y);
+      place(k.com[2], k.I, 2, b[2].com_x, b[2].com_y);
+      place(k.com[3], K, 3, b[3].com_x, b[3].com_y);
+      place(k.com[4], k.L, 4, b[4].com_x, b[4].com_y);
+      place(k.F, K, 3, P.actuator_local_x, P.actuator_local_y);
+    }
   }
 
   // Positions only (no rates given): every angle's t, c, s and every point's
@@ -154,29 +183,17 @@ struct QuickReturnDae {
   // the rigid-body residual, the potential energy) read none. Computing them
   // at zero rates, jets multiplied by zeros for every point, was most of the
   // quick-return's time (perf, docs/models/lanes.md §9,
-  // docs/models/quick-return.md §6.2).
+  // docs/models/quick-return.md §6.2). The positions are on_body's p, the
+  // same operations (the same bits).
   template <bool all_points, class R, class T>
   HS_HD static const Kinematics<T>& positions(Kinematics<T>& k, const ParamsOn<R>& P, const T* z) {
     set_angles(k, z);
-    const auto& b = P.body;
     const V2<T> O{T(P.lever_pivot_x), T(P.lever_pivot_y)};
     const V2<T> K{T(P.crank_pivot_x), T(P.crank_pivot_y)};
-    auto place = [&](Point<T>& point, const V2<T>& from, int j, const R& wx, const R& wy) {
-      new (&point.p) V2<T>(on_body_position(from, k.th[j], wx, wy));  // in place: k is unconstructed storage
-    };
-    place(k.H, O, 0, b[0].distal_x, b[0].distal_y);
-    place(k.I, k.H.p, 1, b[1].distal_x, b[1].distal_y);
-    place(k.PJ, k.I.p, 2, b[2].distal_x, b[2].distal_y);
-    place(k.L, K, 3, b[3].distal_x, b[3].distal_y);
-    place(k.PM, k.L.p, 4, b[4].distal_x, b[4].distal_y);
-    if constexpr (all_points) {
-      place(k.com[0], O, 0, b[0].com_x, b[0].com_y);
-      place(k.com[1], k.H.p, 1, b[1].com_x, b[1].com_y);
-      place(k.com[2], k.I.p, 2, b[2].com_x, b[2].com_y);
-      place(k.com[3], K, 3, b[3].com_x, b[3].com_y);
-      place(k.com[4], k.L.p, 4, b[4].com_x, b[4].com_y);
-      place(k.F, K, 3, P.actuator_local_x, P.actuator_local_y);
-    }
+    place_points<all_points>(k, P, O, K, [&](Point<T>& point, const auto& parent, int j, const R& wx, const R& wy) {
+      // in place: k is unconstructed storage
+      new (&point.p) V2<T>(position_of<T>(parent) + rotated(k.th[j], wx, wy));
+    });
     return k;
   }
   // The absolute angles θ_j of the relative coordinates, with cos and sin.
@@ -213,24 +230,13 @@ struct QuickReturnDae {
     } else {
       for (int j = 0; j < 5; ++j) k.th[j].a = T(0.0);
     }
-    const auto& b = P.body;
     const Point<T> O = ground<T>(P.lever_pivot_x, P.lever_pivot_y);
     const Point<T> K = ground<T>(P.crank_pivot_x, P.crank_pivot_y);
-    // The points are constructed in place from on_body's result (no copy:
-    // k is unconstructed storage, see above).
-    // Branch A: O → H → I.
-    new (&k.H) Point<T>(on_body(O, k.th[0], b[0].distal_x, b[0].distal_y));
-    new (&k.I) Point<T>(on_body(k.H, k.th[1], b[1].distal_x, b[1].distal_y));
-    new (&k.PJ) Point<T>(on_body(k.I, k.th[2], b[2].distal_x, b[2].distal_y));
-    new (&k.com[0]) Point<T>(on_body(O, k.th[0], b[0].com_x, b[0].com_y));
-    new (&k.com[1]) Point<T>(on_body(k.H, k.th[1], b[1].com_x, b[1].com_y));
-    new (&k.com[2]) Point<T>(on_body(k.I, k.th[2], b[2].com_x, b[2].com_y));
-    // Branch B: K → L.
-    new (&k.L) Point<T>(on_body(K, k.th[3], b[3].distal_x, b[3].distal_y));
-    new (&k.PM) Point<T>(on_body(k.L, k.th[4], b[4].distal_x, b[4].distal_y));
-    new (&k.com[3]) Point<T>(on_body(K, k.th[3], b[3].com_x, b[3].com_y));
-    new (&k.com[4]) Point<T>(on_body(k.L, k.th[4], b[4].com_x, b[4].com_y));
-    new (&k.F) Point<T>(on_body(K, k.th[3], P.actuator_local_x, P.actuator_local_y));
+    // Each point constructed in place from on_body's result (no copy: k is
+    // unconstructed storage, see above).
+    place_points<true>(k, P, O, K, [&](Point<T>& point, const Point<T>& parent, int j, const R& wx, const R& wy) {
+      new (&point) Point<T>(on_body(parent, k.th[j], wx, wy));
+    });
     return k;
   }
 
