@@ -207,6 +207,45 @@ TEST(LiftTiltPath, QuinticSegmentsStartAndEndAtRest) {
   EXPECT_NEAR(m.vx, 0.5 * 1.875 / 2.0, 1e-15);
 }
 
+// The study check's path walk is kept per thread while its inputs (the
+// geometry, the path, the strokes) do not change: instances that alternate
+// between a reachable and an unreachable path, or differ in a stroke only,
+// each get the answer of a walk of their own full parameters; instances that
+// differ in a payload, a body's mass or a gain share one walk. The walk on
+// the geometry alone (masses, payload, gravity zeroed) is the walk on the
+// full mechanism.
+TEST(LiftTiltPath, StudyCheckAnswersEachInstanceWhateverTheOrder) {
+  LiftTiltModelParams good = seed004_lift_tilt();
+  LiftTiltModelParams far = good;
+  far.input.path.x[1] = 100.0;  // waypoint B out of reach
+  LiftTiltModelParams short_stroke = good;
+  short_stroke.actuator[1].circuit.stroke = 0.05;  // the tilt cylinder cannot follow the path
+  LiftTiltModelParams heavier = good;
+  heavier.input.force_feedback[0] *= 3.0;
+  heavier.mechanism.payload_mass *= 2.0;
+  heavier.mechanism.segment[0].link.mass *= 1.5;
+  auto walk = [](const LiftTiltModelParams& p) {
+    const double stroke[2] = {p.actuator[0].circuit.stroke, p.actuator[1].circuit.stroke};
+    return lift_tilt_reach_problem(p.mechanism, p.input.path, stroke);
+  };
+  ASSERT_TRUE(walk(good).key.empty());
+  ASSERT_EQ(walk(far).key, "controller.path.x2");
+  ASSERT_FALSE(walk(short_stroke).key.empty());
+  EXPECT_NE(walk(short_stroke).why.find("tilt cylinder stroke"), std::string::npos) << walk(short_stroke).why;
+  for (const LiftTiltModelParams* p : {&good, &far, &short_stroke}) {
+    const double stroke[2] = {p->actuator[0].circuit.stroke, p->actuator[1].circuit.stroke};
+    const auto on_geometry = lift_tilt_reach_problem(lift_tilt_geometry(p->mechanism), p->input.path, stroke);
+    EXPECT_EQ(on_geometry.key, walk(*p).key);
+    EXPECT_EQ(on_geometry.why, walk(*p).why);
+  }
+  for (const LiftTiltModelParams* p :
+       {&good, &far, &far, &good, &heavier, &short_stroke, &good, &short_stroke, &heavier, &far}) {
+    const auto checked = lift_tilt_instance_check(*p, 1e-3, 20.0);
+    EXPECT_EQ(checked.key, walk(*p).key);
+    EXPECT_EQ(checked.why, walk(*p).why);
+  }
+}
+
 namespace {
 
 IntegratorSettings settings(double dt, double duration) {

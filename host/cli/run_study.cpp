@@ -277,8 +277,9 @@ StudyRunReport run_study(const StudyRecord& record, const Design& design, const 
       spec.cancel = base.cancel;
       spec.progress = base.progress;
       std::vector<long> inadmissible;
+      const std::vector<std::string> problems = design.instance_problems(spec.row(0), count, threads);
       for (long k = 0; k < count; ++k) {
-        const std::string why = design.instance_problem(spec.row(k));
+        const std::string& why = problems[static_cast<size_t>(k)];
         if (why.empty()) continue;
         inadmissible.push_back(k);
         if (rep.invalid_reasons.size() < kInvalidReasonsKept)

@@ -2,8 +2,11 @@
 // on demand from the factors, their laws and the seed.
 #include "host/design/design.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <charconv>
+#include <exception>
 #include <cmath>
 
 namespace hs {
@@ -163,6 +166,25 @@ std::string Design::instance_problem(const double* p) const {
     if (!problem.why.empty()) return problem.key + ": " + problem.why;
   }
   return "";
+}
+
+std::vector<std::string> Design::instance_problems(const double* rows, long count, int threads) const {
+  std::vector<std::string> out(static_cast<size_t>(count > 0 ? count : 0));
+  const long P = parameter_count();
+  // No exception may leave an OpenMP region (it would terminate the program):
+  // the first one is kept and thrown on the calling thread.
+  std::exception_ptr failure;
+#pragma omp parallel for schedule(dynamic, 64) num_threads(threads > 0 ? threads : omp_get_max_threads())
+  for (long k = 0; k < count; ++k) {
+    try {
+      out[static_cast<size_t>(k)] = instance_problem(rows + k * P);
+    } catch (...) {
+#pragma omp critical(hs_instance_problems)
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
+  return out;
 }
 
 std::vector<double> Design::rows(long first, long count) const {

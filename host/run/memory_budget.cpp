@@ -98,8 +98,10 @@ void require_memory(const StudyRecord& record, double bytes, const std::string& 
 double run_chunk_bytes(const StudyRecord& record, const Design& design, long chunk) {
   const double samples = static_cast<double>(sample_count(record.settings, record.trajectory_stride));
   const auto& m = *design.descriptor;
+  // ... and each row's instance-check message (Design::instance_problems; empty when admissible).
   const double per_instance = sizeof(double) * (m.parameters.size() + m.summary_columns.size() + 1 +
-                                                samples * m.trajectory_channels.size());
+                                                samples * m.trajectory_channels.size()) +
+                              sizeof(std::string);
   // A device backend stages the chunk in host and device buffers, and the
   // chunk file is written from (and read back into) host memory: count two copies.
   return 2.0 * static_cast<double>(chunk) * per_instance;
@@ -176,9 +178,10 @@ void plan_constrained_memory(const StudyRecord& record, const Design& design, in
 void plan_stability_memory(const StudyRecord& record, const Design& design) {
   const double n = static_cast<double>(design.instance_count());
   const double varied = static_cast<double>(design.varied_names().size());
-  // Rows and the kernel's typed copy of them, and one result per point.
+  // Rows and the kernel's typed copy of them, one result per point and its
+  // instance-check message (Design::instance_problems).
   const double params = 2.0 * sizeof(double) * design.descriptor->parameters.size();
-  require_memory(record, n * (params + sizeof(StabilityPoint) + (varied + 2) * sizeof(double)),
+  require_memory(record, n * (params + sizeof(StabilityPoint) + sizeof(std::string) + (varied + 2) * sizeof(double)),
                  instances_key(design), "the parameters and results of " + std::to_string(design.instance_count()) + " points",
                  "split the study into several smaller ones");
 }

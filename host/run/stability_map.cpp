@@ -47,7 +47,8 @@ namespace {
 std::vector<char> inadmissible(const Design& design, const StabilityBatch& batch) {
   const long n = batch.point_count();
   std::vector<char> skip(static_cast<size_t>(n), 0);
-  for (long i = 0; i < n; ++i) skip[i] = !design.instance_problem(batch.parameters.data() + i * design.parameter_count()).empty();
+  const std::vector<std::string> why = design.instance_problems(batch.parameters.data(), n, stability_threads(batch.threads));
+  for (long i = 0; i < n; ++i) skip[i] = !why[static_cast<size_t>(i)].empty();
   return skip;
 }
 void flag_invalid(const std::vector<char>& skip, std::vector<StabilityPoint>& out) {

@@ -54,6 +54,14 @@ struct SampledClosedLoop {
   static constexpr int r = np;  // pressures a point reports
   using Stability = StabilityResult<size>;
 
+  // The law at a plant state z whose actuator lengths s and rates ṡ are
+  // known (from the plant's rates at z): its observation q, q̇, s, ṡ, the
+  // pressures; v the valve commands, m_next the memory.
+  template <class T>
+  HS_HD static void observed_law(const Params& P, const double* q_hold, const T* z, const T* s, const T* sdot, const T* m,
+                                 T* v, T* m_next) {
+    Input::sampled_law(P, q_hold, z + Plant::iz, z + Plant::izd, s, sdot, z + Plant::ip, m, v, m_next);
+  }
   // The law's observation from a plant state z on any scalar: q, q̇, the
   // actuator lengths and rates, the pressures.
   template <class T>
@@ -62,7 +70,7 @@ struct SampledClosedLoop {
     T zdot[N], s[na], sdot[na];
     const double u0[na] = {};
     if (!Plant::rates(P, R, z, u0, zdot, s, sdot)) return false;
-    Input::sampled_law(P, q_hold, z + Plant::iz, z + Plant::izd, s, sdot, z + Plant::ip, m, v, m_next);
+    observed_law(P, q_hold, z, s, sdot, m, v, m_next);
     return true;
   }
 
@@ -76,22 +84,24 @@ struct SampledClosedLoop {
     using D = Dual<nu>;
     const int ps = Circuit::piston_side;
     for (int it = 0; it < 30; ++it) {
-      D zj[N], mj[nm], mn[nm], v[na], zdot[N];
+      D zj[N], mj[nm], mn[nm], v[na], zdot[N], s[na], sdot[na];
       for (int k = 0; k < N; ++k) zj[k] = D(z[k]);
       for (int j = 0; j < ni; ++j) zj[Plant::iz + j] = D::variable(z[Plant::iz + j], j);
       for (int a = 0; a < na; ++a) zj[Plant::ip + a * npa + ps] = D::variable(z[Plant::ip + a * npa + ps], ni + a);
+      // The plant's rates once per iterate, with the law's observation (s,
+      // ṡ): the law's two passes below read the same plant state. (Three
+      // passes of the plant, one per law call and one for ż, were ~3/4 of a
+      // manipulator map point, docs/models/manipulator.md §11.7.) ż is the
+      // caller's array, never a pointer chosen between arrays: that form, in
+      // the law's call, gave nvcc (CUDA 13, sm_90) a kernel whose equilibrium
+      // left the CPU's (2026-11-26, tests/device_trace.cu).
+      const double u0[na] = {};
+      if (!Plant::rates(P, R, zj, u0, zdot, s, sdot)) return Status::constraint_failure;
       // The memory's fixed point: h does not read m for a law whose memory
       // is the last sample's output (checked: the second pass must agree).
       for (int k = 0; k < nm; ++k) mj[k] = D(0.0);
-      if (!law(P, R, q_hold, zj, mj, v, mn)) return Status::constraint_failure;
-      if (!law(P, R, q_hold, zj, mn, v, mj)) return Status::constraint_failure;
-      // The plant's rates where they are used: taken out of the law's call
-      // (where a pointer chose between the caller's array and a local one),
-      // nvcc (CUDA 13, sm_90) built a kernel whose equilibrium left the CPU's
-      // (2026-11-26, tests/device_trace.cu), like the stale residual of
-      // DoubleStepTrapezoidal::initialize.
-      const double u0[na] = {};
-      if (!Plant::rates(P, R, zj, u0, zdot)) return Status::constraint_failure;
+      observed_law(P, q_hold, zj, s, sdot, mj, v, mn);
+      observed_law(P, q_hold, zj, s, sdot, mn, v, mj);
       D res[nu];
       for (int j = 0; j < ni; ++j) res[j] = zdot[Plant::izd + j];
       for (int a = 0; a < na; ++a) res[ni + a] = v[a];

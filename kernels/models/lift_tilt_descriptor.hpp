@@ -160,6 +160,63 @@ inline void lift_tilt_parameter_table(ParameterTableBuilder<LiftTiltModelParams>
   }
 }
 
+// The mechanism's geometry alone: every body's mass, centre of mass and
+// inertia, the payload and gravity zeroed. The path's reach is walked on
+// this copy, so its answer is a function of the geometry by construction.
+inline LiftTiltParams lift_tilt_geometry(LiftTiltParams m) {
+  const PlanarBody none{0.0, 0.0, 0.0, 0.0};
+  for (RevoluteSegment& s : m.segment) s.link = s.cylinder = s.piston = none;
+  m.lift_boom_tip = none;
+  m.payload_mass = m.payload_x = m.payload_y = m.payload_inertia = 0.0;
+  m.gravity_x = m.gravity_y = 0.0;
+  return m;
+}
+
+// The path's reach (the last of lift_tilt_instance_check's tests): every
+// point of every segment, 64 per segment, through the closed-form inverse
+// kinematics of `mechanism` and both cylinders' strokes (0, stroke[j]).
+inline ModelDescriptor::Problem lift_tilt_reach_problem(const LiftTiltParams& mechanism, const WaypointPath& w,
+                                                        const double* stroke_limit) {
+  auto num = [](double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.6g", v);
+    return std::string(b);
+  };
+  const V2<double> start = LiftTilt::tcp(mechanism, mechanism.initial_angle);
+  const int nseg = path_segments(w);
+  const char* name[2] = {"lift", "tilt"};
+  for (int k = 0; k < nseg; ++k) {
+    double ax, ay, bx, by;
+    path_waypoint(w, start.x, start.y, k, ax, ay);
+    path_waypoint(w, start.x, start.y, k + 1, bx, by);
+    const int target = (k % w.count) + 1;  // waypoint number of the segment's end (1-based)
+    const int from = k == 0 ? 0 : ((k - 1) % w.count) + 1;
+    for (int i = 1; i <= 64; ++i) {
+      const double f = i / 64.0;
+      const double x = ax + (bx - ax) * f, y = ay + (by - ay) * f;
+      double q[2];
+      // The message's words only for a point that fails: formatted for every
+      // point (64 per segment, every instance of a study) they were half of a
+      // manipulator stability map's time (perf, docs/performance.md §3).
+      auto key = [&] { return "controller.path.x" + std::to_string(target); };
+      auto where = [&] {
+        return i == 64 ? "waypoint " + std::to_string(target) + " (" + num(x) + ", " + num(y) + ") m"
+                       : "the segment from " + (from == 0 ? std::string("the start") : "waypoint " + std::to_string(from)) +
+                             " to waypoint " + std::to_string(target) + " at (" + num(x) + ", " + num(y) + ") m";
+      };
+      if (!LiftTilt::inverse_kinematics(mechanism, x, y, q))
+        return {key(), where() + " is out of the manipulator's reach: the inverse kinematics has no solution"};
+      for (int j = 0; j < 2; ++j) {
+        const double stroke = segment_pose(mechanism.segment[j], q[j]).stroke;
+        const double S = stroke_limit[j];
+        if (!(stroke > 0.0 && stroke < S))
+          return {key(), where() + " needs a " + name[j] + " cylinder stroke of " + num(stroke) + " m, outside (0, " + num(S) + ")"};
+      }
+    }
+  }
+  return {};
+}
+
 // What a study must not ask of the manipulator (docs/models/manipulator.md
 // §11.5): a controller period that is not a whole number of integrator steps
 // (the zero-order hold samples on the step grid), a period not shorter than
@@ -184,35 +241,30 @@ inline ModelDescriptor::Problem lift_tilt_instance_check(const LiftTiltModelPara
   if (duration > 0.0 && !(P.input.sample_period < duration))
     return {"controller.sample_period", "= " + num(P.input.sample_period) + " s must be shorter than the run (integrator.duration = " +
                                             num(duration) + " s): the controller would sample only at t = 0 and hold that output"};
-  const WaypointPath& w = P.input.path;
-  const V2<double> start = LiftTilt::tcp(P.mechanism, P.mechanism.initial_angle);
-  const int nseg = path_segments(w);
-  const char* name[2] = {"lift", "tilt"};
-  for (int k = 0; k < nseg; ++k) {
-    double ax, ay, bx, by;
-    path_waypoint(w, start.x, start.y, k, ax, ay);
-    path_waypoint(w, start.x, start.y, k + 1, bx, by);
-    const int target = (k % w.count) + 1;  // waypoint number of the segment's end (1-based)
-    const int from = k == 0 ? 0 : ((k - 1) % w.count) + 1;
-    for (int i = 1; i <= 64; ++i) {
-      const double f = i / 64.0;
-      const double x = ax + (bx - ax) * f, y = ay + (by - ay) * f;
-      double q[2];
-      const std::string key = "controller.path.x" + std::to_string(target);
-      const std::string where = i == 64 ? "waypoint " + std::to_string(target) + " (" + num(x) + ", " + num(y) + ") m"
-                                        : "the segment from " + (from == 0 ? std::string("the start") : "waypoint " + std::to_string(from)) +
-                                              " to waypoint " + std::to_string(target) + " at (" + num(x) + ", " + num(y) + ") m";
-      if (!LiftTilt::inverse_kinematics(P.mechanism, x, y, q))
-        return {key, where + " is out of the manipulator's reach: the inverse kinematics has no solution"};
-      for (int j = 0; j < 2; ++j) {
-        const double stroke = segment_pose(P.mechanism.segment[j], q[j]).stroke;
-        const double S = P.actuator[j].circuit.stroke;
-        if (!(stroke > 0.0 && stroke < S))
-          return {key, where + " needs a " + name[j] + " cylinder stroke of " + num(stroke) + " m, outside (0, " + num(S) + ")"};
-      }
-    }
+  // The path's reach, walked once per thread for as long as the instances
+  // share its inputs (the geometry, the path, the strokes): a study over
+  // gains, payloads or friction (a stability map, a Monte Carlo study) walks
+  // it once per thread, where the walk per instance was as long as the
+  // map's points themselves (perf, docs/performance.md §3). Compared byte
+  // for byte: a difference in the path's padding only walks it again.
+  struct ReachInputs {  // bytes only: no padding of its own
+    unsigned char geometry[sizeof(LiftTiltParams)], path[sizeof(WaypointPath)], stroke[2 * sizeof(double)];
+  };
+  const LiftTiltParams geometry = lift_tilt_geometry(P.mechanism);
+  const double stroke[2] = {P.actuator[0].circuit.stroke, P.actuator[1].circuit.stroke};
+  ReachInputs inputs;
+  std::memcpy(inputs.geometry, &geometry, sizeof geometry);
+  std::memcpy(inputs.path, &P.input.path, sizeof(WaypointPath));
+  std::memcpy(inputs.stroke, stroke, sizeof stroke);
+  thread_local bool walked = false;
+  thread_local ReachInputs last;
+  thread_local ModelDescriptor::Problem reach;
+  if (!walked || std::memcmp(&inputs, &last, sizeof inputs) != 0) {
+    reach = lift_tilt_reach_problem(geometry, P.input.path, stroke);
+    std::memcpy(&last, &inputs, sizeof inputs);
+    walked = true;
   }
-  return {};
+  return reach;
 }
 
 inline ModelDescriptor describe_lift_tilt() {
