@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <exception>
 #include <cmath>
+#include <exception>
 
 namespace hs {
 
