@@ -9,7 +9,11 @@
 // 3D model of seed 000 (10 coordinates, 9 constraints). Backends: CPU on 1
 // thread and on all cores (host/run/stability_map.cpp, OpenMP), CUDA (one thread
 // per point, host/run/backends/cuda_stability.cu) when a device is present,
-// timed with the host↔device copies.
+// timed with the host↔device copies. And the map a study waits for: seed
+// 004's manipulator under its sampled controller (kernels/linearize/
+// sampled_loop.hpp), studies/stability_manipulator.toml's 12 288 points
+// through run_stability as the CLI runs them (the study check included),
+// on the CPU (docs/performance.md §3).
 //
 //   bench_stability_throughput [--points N] [--repeats R] [--out FILE]
 // writes bench/results/stability-throughput-<device>.json.
@@ -25,6 +29,7 @@
 #include "host/run/batch.hpp"
 #include "host/registry/models.hpp"
 #include "host/run/stability_map.hpp"
+#include "host/study/study.hpp"
 
 namespace {
 
@@ -137,6 +142,16 @@ int main(int argc, char** argv) {
     results.push_back(g);
   }
 
+  {
+    // The manipulator's closed-loop map, the study file as the CLI reads it.
+    const hs::Study study = hs::load_study(std::string(HS_SOURCE_DIR) + "/studies/stability_manipulator.toml");
+    for (int threads : {1, cores}) {
+      Point p{"lift-tilt", "cpu", threads, study.instance_count(), 0.0, 0, false, {}};
+      timed(p, [&] { return hs::run_stability(study.record(), study.design(), hs::Backend::cpu, threads); });
+      if (cores == 1) break;
+    }
+  }
+
   hb::Json j;
   j.begin_object().field("benchmark", "stability_throughput");
   hb::write_machine(j);
@@ -144,7 +159,9 @@ int main(int argc, char** argv) {
   j.begin_object("workload")
       .field("point", "equilibrium at phi2 = 60 deg + reduced Jacobian (6x6, dual numbers) + eigenvalues + map figures, FP64")
       .field("design", "friction scale 1e-3..1 (log, 41) x oil bulk modulus 0.5..2 GPa (31), cycled; Brown-McPhee")
-      .field("models", "planar: 3 coordinates, 2 constraints; 3d: seed 000, 10 coordinates, 9 constraints")
+      .field("models", "planar: 3 coordinates, 2 constraints; 3d: seed 000, 10 coordinates, 9 constraints; "
+                       "lift-tilt: studies/stability_manipulator.toml (sampled closed loop, 10 x 10 monodromy, "
+                       "four sign patterns), through run_stability with the study check")
       .field("timing", "fastest repeat, whole batch call (GPU: including host-device copies)")
       .field("repeats", repeats)
       .end_object();
