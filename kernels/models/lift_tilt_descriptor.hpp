@@ -172,16 +172,21 @@ inline LiftTiltParams lift_tilt_geometry(LiftTiltParams m) {
   return m;
 }
 
+namespace lift_tilt_detail {
+// A number in the study checks' messages: six significant digits.
+inline std::string num(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return std::string(b);
+}
+}  // namespace lift_tilt_detail
+
 // The path's reach (the last of lift_tilt_instance_check's tests): every
 // point of every segment, 64 per segment, through the closed-form inverse
 // kinematics of `mechanism` and both cylinders' strokes (0, stroke[j]).
 inline ModelDescriptor::Problem lift_tilt_reach_problem(const LiftTiltParams& mechanism, const WaypointPath& w,
                                                         const double* stroke_limit) {
-  auto num = [](double v) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.6g", v);
-    return std::string(b);
-  };
+  using lift_tilt_detail::num;
   const V2<double> start = LiftTilt::tcp(mechanism, mechanism.initial_angle);
   const int nseg = path_segments(w);
   const char* name[2] = {"lift", "tilt"};
@@ -226,11 +231,7 @@ inline ModelDescriptor::Problem lift_tilt_reach_problem(const LiftTiltParams& me
 // cannot follow: every point of every segment (64 per segment) must be
 // reachable with both strokes inside (0, S).
 inline ModelDescriptor::Problem lift_tilt_instance_check(const LiftTiltModelParams& P, double dt, double duration) {
-  auto num = [](double v) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.6g", v);
-    return std::string(b);
-  };
+  using lift_tilt_detail::num;
   if (dt > 0.0) {
     const double m = P.input.sample_period / dt;
     if (std::fabs(m - std::round(m)) > 1e-9 * std::max(1.0, m) || std::round(m) < 1.0)
