@@ -45,6 +45,16 @@
 // all cores (threads 0) for the scaling figure.
 //
 //   bench_cvode_peer [--instances N] [--cycles K] [--repeats R] [--out FILE]
+//
+// With --loop, it is instead the "independent CVODE loop" of the end-to-end
+// comparison (bench/cvode_end_to_end.py, docs/performance.md §1): a user's
+// program that reads a design (CSV, one column per parameter of
+// `hydrosweep parameters --model four-bar`), integrates every row with
+// CVODE at one tolerance on T threads (one solver each) and writes one CSV
+// line per instance: the final state and the largest pressures of the
+// 10 ms samples.
+//
+//   bench_cvode_peer --loop DESIGN.csv --rtol R --results OUT.csv [--threads T]
 #include <cvode/cvode.h>
 #include <nvector/nvector_serial.h>
 #include <sundials/sundials_config.h>
@@ -52,11 +62,15 @@
 #include <sunmatrix/sunmatrix_dense.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <optional>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench/bench_common.hpp"
@@ -75,7 +89,12 @@ const char* kUsage =
     "  --instances N  instances timed for hydrosweep, run_batch_cpu threads=1 (default 200)\n"
     "  --cycles K     work cycles timed for CVODE at each tolerance (default 100)\n"
     "  --repeats R    timed runs per setting, the fastest is kept (default 3)\n"
-    "  --out FILE     result file (default bench/results/cvode-peer-<machine>.json)\n";
+    "  --out FILE     result file (default bench/results/cvode-peer-<machine>.json)\n"
+    "   or: bench_cvode_peer --loop DESIGN.csv --rtol R --results OUT.csv [--threads T]\n"
+    "  --loop FILE    the end-to-end loop: every row of FILE (a header of four-bar parameter names) through CVODE\n"
+    "  --rtol R       CVODE's relative tolerance (absolute ones scale with it)\n"
+    "  --results OUT  one CSV line per row: status, final q1 and p, max p of the 10 ms samples\n"
+    "  --threads T    threads, one solver each (default 1)\n";
 
 // Pressure scale of the error measure [Pa].
 constexpr double kPressureScale = 1e6;
@@ -580,10 +599,129 @@ std::string format(const char* fmt, double x) {
   return buf;
 }
 
+
+// ---------------------------------------------------------------------------
+// The end-to-end loop (--loop)
+
+// The design's rows as four-bar parameters: each column names a parameter of
+// the registered model's table; the other fields keep the nominal values.
+// Exits 2 with the file, line and column on a bad file.
+std::vector<Params> read_design(const std::string& path, const Params& nominal) {
+  const hs::ModelDescriptor& model = *hs::find_model("four-bar");
+  std::ifstream in(path);
+  if (!in) {
+    std::fprintf(stderr, "%s: cannot be read\n", path.c_str());
+    std::exit(2);
+  }
+  auto cells = [](const std::string& line) {
+    std::vector<std::string> out;
+    std::stringstream ss(line);
+    for (std::string c; std::getline(ss, c, ',');) {
+      const size_t a = c.find_first_not_of(" \t\r"), b = c.find_last_not_of(" \t\r");
+      out.push_back(a == std::string::npos ? std::string() : c.substr(a, b - a + 1));
+    }
+    return out;
+  };
+  std::string line;
+  std::getline(in, line);
+  std::vector<int> column_index;
+  for (const std::string& name : cells(line)) {
+    const hs::ParameterInfo* info = model.find_parameter(name);
+    if (!info) {
+      std::fprintf(stderr, "%s:1: column %s is not a four-bar parameter (hydrosweep parameters --model four-bar)\n",
+                   path.c_str(), name.c_str());
+      std::exit(2);
+    }
+    column_index.push_back(info->index);
+  }
+  const std::vector<double> base = hs::pack_row(model.parameters, nominal);
+  std::vector<Params> design;
+  for (int line_no = 2; std::getline(in, line); ++line_no) {
+    if (line.empty() || line[0] == '#') continue;
+    const std::vector<std::string> c = cells(line);
+    if (c.size() != column_index.size()) {
+      std::fprintf(stderr, "%s:%d: %zu cells, the header names %zu\n", path.c_str(), line_no, c.size(),
+                   column_index.size());
+      std::exit(2);
+    }
+    std::vector<double> row = base;
+    for (size_t k = 0; k < c.size(); ++k) {
+      char* end = nullptr;
+      const double v = std::strtod(c[k].c_str(), &end);
+      const hs::ParameterInfo& info = model.parameters[static_cast<size_t>(column_index[k])];
+      if (end == c[k].c_str() || *end != '\0' || !info.admits(v)) {
+        std::fprintf(stderr, "%s:%d: column %s: %s is not a number in %s\n", path.c_str(), line_no,
+                     info.name.c_str(), c[k].c_str(), info.range_text().c_str());
+        std::exit(2);
+      }
+      row[static_cast<size_t>(column_index[k])] = v;
+    }
+    design.push_back(hs::unpack_row(model.parameters, row.data(), nominal));
+  }
+  return design;
+}
+
+int run_loop(const hb::Args& args) {
+  const std::string design_path = args.get("--loop", "");
+  const std::string results_path = args.get("--results", "");
+  const double rtol = args.number("--rtol", 0.0);
+  const int threads = static_cast<int>(args.number("--threads", 1));
+  if (results_path.empty() || !(rtol > 0.0 && rtol < 1.0) || threads < 1 || threads > 1024) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  const double duration = hs::IntegratorSettings{}.duration;
+  const std::vector<Params> design = read_design(design_path, hs::seed002_four_bar());
+  struct Row {
+    bool ok = false;
+    Observation last{}, peak{};
+  };
+  std::vector<Row> rows(design.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    Cvode cvode;  // one solver per thread, reused for its rows
+    std::vector<Observation> samples;
+    for (size_t i; (i = next++) < design.size();) {
+      Row& r = rows[i];
+      r.ok = cvode.run(design[i], rtol, duration, &r.last, &samples);
+      if (!r.ok) continue;
+      r.peak = samples.front();
+      for (const Observation& o : samples)
+        for (int k = 0; k < ReducedOde::np; ++k) r.peak.pressure[k] = std::max(r.peak.pressure[k], o.pressure[k]);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+
+  std::FILE* out = std::fopen(results_path.c_str(), "w");
+  if (!out) {
+    std::fprintf(stderr, "%s: cannot be written\n", results_path.c_str());
+    return 1;
+  }
+  std::fprintf(out, "instance,status,q1,p1,p2,p3,p1_max,p2_max,p3_max\n");
+  long failed = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    failed += !r.ok;
+    std::fprintf(out, "%zu,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", i, r.ok ? "ok" : "failed",
+                 r.last.crank_angle, r.last.pressure[0], r.last.pressure[1], r.last.pressure[2], r.peak.pressure[0],
+                 r.peak.pressure[1], r.peak.pressure[2]);
+  }
+  const bool written = std::fclose(out) == 0;
+  if (failed > 0) std::fprintf(stderr, "%ld of %zu rows failed\n", failed, rows.size());
+  return written ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const hb::Args args(argc, argv);
+  if (!args.get("--loop", "").empty()) {
+    args.check_known({"--loop", "--rtol", "--results", "--threads"}, {}, kUsage);
+    return run_loop(args);
+  }
   args.check_known({"--instances", "--cycles", "--repeats", "--out"}, {}, kUsage);
   const long n_ours = static_cast<long>(args.number("--instances", 200));
   const long n_cvode = static_cast<long>(args.number("--cycles", 100));

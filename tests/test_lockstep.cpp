@@ -216,6 +216,24 @@ TEST(Lockstep, UtilizationIsOneForIdenticalLanes) {
   EXPECT_EQ(c.groups, 1);
 }
 
+// A ragged group's padding lanes (copies of its last instance) count as
+// idle: three identical instances in 8 lanes keep 3 of 8 lanes busy at
+// every iteration, so the utilization is 3/8 exactly (they counted as busy,
+// 1.0, before 2026-11-30; docs/models/lanes.md §4).
+TEST(Lockstep, PaddingLanesOfARaggedGroupCountIdle) {
+  using Model = HydraulicFourBar<StaticLaws>;
+  IntegratorSettings S;
+  S.duration = 0.3;
+  std::vector<FourBarParams> same(3, with_law(seed002_four_bar(), BrownMcPhee::name));
+  std::vector<SummaryOf<DoubleStepTrapezoidal<Model>>> out(3);
+  LockstepCounters c;
+  Lockstep<DoubleStepTrapezoidal<Model>, 8>::run(same.data(), 3, S, RunOptions(), out.data(), &c);
+  EXPECT_GT(c.lane_iterations, 0);
+  EXPECT_EQ(8 * c.active_lane_iterations, 3 * c.lane_iterations);
+  EXPECT_EQ(c.groups, 1);
+  for (const auto& o : out) EXPECT_EQ(o.status, Status::ok);
+}
+
 // The laws with states as one compiled policy (DynamicFrictionChoice, the
 // model files' generic kernels; docs/models/friction.md §10): each law runs
 // through the choice as it does compiled alone, every summary field the same

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "host/run/batch.hpp"
 #include "host/run/memory_budget.hpp"
 #include "tests/cli_support.hpp"
 
@@ -156,21 +157,37 @@ trajectory_stride = 1
   }
 }
 
-// The automatic chunk: about 20 chunks on the CPU (at least 8 instances per
-// thread, at most 65536), the whole study on a GPU backend (up to 262144
+// The automatic chunk: about 20 chunks on the CPU (at most 65536, a whole
+// number of lockstep groups per thread: a multiple of the widest lane width
+// times the threads), the whole study on a GPU backend (up to 262144
 // instances: a GPU needs ~1e5 in flight), each lowered by halving until a
-// chunk takes at most a quarter of the memory budget.
+// chunk takes at most a quarter of the memory budget (on the CPU, still a
+// whole number of groups per thread).
 TEST(MemoryBudget, AutomaticChunkIsLargeOnAGpuBackend) {
   TempDir tmp;
   const fs::path study = tmp.path / "grid.toml";
   write_file(study, kGrid100x100);  // 10 000 instances, no trajectories
   const hs::Study s = hs::load_study(study.string());
-  EXPECT_EQ(hs::plan_run_memory(s.record(), s.design(), 0, 2, false), 500);     // 10 000 / 20
+  const long lanes = hs::widest_lanes();
+  auto whole_groups = [&](long n, long threads) { return (n + lanes * threads - 1) / (lanes * threads) * (lanes * threads); };
+  // 10 000 / 20 = 500, rounded up to whole groups (8 lanes x 2 threads: 512; 8 x 3: 504).
+  EXPECT_EQ(hs::plan_run_memory(s.record(), s.design(), 0, 2, false), whole_groups(500, 2));
+  EXPECT_EQ(hs::plan_run_memory(s.record(), s.design(), 0, 3, false), whole_groups(500, 3));
   EXPECT_EQ(hs::plan_run_memory(s.record(), s.design(), 0, 2, true), 10000);    // the whole study
   EXPECT_EQ(hs::plan_run_memory(s.record(), s.design(), 123, 2, true), 123);    // an explicit size wins
+  EXPECT_EQ(hs::plan_run_memory(s.record(), s.design(), 123, 2, false), 123);
   const double one = hs::run_chunk_bytes(s.record(), s.design(), 1);
-  MemoryLimit m(std::to_string(static_cast<long>(4.0 * 3000.0 * one)).c_str());  // a quarter holds 3000
-  EXPECT_EQ(hs::plan_run_memory(s.record(), s.design(), 0, 2, true), 2500);     // 10 000 halved twice
+  {
+    MemoryLimit m(std::to_string(static_cast<long>(4.0 * 3000.0 * one)).c_str());  // a quarter holds 3000
+    EXPECT_EQ(hs::plan_run_memory(s.record(), s.design(), 0, 2, true), 2500);     // 10 000 halved twice
+  }
+  MemoryLimit m(std::to_string(static_cast<long>(4.0 * 300.0 * one)).c_str());  // a quarter holds 300
+  // 8 lanes x 3 threads: 504 halved to 252, down to whole groups of 24: 240.
+  const long cpu = hs::plan_run_memory(s.record(), s.design(), 0, 3, false);
+  EXPECT_EQ(cpu % (lanes * 3), 0) << cpu;
+  EXPECT_LE(cpu, 300);
+  EXPECT_GT(cpu, 150);
+  if (lanes == 8) EXPECT_EQ(cpu, 240);
 }
 
 TEST(MemoryBudget, BadLimitValueIsAClearError) {

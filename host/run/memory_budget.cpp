@@ -139,10 +139,18 @@ long plan_run_memory(const StudyRecord& record, const Design& design, long reque
   // 2.6e8 at 1e5; the lift-tilt's 10 000-instance Monte Carlo study took 87 s
   // in chunks of 500 and the 1792-instance Sobol' study 6 s in one chunk
   // against > 60 s in chunks of 256), so a chunk is as large as memory allows.
+  // A CPU chunk is a whole number of lockstep groups on every thread (the
+  // widest lane width times the threads): one of 9 instances on one thread
+  // ran as two groups of 8 lanes, the second with one lane busy, and so took
+  // as long as 16 (200 instances: 0.82 s instead of 0.52 s, docs/performance.md §1).
+  const long group = static_cast<long>(widest_lanes()) * std::max(threads, 1);
   long chunk = device ? std::min<long>(instances, 262144)
-                      : std::clamp<long>(instances / 20, 8L * std::max(threads, 1), 65536);
+                      : (std::clamp<long>(instances / 20, group, 65536) + group - 1) / group * group;
   chunk = std::min(chunk, instances);
-  while (chunk > 1 && run_chunk_bytes(record, design, chunk) > quarter) chunk = std::max<long>(1, chunk / 2);
+  while (chunk > 1 && run_chunk_bytes(record, design, chunk) > quarter) {
+    chunk = std::max<long>(1, chunk / 2);
+    if (!device && chunk > group) chunk -= chunk % group;
+  }
   require_memory(record, run_chunk_bytes(record, design, chunk),
                  "output.trajectory_stride = " + std::to_string(record.trajectory_stride),
                  "the trajectories of one instance", "raise the stride or shorten the run");

@@ -50,7 +50,8 @@ double run_chunk_bytes(const StudyRecord& record, const Design& design, long chu
 // Checks everything `hydrosweep run` allocates that the study sizes (see the
 // file comment) and returns the chunk size to use: `requested` (> 0: the
 // command line's or the study's, checked) or, when 0, the automatic size
-// (about 20 chunks, at least 8 instances per thread, at most 65536; on a GPU
+// (about 20 chunks, at most 65536, a whole number of lockstep groups per
+// thread: a multiple of the widest lane width times `threads`; on a GPU
 // backend, `device`, the whole study up to 262144 instances, since a GPU
 // needs ~1e5 instances in flight) lowered until a chunk fits in a quarter of
 // the budget.
