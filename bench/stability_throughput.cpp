@@ -36,10 +36,11 @@ namespace {
 namespace hb = hs::bench;
 
 const char* kUsage =
-    "usage: bench_stability_throughput [--points N] [--gpu-points M] [--repeats R] [--out FILE]\n"
+    "usage: bench_stability_throughput [--points N] [--gpu-points M] [--repeats R] [--model M] [--out FILE]\n"
     "  --points N      map points per CPU measurement (default 20000)\n"
     "  --gpu-points M  map points per GPU measurement (default 1000000)\n"
     "  --repeats R     timed runs per method, the fastest is kept (default 3)\n"
+    "  --model M       only this map: planar, 3d or lift-tilt (default all three; for profiling one)\n"
     "  --out FILE      result file (default bench/results/stability-throughput-<device>.json)\n";
 
 // The default study's grid, cycled to n points (deterministic).
@@ -78,7 +79,13 @@ struct Point {
 
 int main(int argc, char** argv) {
   const hb::Args args(argc, argv);
-  args.check_known({"--points", "--gpu-points", "--repeats", "--out"}, {}, kUsage);
+  args.check_known({"--points", "--gpu-points", "--repeats", "--model", "--out"}, {}, kUsage);
+  const std::string only = args.get("--model", "");
+  if (!only.empty() && only != "planar" && only != "3d" && only != "lift-tilt") {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  auto wanted = [&](const std::string& model) { return only.empty() || only == model; };
   const long n = static_cast<long>(args.number("--points", 20000));
   const long n_gpu = static_cast<long>(args.number("--gpu-points", 1000000));
   const int repeats = static_cast<int>(args.number("--repeats", 3));
@@ -123,6 +130,7 @@ int main(int argc, char** argv) {
   for (bool spatial : {false, true}) {
     const std::string model = spatial ? "3d" : "planar";
     const char* registered = spatial ? "four-bar-3d" : "four-bar";
+    if (!wanted(model)) continue;
     for (int threads : {1, cores}) {
       Point p{model, "cpu", threads, n, 0.0, 0, false, {}};
       const hs::StabilityBatch cpu_points = map_points(n, registered, settings, threads);
@@ -142,7 +150,7 @@ int main(int argc, char** argv) {
     results.push_back(g);
   }
 
-  {
+  if (wanted("lift-tilt")) {
     // The manipulator's closed-loop map, the study file as the CLI reads it.
     const hs::Study study = hs::load_study(std::string(HS_SOURCE_DIR) + "/studies/stability_manipulator.toml");
     for (int threads : {1, cores}) {

@@ -201,19 +201,28 @@ TEST(LockstepQuickReturn, PenaltyBengisuAkayW8) {
 static_assert(!LockstepFor<PenaltyTrapezoidal<Spatial<LuGre>>>::value,
               "the 3D four-bar's penalty formulation runs one instance at a time (docs/models/lanes.md §8)");
 
-// Identical instances converge together: every lane is busy at every Newton
-// iteration, utilization exactly 1; a varied batch idles some.
-TEST(Lockstep, UtilizationIsOneForIdenticalLanes) {
+// `n` identical instances (n <= 8) in one group of 8 lanes: they converge
+// together, so every lane holding one is busy at every Newton iteration.
+namespace {
+LockstepCounters identical_instances_in_8_lanes(int n) {
   using Model = HydraulicFourBar<StaticLaws>;
   IntegratorSettings S;
   S.duration = 0.3;
-  std::vector<FourBarParams> same(8, with_law(seed002_four_bar(), BrownMcPhee::name));
-  std::vector<SummaryOf<DoubleStepTrapezoidal<Model>>> out(8);
+  std::vector<FourBarParams> same(static_cast<size_t>(n), with_law(seed002_four_bar(), BrownMcPhee::name));
+  std::vector<SummaryOf<DoubleStepTrapezoidal<Model>>> out(static_cast<size_t>(n));
   LockstepCounters c;
-  Lockstep<DoubleStepTrapezoidal<Model>, 8>::run(same.data(), 8, S, RunOptions(), out.data(), &c);
-  EXPECT_EQ(c.active_lane_iterations, c.lane_iterations);
+  Lockstep<DoubleStepTrapezoidal<Model>, 8>::run(same.data(), n, S, RunOptions(), out.data(), &c);
   EXPECT_GT(c.lane_iterations, 0);
   EXPECT_EQ(c.groups, 1);
+  for (const auto& o : out) EXPECT_EQ(o.status, Status::ok);
+  return c;
+}
+}  // namespace
+
+// Eight identical instances: utilization exactly 1 (a varied batch idles some).
+TEST(Lockstep, UtilizationIsOneForIdenticalLanes) {
+  const LockstepCounters c = identical_instances_in_8_lanes(8);
+  EXPECT_EQ(c.active_lane_iterations, c.lane_iterations);
 }
 
 // A ragged group's padding lanes (copies of its last instance) count as
@@ -221,17 +230,8 @@ TEST(Lockstep, UtilizationIsOneForIdenticalLanes) {
 // every iteration, so the utilization is 3/8 exactly (they counted as busy,
 // 1.0, before 2026-11-30; docs/models/lanes.md §4).
 TEST(Lockstep, PaddingLanesOfARaggedGroupCountIdle) {
-  using Model = HydraulicFourBar<StaticLaws>;
-  IntegratorSettings S;
-  S.duration = 0.3;
-  std::vector<FourBarParams> same(3, with_law(seed002_four_bar(), BrownMcPhee::name));
-  std::vector<SummaryOf<DoubleStepTrapezoidal<Model>>> out(3);
-  LockstepCounters c;
-  Lockstep<DoubleStepTrapezoidal<Model>, 8>::run(same.data(), 3, S, RunOptions(), out.data(), &c);
-  EXPECT_GT(c.lane_iterations, 0);
+  const LockstepCounters c = identical_instances_in_8_lanes(3);
   EXPECT_EQ(8 * c.active_lane_iterations, 3 * c.lane_iterations);
-  EXPECT_EQ(c.groups, 1);
-  for (const auto& o : out) EXPECT_EQ(o.status, Status::ok);
 }
 
 // The laws with states as one compiled policy (DynamicFrictionChoice, the

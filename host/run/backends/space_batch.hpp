@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <chrono>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -50,6 +51,10 @@ long slice_size(long n, long samples, double bytes, long group = 1) {
   return slice_size(n, samples, bytes, sizeof(typename Typed::Params), sizeof(typename Typed::Summary),
                     sizeof(typename Typed::SampleT), group);
 }
+
+// Stability points per thread in one slice of a space with host buffers
+// (run_points): ~10 ms of work per thread, buffers of a few MB.
+constexpr long kHostPointsPerThread = 4096;
 
 // The progress weight of a launch whose items are one instance or point each.
 struct OnePerItem {
@@ -171,9 +176,43 @@ std::vector<StabilityPoint> run_points(const StabilityBatch& batch, Space& space
   for (long i = 0; i < n; ++i)
     if (batch.admissible(i)) index.push_back(i);
   const long admissible = static_cast<long>(index.size());
-  const long slice = slice_size(admissible, 0, space.memory_bytes(), sizeof(Params), sizeof(StabilityRecord), 0);
-  std::vector<double> rows;
+  long slice = slice_size(admissible, 0, space.memory_bytes(), sizeof(Params), sizeof(StabilityRecord), 0);
+  // A point takes microseconds on a CPU thread, so the host's share of a
+  // slice counts there. A space whose buffers are host vectors (the CPU's)
+  // runs slices of kHostPointsPerThread per thread through one reused
+  // parameter buffer, each item unpacking its own row on its thread and
+  // writing its record straight into `out` where the slice's points are
+  // consecutive. Before, each slice of 64 MiB was gathered, unpacked,
+  // zeroed, page-faulted and copied back on one thread: a third of the
+  // planar four-bar map's time (docs/performance.md §3). A device space
+  // keeps large slices (a GPU wants its points in flight) and uploads them.
+  constexpr bool host_buffers = std::is_same<typename Space::template Buffer<Params>, std::vector<Params>>::value &&
+                                std::is_same<typename Space::template Buffer<StabilityRecord>,
+                                             std::vector<StabilityRecord>>::value;
   std::vector<StabilityRecord> here;
+  if constexpr (host_buffers) {
+    slice = std::min<long>(slice, kHostPointsPerThread * std::max(1, space.threads()));
+    const Params base = default_params<Params>(*batch.model, batch.friction);
+    std::vector<Params> params(static_cast<size_t>(std::min(slice, admissible)));
+    for (long first = 0; first < admissible; first += slice) {
+      const long count = std::min(slice, admissible - first);
+      const bool consecutive = index[first + count - 1] - index[first] == count - 1;
+      if (!consecutive) here.assign(static_cast<size_t>(count), blank_stability_point(Status::not_run));
+      StabilityRecord* records = consecutive ? out.data() + index[first] : here.data();
+      const auto kernel = make_kernel(params.data(), records);
+      const long* slice_index = index.data() + first;
+      space.launch(
+          [&](long j) {
+            params[j] = unpack_row(batch.model->parameters, batch.parameters.data() + slice_index[j] * P, base);
+            kernel(j);
+          },
+          count, OnePerItem{});
+      if (!consecutive)
+        for (long j = 0; j < count; ++j) out[slice_index[j]] = here[j];
+    }
+    return out;
+  }
+  std::vector<double> rows;
   for (long first = 0; first < admissible; first += slice) {
     const long count = std::min(slice, admissible - first);
     rows.resize(static_cast<size_t>(count * P));
