@@ -183,8 +183,9 @@ std::vector<StabilityPoint> run_points(const StabilityBatch& batch, Space& space
   // parameter buffer, each item unpacking its own row on its thread and
   // writing its record straight into `out` where the slice's points are
   // consecutive. Before, each slice of 64 MiB was gathered, unpacked,
-  // zeroed, page-faulted and copied back on one thread: a third of the
-  // planar four-bar map's time (docs/performance.md §3). A device space
+  // zeroed, page-faulted and copied back on one thread: ~15 % of the planar
+  // four-bar map's samples, and two threads held to 1.5x one
+  // (docs/performance.md §3). A device space
   // keeps large slices (a GPU wants its points in flight) and uploads them.
   constexpr bool host_buffers = std::is_same<typename Space::template Buffer<Params>, std::vector<Params>>::value &&
                                 std::is_same<typename Space::template Buffer<StabilityRecord>,
