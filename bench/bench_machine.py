@@ -5,6 +5,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import subprocess
 
 
@@ -20,6 +21,13 @@ def machine(**extra):
             "memory_bytes": os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"), **extra,
             "source_revision": rev or "unknown",
             "date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+
+
+def machine_tag():
+    """The result files' machine tag, as bench_common.hpp's machine_tag():
+    the CPU model as a file-name-safe slug and the logical cores ("amd-epyc-2c")."""
+    slug = re.sub(r"[^a-z0-9]+", "-", machine()["cpu_model"].lower()).strip("-") or "unknown"
+    return f"{slug}-{os.cpu_count()}c"
 
 
 def write_json(path, doc):

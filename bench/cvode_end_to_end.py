@@ -30,7 +30,6 @@ import argparse
 import csv
 import os
 import random
-import re
 import shutil
 import statistics
 import subprocess
@@ -39,7 +38,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_machine import machine, write_json  # noqa: E402
+from bench_machine import machine, machine_tag, write_json  # noqa: E402
 
 STUDY = """[study]
 name = "cvode_end_to_end"
@@ -58,12 +57,6 @@ file = "design.csv"
 """
 
 MATCHED_RTOLS = {"trajectory": 10 ** -6.5, "final state": 10 ** -7.5}
-
-
-def machine_tag():
-    m = machine()
-    slug = re.sub(r"[^a-z0-9]+", "-", m["cpu_model"].lower()).strip("-")
-    return slug, m
 
 
 def timed(cmd, cwd, repeats):
@@ -135,10 +128,9 @@ def main():
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
-    slug, m = machine_tag()
     out = args.out or os.path.join(os.path.dirname(os.path.abspath(__file__)), "results",
-                                   f"cvode-end-to-end-{slug}-{os.cpu_count()}c.json")
-    write_json(out, {"benchmark": "cvode_end_to_end", "machine": m,
+                                   f"cvode-end-to-end-{machine_tag()}.json")
+    write_json(out, {"benchmark": "cvode_end_to_end", "machine": machine(),
                      "workload": {"model": "four-bar (seed 002)", "friction": "brown-mcphee", "dt_s": 1e-3,
                                   "duration_s": 10.0, "instances": args.instances,
                                   "design": "friction.coulomb_force = 210 N x U(0.9, 1.1), random.Random(2024)",

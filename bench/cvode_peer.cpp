@@ -67,13 +67,12 @@
 #include <cmath>
 #include <optional>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "bench/bench_common.hpp"
+#include "host/design/design_rows.hpp"
 #include "host/run/batch.hpp"
 #include "kernels/integrators/double_step_trapezoidal.hpp"
 
@@ -603,58 +602,40 @@ std::string format(const char* fmt, double x) {
 // ---------------------------------------------------------------------------
 // The end-to-end loop (--loop)
 
-// The design's rows as four-bar parameters: each column names a parameter of
-// the registered model's table; the other fields keep the nominal values.
-// Exits 2 with the file, line and column on a bad file.
+// The design's rows as four-bar parameters: the file read as a study's
+// `method = "rows"` design is (host/design/design_rows.hpp), each column a
+// parameter of the registered model's table in its range; the other fields
+// keep the nominal values. Exits 2 naming the file, line and column.
 std::vector<Params> read_design(const std::string& path, const Params& nominal) {
   const hs::ModelDescriptor& model = *hs::find_model("four-bar");
-  std::ifstream in(path);
-  if (!in) {
-    std::fprintf(stderr, "%s: cannot be read\n", path.c_str());
+  hs::DesignRows rows;
+  try {
+    rows = hs::read_design_rows(path, {}, "", 1L << 30);
+  } catch (const hs::DesignRowsError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
     std::exit(2);
   }
-  auto cells = [](const std::string& line) {
-    std::vector<std::string> out;
-    std::stringstream ss(line);
-    for (std::string c; std::getline(ss, c, ',');) {
-      const size_t a = c.find_first_not_of(" \t\r"), b = c.find_last_not_of(" \t\r");
-      out.push_back(a == std::string::npos ? std::string() : c.substr(a, b - a + 1));
-    }
-    return out;
-  };
-  std::string line;
-  std::getline(in, line);
-  std::vector<int> column_index;
-  for (const std::string& name : cells(line)) {
-    const hs::ParameterInfo* info = model.find_parameter(name);
-    if (!info) {
-      std::fprintf(stderr, "%s:1: column %s is not a four-bar parameter (hydrosweep parameters --model four-bar)\n",
+  std::vector<const hs::ParameterInfo*> column;
+  for (const std::string& name : rows.columns) {
+    column.push_back(model.find_parameter(name));
+    if (!column.back()) {
+      std::fprintf(stderr, "%s: column %s is not a four-bar parameter (hydrosweep parameters --model four-bar)\n",
                    path.c_str(), name.c_str());
       std::exit(2);
     }
-    column_index.push_back(info->index);
   }
   const std::vector<double> base = hs::pack_row(model.parameters, nominal);
   std::vector<Params> design;
-  for (int line_no = 2; std::getline(in, line); ++line_no) {
-    if (line.empty() || line[0] == '#') continue;
-    const std::vector<std::string> c = cells(line);
-    if (c.size() != column_index.size()) {
-      std::fprintf(stderr, "%s:%d: %zu cells, the header names %zu\n", path.c_str(), line_no, c.size(),
-                   column_index.size());
-      std::exit(2);
-    }
+  for (long i = 0; i < rows.row_count(); ++i) {
     std::vector<double> row = base;
-    for (size_t k = 0; k < c.size(); ++k) {
-      char* end = nullptr;
-      const double v = std::strtod(c[k].c_str(), &end);
-      const hs::ParameterInfo& info = model.parameters[static_cast<size_t>(column_index[k])];
-      if (end == c[k].c_str() || *end != '\0' || !info.admits(v)) {
-        std::fprintf(stderr, "%s:%d: column %s: %s is not a number in %s\n", path.c_str(), line_no,
-                     info.name.c_str(), c[k].c_str(), info.range_text().c_str());
+    for (size_t k = 0; k < column.size(); ++k) {
+      const double v = rows.values(static_cast<size_t>(i), k);
+      if (!column[k]->admits(v)) {
+        std::fprintf(stderr, "%s, column %s: %.17g is outside %s\n", rows.where(i).c_str(), column[k]->name.c_str(), v,
+                     column[k]->range_text().c_str());
         std::exit(2);
       }
-      row[static_cast<size_t>(column_index[k])] = v;
+      row[static_cast<size_t>(column[k]->index)] = v;
     }
     design.push_back(hs::unpack_row(model.parameters, row.data(), nominal));
   }

@@ -15,7 +15,7 @@
 // through run_stability as the CLI runs them (the study check included),
 // on the CPU (docs/performance.md §3).
 //
-//   bench_stability_throughput [--points N] [--repeats R] [--out FILE]
+//   bench_stability_throughput [--points N] [--gpu-points M] [--repeats R] [--model M] [--out FILE]
 // writes bench/results/stability-throughput-<device>.json.
 #include <algorithm>
 #include <chrono>
