@@ -7,7 +7,10 @@
 // McPhee friction), as many points as asked, for both formulations of the
 // mechanism: planar (3 relative joint coordinates, 2 constraints) and the
 // 3D model of seed 000 (10 coordinates, 9 constraints). Backends: CPU on 1
-// thread and on all cores (host/run/stability_map.cpp, OpenMP), CUDA (one thread
+// thread and on all cores (host/run/stability_map.cpp, OpenMP), one point at a
+// time ("cpu") and W points in lockstep lanes ("cpu-lanesW", the default of
+// `hydrosweep stability`: kernels/linearize/lockstep_stability.hpp, the same
+// records; docs/models/lanes.md §12), CUDA (one thread
 // per point, host/run/backends/cuda_stability.cu) when a device is present,
 // timed with the host↔device copies. And the map a study waits for: seed
 // 004's manipulator under its sampled controller (kernels/linearize/
@@ -109,7 +112,7 @@ int main(int argc, char** argv) {
   std::printf("bench_stability_throughput: equilibrium + reduced Jacobian + eigenvalues per point, fastest of %d; "
               "%s (%d logical cores)\n", repeats, hb::cpu_model().c_str(), cores);
   if (!cuda) std::printf("GPU skipped: %s\n", why_no_gpu.c_str());
-  std::printf("%-8s %-8s %8s %10s %10s %14s %8s\n", "model", "method", "threads", "points", "wall [s]", "points/s",
+  std::printf("%-9s %-11s %8s %10s %10s %14s %8s\n", "model", "method", "threads", "points", "wall [s]", "points/s",
               "failed");
   std::vector<Point> results;
   auto timed = [&](Point p, const std::function<std::vector<hs::StabilityPoint>()>& run) {
@@ -123,7 +126,7 @@ int main(int argc, char** argv) {
     }
     p.wall_s = best;
     p.failed = failed;
-    std::printf("%-8s %-8s %8d %10ld %10.3f %14.4g %8ld\n", p.model.c_str(), p.method.c_str(), p.threads, p.points,
+    std::printf("%-9s %-11s %8d %10ld %10.3f %14.4g %8ld\n", p.model.c_str(), p.method.c_str(), p.threads, p.points,
                 p.wall_s, p.rate(), p.failed);
     results.push_back(p);
   };
@@ -132,9 +135,17 @@ int main(int argc, char** argv) {
     const char* registered = spatial ? "four-bar-3d" : "four-bar";
     if (!wanted(model)) continue;
     for (int threads : {1, cores}) {
-      Point p{model, "cpu", threads, n, 0.0, 0, false, {}};
-      const hs::StabilityBatch cpu_points = map_points(n, registered, settings, threads);
-      timed(p, [&] { return hs::run_stability_cpu(cpu_points); });
+      hs::StabilityBatch cpu_points = map_points(n, registered, settings, threads);
+      std::vector<int> widths{1};
+      if (hs::widest_lanes() > 1) widths.push_back(hs::widest_lanes());
+      for (int lanes : widths) {
+        cpu_points.lanes = lanes;
+        Point p{model, lanes == 1 ? "cpu" : "cpu-lanes" + std::to_string(lanes), threads, n, 0.0, 0, false, {}};
+        timed(p, [&] { return hs::run_stability_cpu(cpu_points); });
+        if (lanes > 1 && results.size() >= 2)
+          std::printf("%-9s %-11s %8d   lanes / one point at a time: %.2fx\n", "", "", threads,
+                      results[results.size() - 1].rate() / results[results.size() - 2].rate());
+      }
       if (cores == 1) break;
     }
     Point g{model, "cuda", 0, n_gpu, 0.0, 0, false, {}};

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <filesystem>
@@ -120,6 +121,90 @@ values = [1.0471975511965976, 1.6]
   EXPECT_EQ(pts[0].status, 0);
   EXPECT_EQ(pts[1].status, static_cast<int>(hs::Status::invalid_parameters));
   EXPECT_TRUE(std::isnan(pts[1].max_real));
+}
+
+// The CPU's points in lockstep lanes (host/run/backends/cpu_stability_lanes.cpp,
+// docs/models/lanes.md §12) against one point at a time: every record bit for
+// bit, for each model whose point has lanes — the planar four-bar, the
+// quick-return (inline grids of 21 points with a rod thicker than the
+// piston: invalid_parameters among the four-bar's points), the 3D four-bar around its crank
+// circle and both excavator model files (two cylinders: the statics' LU on
+// lanes) — and for the lift-tilt's closed loop, which has no lanes and must
+// give the same record through the same call.
+// Grids of 21 … 1512 points: ragged last groups.
+namespace {
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof(double)) == 0; }
+void expect_same_records(const std::vector<hs::StabilityPoint>& a, const std::vector<hs::StabilityPoint>& b,
+                         const std::string& what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+  long differing = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    bool same = a[i].status == b[i].status && a[i].eigenvalue_count == b[i].eigenvalue_count &&
+                a[i].pressure_count == b[i].pressure_count && a[i].structural_zeros == b[i].structural_zeros &&
+                a[i].overdamped == b[i].overdamped && same_bits(a[i].max_real, b[i].max_real) &&
+                same_bits(a[i].damping_ratio, b[i].damping_ratio) && same_bits(a[i].frequency, b[i].frequency) &&
+                same_bits(a[i].crank_angle, b[i].crank_angle);
+    for (int k = 0; k < hs::StabilityPoint::capacity; ++k)
+      same = same && same_bits(a[i].re[k], b[i].re[k]) && same_bits(a[i].im[k], b[i].im[k]);
+    for (int k = 0; k < hs::kStabilityPressures; ++k) same = same && same_bits(a[i].pressure[k], b[i].pressure[k]);
+    if (!same && differing++ < 5) ADD_FAILURE() << what << ": point " << i << " differs (status " << a[i].status << ")";
+  }
+  EXPECT_EQ(differing, 0) << what;
+}
+}  // namespace
+
+TEST(StabilityCpu, LanesGiveTheSameRecordsAsOnePointAtATime) {
+  if (hs::widest_lanes() == 1) GTEST_SKIP() << "this build has no lanes";
+  // A rod thicker than the piston (the last value; the study flags such an
+  // instance, the batch computes it): no pressure holds the load.
+  const std::string grid = R"([[grid]]
+parameter = "circuit.rod_diameter"
+values = [0.02, 0.035, 0.09]
+[[grid]]
+name = "friction_scale"
+scales = ["friction.coulomb_force", "friction.static_force", "friction.viscous_coefficient"]
+values = [1e-3, 1e-2, 1e-1, 0.3, 1.0, 2.0, 5.0]
+)";
+  std::vector<std::pair<std::string, hs::Study>> studies;
+  for (const char* model : {"four-bar", "quick-return"})
+    for (const char* friction : {"brown-mcphee", "bengisu-akay", "none"})
+      studies.emplace_back(std::string(model) + " " + friction,
+                           hs::parse_study(std::string("[study]\nmodel = \"") + model + "\"\nfriction = \"" + friction +
+                                               "\"\n" + grid,
+                                           "x.toml"));
+  for (const char* shipped :
+       {"stability_crank_friction.toml", "stability_excavator_boom_arm.toml", "stability_excavator_bucket.toml"})
+    studies.emplace_back(shipped, hs::load_study((fs::path(kRoot) / "studies" / shipped).string()));
+  studies.emplace_back("stability_lift-tilt", hs::parse_study("[study]\nmodel = \"lift-tilt\"\n", "x.toml"));
+  for (const auto& [what, study] : studies) {
+    hs::StabilityBatch batch = hs::stability_batch(study.record(), study.design(), 2);
+    batch.lanes = 1;
+    const auto one = hs::run_stability_cpu(batch);
+    batch.lanes = 0;
+    const auto lanes = hs::run_stability_cpu(batch);
+    expect_same_records(lanes, one, what);
+    // The grids hold points that fail and points that do not.
+    const long ok = std::count_if(one.begin(), one.end(), [](const hs::StabilityPoint& p) { return p.status == 0; });
+    EXPECT_GT(ok, 0) << what;
+    if (what.rfind("four-bar", 0) == 0) {
+      EXPECT_LT(ok, static_cast<long>(one.size())) << what;
+    }
+  }
+}
+
+TEST(StabilityCpu, LanesOptionRefusesWidthsThisBuildLacks) {
+  const hs::Study s = hs::parse_study("[study]\nmodel = \"four-bar\"\n", "x.toml");
+  hs::StabilityBatch batch = hs::stability_batch(s.record(), s.design(), 1);
+  batch.lanes = 3;
+  EXPECT_THROW(hs::run_stability_cpu(batch), std::invalid_argument);
+  for (int w : {4, 8}) {
+    batch.lanes = w;
+    if (hs::lanes_built(w)) {
+      EXPECT_EQ(hs::run_stability_cpu(batch).at(0).status, 0);
+    } else {
+      EXPECT_THROW(hs::run_stability_cpu(batch), std::invalid_argument);
+    }
+  }
 }
 
 // ---- end to end -------------------------------------------------------------------

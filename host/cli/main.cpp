@@ -5,7 +5,7 @@
 //   hydrosweep check STUDY.toml            validate a study, print its design (varied inputs per instance)
 //   hydrosweep parameters [--model NAME]   Markdown table of all parameters
 //   hydrosweep plot DIR [--out PLOTDIR]    PNG plots of a finished study (python3)
-//   hydrosweep stability STUDY.toml --out DIR [--threads N] [--backend auto|cpu|kokkos|cuda] [--quiet]
+//   hydrosweep stability STUDY.toml --out DIR [--threads N] [--lanes 1|4|8] [--backend auto|cpu|kokkos|cuda] [--quiet]
 //                                          equilibrium eigenvalues of every instance
 //
 // Exit codes: 0 success (instances that failed are flagged in the outputs,
@@ -388,8 +388,30 @@ int plot(const std::string& dir, const std::string& plot_dir, const PlotFlags& f
   return run_plot_script(script, args);
 }
 
+// --lanes of `run` and `stability`: 1, 4 or 8, and a width this build has.
+void add_lanes_option(CLI::App* cmd, int& lanes, const std::string& items, const std::string& where) {
+  cmd->add_option("--lanes", lanes,
+                  "CPU backend: " + items + " per lockstep SIMD group, 1, 4 or 8 (default: the widest this build has, " +
+                      hs::built_lane_widths() + ", where " + where + ", else 1; the results are the same bits)")
+      ->check(CLI::Validator(
+          [](std::string& w) {
+            return w == "1" || w == "4" || w == "8" ? std::string() : "must be 1, 4 or 8, not " + elided(w, 40);
+          },
+          "1|4|8", "lane width"))
+      ->check(CLI::Validator(
+          [](std::string& w) {
+            const int lanes = std::atoi(w.c_str());
+            return lanes <= 1 || hs::lanes_built(lanes) ? std::string()
+                                                         : w + " is not built here (this build has lanes " +
+                                                               hs::built_lane_widths() +
+                                                               "; CMake option HYDROSWEEP_LANE_WIDTHS)";
+          },
+          "BUILT", "built lane width"));
+}
+
 struct StabilityFlags {
   int threads = 0;
+  int lanes = 0;  // 0: automatic
   bool quiet = false;
   std::string backend = "auto";
 };
@@ -417,7 +439,7 @@ int stability(const std::string& study_path, const std::string& out_dir, Stabili
 
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<hs::StabilityPoint> points =
-      hs::run_stability(study.record(), study.design(), backend, flags.threads, ranks);
+      hs::run_stability(study.record(), study.design(), backend, flags.threads, ranks, flags.lanes);
   const double wall = ranks.max(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 
   hs::RunRecord rec;
@@ -559,23 +581,7 @@ int main(int argc, char** argv) {
   run_cmd->add_option("study", study_path, "Study file (TOML)")->required();
   run_cmd->add_option("-o,--out", out_dir, "Output directory (created if missing)")->required();
   run_cmd->add_option("-j,--threads", flags.threads, "CPU threads (default: all cores)")->check(whole_number_from_1_to(std::numeric_limits<int>::max()));
-  run_cmd->add_option("--lanes", flags.lanes,
-                      "CPU backend: instances per lockstep SIMD group, 1, 4 or 8 (default: the widest this build has, " +
-                          hs::built_lane_widths() + ", where the model supports lanes, else 1; the results are the same bits)")
-      ->check(CLI::Validator(
-          [](std::string& w) {
-            return w == "1" || w == "4" || w == "8" ? std::string() : "must be 1, 4 or 8, not " + elided(w, 40);
-          },
-          "1|4|8", "lane width"))
-      ->check(CLI::Validator(
-          [](std::string& w) {
-            const int lanes = std::atoi(w.c_str());
-            return lanes <= 1 || hs::lanes_built(lanes) ? std::string()
-                                                         : w + " is not built here (this build has lanes " +
-                                                               hs::built_lane_widths() +
-                                                               "; CMake option HYDROSWEEP_LANE_WIDTHS)";
-          },
-          "BUILT", "built lane width"));
+  add_lanes_option(run_cmd, flags.lanes, "instances", "the model supports lanes");
   run_cmd->add_flag("--resume", flags.resume, "Continue an interrupted run in DIR (same study file)");
   run_cmd->add_option("--extend", flags.extend,
                       "Add N Monte Carlo samples to the finished run in DIR (the same as one run of the larger count)")
@@ -608,6 +614,7 @@ int main(int argc, char** argv) {
   stab_cmd->add_option("study", study_path, "Study file (TOML)")->required();
   stab_cmd->add_option("-o,--out", out_dir, "Output directory (created if missing)")->required();
   stab_cmd->add_option("-j,--threads", stab.threads, "CPU threads (default: all cores)")->check(whole_number_from_1_to(std::numeric_limits<int>::max()));
+  add_lanes_option(stab_cmd, stab.lanes, "points", "the model's point supports lanes");
   stab_cmd->add_option("--backend", stab.backend, "auto (CUDA if a device and the CUDA stability kernel are present, else CPU), cpu, cuda")
       ->check(CLI::IsMember({"auto", "cpu", "kokkos", "cuda"}));
   stab_cmd->add_flag("-q,--quiet", stab.quiet, "Print nothing on success");

@@ -113,6 +113,7 @@ std::vector<StabilityPoint> run_cpu(const StabilityBatch& batch) {
     run_constrained(*c, batch, out);
     return out;
   }
+  if (run_stability_cpu_lanes(batch, out)) return out;
   with_batch_combination(batch, [&](auto combination) {
     using System = typename decltype(combination)::System;
     CpuSpace space(batch.threads);
@@ -214,8 +215,9 @@ namespace {
 
 // Points [first, first + count) of the study on `backend`.
 std::vector<StabilityPoint> run_stability_range(const StudyRecord& record, const Design& design, Backend backend,
-                                                int threads, long first, long count) {
+                                                int threads, long first, long count, int lanes) {
   StabilityBatch batch = stability_batch(record, design, threads);
+  batch.lanes = lanes;
   if (first != 0 || count != batch.point_count()) {
     const long P = design.parameter_count();
     batch.parameters = std::vector<double>(batch.parameters.begin() + first * P, batch.parameters.begin() + (first + count) * P);
@@ -246,13 +248,13 @@ std::vector<StabilityPoint> run_stability_range(const StudyRecord& record, const
 }  // namespace
 
 std::vector<StabilityPoint> run_stability(const StudyRecord& record,
-                                          const Design& design, Backend backend, int threads) {
-  return run_stability_range(record, design, backend, threads, 0, design.instance_count());
+                                          const Design& design, Backend backend, int threads, int lanes) {
+  return run_stability_range(record, design, backend, threads, 0, design.instance_count(), lanes);
 }
 
 std::vector<StabilityPoint> run_stability(const StudyRecord& record, const Design& design, Backend backend,
-                                          int threads, const Ranks& ranks) {
-  if (ranks.size() == 1) return run_stability(record, design, backend, threads);
+                                          int threads, const Ranks& ranks, int lanes) {
+  if (ranks.size() == 1) return run_stability(record, design, backend, threads, lanes);
   // Rank r: the r-th of `size` contiguous shares; rank 0 gathers them in order.
   static_assert(std::is_trivially_copyable<StabilityPoint>::value, "points travel as bytes");
   const long n = design.instance_count();
@@ -262,7 +264,7 @@ std::vector<StabilityPoint> run_stability(const StudyRecord& record, const Desig
     if ((last - first) * static_cast<double>(sizeof(StabilityPoint)) >= 2147483647.0)
       throw std::invalid_argument("stability: " + std::to_string(last - first) + " points on one rank are more than "
                                   "one MPI message holds (2 GiB); use more ranks");
-    const std::vector<StabilityPoint> points = run_stability_range(record, design, backend, threads, first, last - first);
+    const std::vector<StabilityPoint> points = run_stability_range(record, design, backend, threads, first, last - first, lanes);
     mine.assign(reinterpret_cast<const char*>(points.data()), points.size() * sizeof(StabilityPoint));
   });
   const std::vector<std::string> shares = ranks.gather(mine);

@@ -53,6 +53,9 @@ struct StabilityBatch {
     double alpha = 0.0, xi = 0.0, omega = 0.0;
   } penalty;
   int threads = 0;          // CPU threads (0: all cores)
+  // CPU: points per lockstep group (0: the widest lanes this build has, 1:
+  // one point at a time; the same records either way, docs/models/lanes.md §12).
+  int lanes = 0;
   // Points whose design is inadmissible (empty: none): no backend computes
   // them; run_stability flags them invalid_parameters.
   std::vector<char> inadmissible;
@@ -87,8 +90,15 @@ HostKernelEntry stability_kernel_entry(const StabilityBatch& batch);
 // The batch of every instance of a study (rows generated from the design).
 StabilityBatch stability_batch(const StudyRecord& record, const Design& design, int threads);
 
-// CPU: OpenMP parallel for (schedule dynamic) over the points.
+// CPU: OpenMP parallel for (schedule dynamic) over the points, or over
+// groups of them in lockstep lanes where the model's point has lanes.
 std::vector<StabilityPoint> run_stability_cpu(const StabilityBatch& batch);
+// The points in lockstep lanes of batch.lanes (0: the widest built) into out,
+// when the batch's system has them (kernels/linearize/lockstep_stability.hpp);
+// false, out untouched, if not (or batch.lanes = 1). Its own translation unit
+// (host/run/backends/cpu_stability_lanes.cpp). Throws std::invalid_argument for
+// a width this build lacks.
+bool run_stability_cpu_lanes(const StabilityBatch& batch, std::vector<StabilityPoint>& out);
 // Kokkos: parallel_for in the default execution space (built with Kokkos).
 std::vector<StabilityPoint> run_stability_kokkos(const StabilityBatch& batch);
 // A study: its instances are generated first; an inadmissible one
@@ -106,16 +116,17 @@ std::vector<StabilityPoint> run_stability_cpu(const StudyRecord& record, const D
 Backend stability_backend(Backend requested, std::string* note = nullptr, const ModelDescriptor* model = nullptr,
                           const std::string& friction = "");
 // Every instance of the study on `backend` (from stability_backend);
-// threads: CPU threads (0: all cores). Inadmissible instances are flagged
+// threads: CPU threads (0: all cores); lanes: the CPU's points per lockstep
+// group (StabilityBatch::lanes). Inadmissible instances are flagged
 // invalid_parameters on every backend.
 std::vector<StabilityPoint> run_stability(const StudyRecord& record,
-                                          const Design& design, Backend backend, int threads);
+                                          const Design& design, Backend backend, int threads, int lanes = 0);
 // The same shared by several ranks (host/run/ranks.hpp): every rank calls it;
 // each computes a contiguous share of the points, rank 0 receives all of them
 // in study order (the others an empty vector). An error on any rank is
 // thrown on every rank (host/run/rank_collectives.hpp).
 std::vector<StabilityPoint> run_stability(const StudyRecord& record, const Design& design, Backend backend,
-                                          int threads, const Ranks& ranks);
+                                          int threads, const Ranks& ranks, int lanes = 0);
 // Before a device run of seed 003's constrained systems: the model must have
 // a per-thread MCS capacity, the method be mcs and every point fit it; else
 // std::invalid_argument naming the method or the point, its n and the size key.

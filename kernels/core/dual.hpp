@@ -254,11 +254,12 @@ template <int N, class S> HS_HD auto sign(const Dual<N, S>& x) { return sign(val
 // instead of the whole gradient: what a projection Dᵀ(∂f/∂x)D needs (the
 // reduced Jacobian only ever uses the admissible motions T, nd = n − m).
 // UnitDirections<n> (D = I) gives the plain gradient.
-template <int ND>
+// R: the directions' real (Lanes<W> for a stability map's points in lockstep).
+template <int ND, class R = double>
 struct Directions {
   static constexpr int nd = ND;
-  const double (*D)[ND];  // n rows, nd columns
-  HS_HD HS_FORCEINLINE double operator()(int k, int j) const { return D[k][j]; }
+  const R (*D)[ND];  // n rows, nd columns
+  HS_HD HS_FORCEINLINE const R& operator()(int k, int j) const { return D[k][j]; }
 };
 template <int N>
 struct UnitDirections {

@@ -34,6 +34,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "../control/vdc.hpp"
@@ -187,6 +188,29 @@ inline bool same_input_structure(const VdcParams& a, const VdcParams& b) {
 template <class Params>
 bool same_lane_structure(const Params& a, const Params& b) {
   return same_mechanism_structure(a.mechanism, b.mechanism) && same_input_structure(a.input, b.input);
+}
+
+// W instances' parameters (ActuatedParams: mechanism, actuators, input)
+// into their lanes' (ParamsOn<Lanes<W>>): instance(lane) is lane's, already
+// repeating the last instance in a ragged group's spare lanes. The lockstep
+// runner's and the stability map's points on lanes
+// (kernels/linearize/lockstep_stability.hpp).
+template <int W, class InstanceOf, class Wide>
+void gather_params(const InstanceOf& instance, Wide& PW) {
+  using One = std::decay_t<decltype(instance(0))>;
+  constexpr int na = static_cast<int>(sizeof(One::actuator) / sizeof(One::actuator[0]));
+  decltype(One::mechanism) mech[W];
+  decltype(One::input) input[W];
+  std::remove_extent_t<decltype(One::actuator)> act[na][W];
+  for (int lane = 0; lane < W; ++lane) {
+    const One& p = instance(lane);
+    mech[lane] = p.mechanism;
+    input[lane] = p.input;
+    for (int a = 0; a < na; ++a) act[a][lane] = p.actuator[a];
+  }
+  gather_mechanism<W>(mech, W, PW.mechanism);
+  PW.input = gather_input<W>(input, W);
+  for (int a = 0; a < na; ++a) transpose_reals<W>(act[a], W, PW.actuator[a]);
 }
 
 // ---------------------------------------------------------------------------
@@ -358,20 +382,7 @@ struct Lockstep {
     auto lane_instance = [&](int lane) -> const Started& { return g[lane < count ? lane : count - 1]; };
     // Parameters, constants, states and evaluations transposed.
     typename Wide::Params PW;
-    {
-      typename Model::Mechanism::Params mech[W];
-      typename Input::Params input[W];
-      typename Model::Actuator::Params act[na][W];
-      for (int lane = 0; lane < W; ++lane) {
-        const auto& p = P[lane_instance(lane).index];
-        mech[lane] = p.mechanism;
-        input[lane] = p.input;
-        for (int a = 0; a < na; ++a) act[a][lane] = p.actuator[a];
-      }
-      gather_mechanism<W>(mech, W, PW.mechanism);
-      PW.input = gather_input<W>(input, W);
-      for (int a = 0; a < na; ++a) transpose_reals<W>(act[a], W, PW.actuator[a]);
-    }
+    gather_params<W>([&](int lane) -> const typename One::Params& { return P[lane_instance(lane).index]; }, PW);
     typename Wide::Constants KW;
     typename Wide::State st;
     typename Wide::template Evaluation<L> e;

@@ -89,12 +89,21 @@ struct ActuatedSystem {
   static constexpr int u = na;
   static_assert(linearizable_friction<Friction>, "the DAE form takes static friction laws only");
   using Params = ActuatedParams<typename Mechanism::Params, typename Actuator::Params, na, typename Input::Params>;
-
   using Constants = ActuatedConstants<typename Actuator::Constants, na>;
+  // The parameters and constants of W points in lockstep (R = Lanes<W>, a
+  // stability map's points on lanes: kernels/linearize/lockstep_stability.hpp);
+  // every function below takes either (PP: Params or ParamsOn<R>).
+  template <class R>
+  using ParamsOn = ActuatedParams<typename Mechanism::template ParamsOn<R>, typename Actuator::template ParamsOn<R>, na,
+                                  typename Input::template ParamsOn<R>>;
+  template <class R>
+  using ConstantsOn = ActuatedConstants<typename Actuator::template ConstantsOn<R>, na>;
+
   // Each s0 at the configuration x0 (the equilibrium or the initial state), as
   // the integrators take it at t = 0.
-  HS_HD static Constants constants(const Params& P, const double* x0) {
-    Constants K;
+  template <class PP, class R>
+  HS_HD static ConstantsOn<R> constants(const PP& P, const R* x0) {
+    ConstantsOn<R> K;
     for (int a = 0; a < na; ++a)
       K.actuator[a] = Actuator::constants(P.actuator[a], dae_actuator_length<Mechanism>(P.mechanism, x0, a));
     return K;
@@ -102,8 +111,8 @@ struct ActuatedSystem {
 
   // Actuator a's s, ṡ = ∂s/∂x ẋ and ∂s/∂x d_j along the directions, from one
   // pass with x_k + Σ_j d_kj ε_j + ẋ_k ε_nd.
-  template <class Dir, class T>
-  HS_HD static void actuator_along(const Params& P, const Dir& dir, const T* x, const T* xd, T& s, T& sdot,
+  template <class PP, class Dir, class T>
+  HS_HD static void actuator_along(const PP& P, const Dir& dir, const T* x, const T* xd, T& s, T& sdot,
                                    T* ds_dir, int a = 0) {
     constexpr int nd = Dir::nd;
     using Jx = Dual<nd + 1, T>;
@@ -119,8 +128,8 @@ struct ActuatedSystem {
     for (int j = 0; j < nd; ++j) ds_dir[j] = sj.v[j];
   }
   // Actuator a's s, ṡ and ∂s/∂x at (x, ẋ).
-  template <class T>
-  HS_HD static void actuator(const Params& P, const T* x, const T* xd, T& s, T& sdot, T* ds_dx, int a = 0) {
+  template <class PP, class T>
+  HS_HD static void actuator(const PP& P, const T* x, const T* xd, T& s, T& sdot, T* ds_dx, int a = 0) {
     actuator_along(P, UnitDirections<n>{}, x, xd, s, sdot, ds_dx, a);
   }
 
@@ -129,8 +138,8 @@ struct ActuatedSystem {
   // lengths at s_a(x) − s0_a), sharing one evaluation of each actuator.
   // Either output may be null; ẍ is read only for e. U: one spool opening
   // for all, or U[a] (spool_of).
-  template <class Dir, class T, class TU>
-  HS_HD static void evaluate_along(const Params& P, const Constants& K, const Dir& dir, const T* x, const T* xd,
+  template <class PP, class KK, class Dir, class T, class TU>
+  HS_HD static void evaluate_along(const PP& P, const KK& K, const Dir& dir, const T* x, const T* xd,
                                    const T* xdd, const T* p, const TU& U, T* e_dir, T* pdot) {
     if (e_dir) Mechanism::mechanism_residual_along(P.mechanism, dir, x, xd, xdd, e_dir);
     actuation_along(P, K, dir, x, xd, p, U, e_dir, pdot);
@@ -138,8 +147,8 @@ struct ActuatedSystem {
   // The cylinders' share: e_dir −= F_a ∂s_a/∂x D (when e_dir is not null) and
   // pdot = H. Separate from the mechanism so that a caller can run
   // e_mech, which depends on neither p nor U, on narrower jets.
-  template <class Dir, class T, class TU>
-  HS_HD static void actuation_along(const Params& P, const Constants& K, const Dir& dir, const T* x, const T* xd,
+  template <class PP, class KK, class Dir, class T, class TU>
+  HS_HD static void actuation_along(const PP& P, const KK& K, const Dir& dir, const T* x, const T* xd,
                                     const T* p, const TU& U, T* e_dir, T* pdot) {
     for (int a = 0; a < na; ++a) {
       T s, sdot, ds_dir[Dir::nd];
@@ -157,18 +166,18 @@ struct ActuatedSystem {
     }
   }
   // e itself (unit directions) and H.
-  template <class T, class TU>
-  HS_HD static void evaluate(const Params& P, const Constants& K, const T* x, const T* xd, const T* xdd, const T* p,
+  template <class PP, class KK, class T, class TU>
+  HS_HD static void evaluate(const PP& P, const KK& K, const T* x, const T* xd, const T* xdd, const T* p,
                              const TU& U, T* e, T* pdot) {
     evaluate_along(P, K, UnitDirections<n>{}, x, xd, xdd, p, U, e, pdot);
   }
-  template <class T>
-  HS_HD static void residual(const Params& P, const Constants& K, const T* x, const T* xd, const T* xdd, const T* p,
+  template <class PP, class KK, class T>
+  HS_HD static void residual(const PP& P, const KK& K, const T* x, const T* xd, const T* xdd, const T* p,
                              T* e) {
     evaluate(P, K, x, xd, xdd, p, 0.0, e, static_cast<T*>(nullptr));
   }
-  template <class T, class TU>
-  HS_HD static void pressure_rates(const Params& P, const Constants& K, const T* x, const T* xd, const T* p,
+  template <class PP, class KK, class T, class TU>
+  HS_HD static void pressure_rates(const PP& P, const KK& K, const T* x, const T* xd, const T* p,
                                    const TU& U, T* pdot) {
     evaluate(P, K, x, xd, static_cast<const T*>(nullptr), p, U, static_cast<T*>(nullptr), pdot);
   }
@@ -179,8 +188,10 @@ struct ActuatedSystem {
   HS_HD static double spool_rate(const Params& P, double U, double U_ref, int a = 0) {
     return Circuit::spool_rate(P.actuator[a].circuit, U, U_ref);
   }
-  HS_HD static double spool_rate_derivative(const Params& P, int a = 0) {
-    if (!Actuator::spool_has_state(P.actuator[a])) return 0.0;
+  template <class PP>
+  HS_HD static auto spool_rate_derivative(const PP& P, int a = 0) -> decltype(Circuit::spool_time_constant(P.actuator[a].circuit)) {
+    using R = decltype(Circuit::spool_time_constant(P.actuator[a].circuit));
+    if (!Actuator::spool_has_state(P.actuator[a])) return R(0.0);
     return -1.0 / Circuit::spool_time_constant(P.actuator[a].circuit);
   }
 };

@@ -34,16 +34,18 @@
 namespace hs {
 
 // Every term of the linearization, projected on T, for tests and diagnostics.
-template <class System>
+// R: double, or Lanes<W> for W points in lockstep (lockstep_stability.hpp:
+// each lane's terms are its point's, bit for bit; a struct of reals only).
+template <class System, class R = double>
 struct LinearizationTerms {
   static constexpr int n = System::n, m = System::m, ni = System::ni, r = System::r;
-  double m0[ni][ni];     // TᵀM T, eq (57)
-  double Kq[ni][ni];     // Tᵀ(∂(C_xᵀΛ)/∂x − Q_x)T
-  double Qxd[ni][ni];    // TᵀQ_ẋT (friction through ṡ)
-  double Qp[ni][r];      // TᵀQ_p (cylinder areas × ∂s/∂x T)
-  double Hx[r][ni], Hxd[r][ni];  // H_xT, H_ẋT
-  double Hp[r][r], HU[r][System::u];  // H_U: actuator a's pressures on its own spool U_a
-  double WU[System::u];  // ∂W_a/∂U_a = −1/τ_a (W is diagonal: each spool follows its own reference)
+  R m0[ni][ni];     // TᵀM T, eq (57)
+  R Kq[ni][ni];     // Tᵀ(∂(C_xᵀΛ)/∂x − Q_x)T
+  R Qxd[ni][ni];    // TᵀQ_ẋT (friction through ṡ)
+  R Qp[ni][r];      // TᵀQ_p (cylinder areas × ∂s/∂x T)
+  R Hx[r][ni], Hxd[r][ni];  // H_xT, H_ẋT
+  R Hp[r][r], HU[r][System::u];  // H_U: actuator a's pressures on its own spool U_a
+  R WU[System::u];  // ∂W_a/∂U_a = −1/τ_a (W is diagonal: each spool follows its own reference)
 };
 
 template <class System>
@@ -81,19 +83,19 @@ HS_HD int live_states(const typename System::Params& P, int* index) {
   return count;
 }
 
-// All partial derivatives at the equilibrium, projected on T.
-template <class System>
-HS_HD bool linearization_terms(const typename System::Params& P, const Equilibrium<System>& eq,
-                               LinearizationTerms<System>& L) {
+// All partial derivatives at the equilibrium, projected on T. PP: the
+// System's Params, or its ParamsOn<R> for points on lanes.
+template <class System, class PP, class R>
+HS_HD bool linearization_terms(const PP& P, const Equilibrium<System, R>& eq, LinearizationTerms<System, R>& L) {
   constexpr int n = System::n, m = System::m, ni = System::ni, r = System::r, u = System::u;
 
   // The admissible motions T come with the equilibrium (eq 31).
   const auto& T = eq.T;
-  const Directions<ni> along_T{T};
+  const Directions<ni, R> along_T{T};
 
   // Tᵀ∇²(ΛᵀC)T.
   {
-    using Di = Dual<ni>;
+    using Di = Dual<ni, R>;
     using Dii = Dual<ni, Di>;
     Dii xj[n], Cj[m];
     for (int k = 0; k < n; ++k) {
@@ -109,7 +111,7 @@ HS_HD bool linearization_terms(const typename System::Params& P, const Equilibri
   // Tᵀe and H in one pass: directions x·T | ẋ·T | ẍ·T | p | U.
   {
     constexpr int ix = 0, ixd = ni, ixdd = 2 * ni, ip = 3 * ni, iu = 3 * ni + r;
-    using Dw = Dual<3 * ni + r + u>;
+    using Dw = Dual<3 * ni + r + u, R>;
     Dw x[n], xd[n], xdd[n], p[r], e[ni], h[r];
     for (int k = 0; k < n; ++k) {
       x[k] = Dw(eq.x[k]);
@@ -127,7 +129,7 @@ HS_HD bool linearization_terms(const typename System::Params& P, const Equilibri
     {
       // e_mech depends on x, ẋ, ẍ only: its pass carries the first 3ni
       // directions (path jets of half the width for the four-bar).
-      using Dm = Dual<3 * ni>;
+      using Dm = Dual<3 * ni, R>;
       Dm xm[n], xdm[n], xddm[n], em[ni];
       for (int k = 0; k < n; ++k) {
         xm[k] = head<3 * ni>(x[k]);

@@ -172,12 +172,47 @@ struct StabilityOfT<System, std::enable_if_t<HasOwnStabilityPoint<System>::value
 template <class System>
 using StabilityOf = typename StabilityOfT<System>::type;
 
+// The rest of an open-loop point once its equilibrium and linearization
+// terms are known (out: the equilibrium's status ok, crank angle and
+// pressures filled): J (eq 64), the live states' eigenvalues, the figures.
+// Shared by stability_point and the points in lockstep
+// (lockstep_stability.hpp), whose terms come from lanes.
+template <class System>
+HS_HD void finish_stability_point(const typename System::Params& P, const LinearizationTerms<System>& L,
+                                  const StabilitySettings& S, StabilityOf<System>& out) {
+  constexpr int N = ReducedSize<System>::value;
+  Mat<double, N, N> J;
+  if (!assemble_reduced_jacobian(L, J)) {
+    out.status = static_cast<int>(Status::constraint_failure);
+    return;
+  }
+  // The eigenvalues of the states the instance has (live_states): J's
+  // rows and columns of those, in order, in the leading block.
+  int count = N;
+  EigenResult<N> ev;
+  if constexpr (may_leave_states_out<System>()) {
+    int live[N];
+    count = live_states<System>(P, live);
+    Mat<double, N, N> Jl = Mat<double, N, N>::zero();
+    for (int i = 0; i < count; ++i)
+      for (int j = 0; j < count; ++j) Jl(i, j) = J(live[i], live[j]);
+    ev = eigenvalues_of_leading_block<N>(Jl, count);
+  } else {
+    ev = eigenvalues<N>(J);
+  }
+  if (ev.status != eigen_ok) {
+    out.status = static_cast<int>(Status::diverged);
+    return;
+  }
+  out.eigenvalue_count = count;
+  classify_eigenvalues(ev.re, ev.im, S, out, count);
+}
+
 template <class System>
 HS_HD StabilityOf<System> stability_point(const typename System::Params& P, const StabilitySettings& S) {
   if constexpr (HasOwnStabilityPoint<System>::value) {
     return System::stability_point(P, S);
   } else {
-    constexpr int N = ReducedSize<System>::value;
     StabilityOf<System> out;
     blank_stability(out);
 
@@ -188,31 +223,12 @@ HS_HD StabilityOf<System> stability_point(const typename System::Params& P, cons
     out.crank_angle = eq.x[eq.indep[0]];
     out.pressure_count = System::r < kStabilityPressures ? System::r : kStabilityPressures;
     for (int k = 0; k < out.pressure_count; ++k) out.pressure[k] = eq.p[k];
-    Mat<double, N, N> J;
-    if (!reduced_jacobian<System>(P, eq, J)) {
+    LinearizationTerms<System> L;
+    if (!linearization_terms<System>(P, eq, L)) {
       out.status = static_cast<int>(Status::constraint_failure);
       return out;
     }
-    // The eigenvalues of the states the instance has (live_states): J's
-    // rows and columns of those, in order, in the leading block.
-    int count = N;
-    EigenResult<N> ev;
-    if constexpr (may_leave_states_out<System>()) {
-      int live[N];
-      count = live_states<System>(P, live);
-      Mat<double, N, N> Jl = Mat<double, N, N>::zero();
-      for (int i = 0; i < count; ++i)
-        for (int j = 0; j < count; ++j) Jl(i, j) = J(live[i], live[j]);
-      ev = eigenvalues_of_leading_block<N>(Jl, count);
-    } else {
-      ev = eigenvalues<N>(J);
-    }
-    if (ev.status != eigen_ok) {
-      out.status = static_cast<int>(Status::diverged);
-      return out;
-    }
-    out.eigenvalue_count = count;
-    classify_eigenvalues(ev.re, ev.im, S, out, count);
+    finish_stability_point<System>(P, L, S, out);
     return out;
   }
 }

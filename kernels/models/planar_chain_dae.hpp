@@ -17,6 +17,10 @@ template <int NB>
 struct PlanarChainDae {
   using Chain = PlanarLoopChain<NB>;
   using Params = PlanarLoopChainParams<NB>;
+  // The chain's parameters per lane (a stability map's points in lockstep,
+  // docs/models/lanes.md §12): every function but the assembly guess takes them.
+  template <class R>
+  using ParamsOn = PlanarLoopChainParams<NB, R>;
   static constexpr int n = NB;         // coordinates z
   static constexpr int m = Chain::nc;  // holonomic constraints
   static constexpr int ni = n - m;
@@ -27,8 +31,8 @@ struct PlanarChainDae {
   }
   HS_HD static int driving_coordinate() { return 0; }
 
-  template <class T>
-  HS_HD static void mechanism_residual(const Params& P, const T* z, const T* zd, const T* zdd, T* e) {
+  template <class R, class T>
+  HS_HD static void mechanism_residual(const ParamsOn<R>& P, const T* z, const T* zd, const T* zdd, T* e) {
     const auto pose = Chain::pose(P, z);
     const auto motion = Chain::motion(pose, zd);
     const auto acc = Chain::acceleration(pose, motion, zdd);
@@ -36,8 +40,8 @@ struct PlanarChainDae {
   }
   // Dᵀe: the semirecursive residual is cheap for n = NB, so it is projected
   // after the fact rather than evaluated along the directions.
-  template <class Dir, class T>
-  HS_HD static void mechanism_residual_along(const Params& P, const Dir& dir, const T* z, const T* zd, const T* zdd,
+  template <class R, class Dir, class T>
+  HS_HD static void mechanism_residual_along(const ParamsOn<R>& P, const Dir& dir, const T* z, const T* zd, const T* zdd,
                                              T* e_dir) {
     T e[n];
     mechanism_residual(P, z, zd, zdd, e);
@@ -47,24 +51,24 @@ struct PlanarChainDae {
       e_dir[j] = s;
     }
   }
-  template <class T>
-  HS_HD static void constraints(const Params& P, const T* z, T* phi) {
+  template <class R, class T>
+  HS_HD static void constraints(const ParamsOn<R>& P, const T* z, T* phi) {
     Chain::constraints(P, Chain::pose(P, z), phi);
   }
-  template <class T>
-  HS_HD static T actuator_length(const Params& P, const T* z) {
+  template <class R, class T>
+  HS_HD static T actuator_length(const ParamsOn<R>& P, const T* z) {
     const auto pose = Chain::pose(P, z);
     const V2<T> d{pose.actuator_point.x - P.actuator_ground_x, pose.actuator_point.y - P.actuator_ground_y};
     return math::sqrt(dot(d, d));
   }
   // Kinetic and gravitational potential energy of the bodies (the energy
   // balance of docs/models/integrators.md §6), from the chain's own recursion.
-  template <class T>
-  HS_HD static T kinetic_energy(const Params& P, const T* z, const T* zd) {
+  template <class R, class T>
+  HS_HD static T kinetic_energy(const ParamsOn<R>& P, const T* z, const T* zd) {
     return Chain::kinetic_energy(P, Chain::motion(Chain::pose(P, z), zd));
   }
-  template <class T>
-  HS_HD static T potential_energy(const Params& P, const T* z) {
+  template <class R, class T>
+  HS_HD static T potential_energy(const ParamsOn<R>& P, const T* z) {
     return Chain::potential_energy(P, Chain::pose(P, z));
   }
   // Assembly guess: z_1 the driving angle, the others closed in the

@@ -162,12 +162,23 @@ BatchResult run_instances(const BatchSpec& spec, Space& space) {
   return out;
 }
 
+// How many points a stability kernel computes per launch item: its `width`
+// (the CPU's points in lockstep lanes, host/run/backends/cpu_stability_lanes.cpp:
+// run_group(first, count)), else one (operator()(j)).
+template <class Kernel, class = void>
+struct PointsPerItem : std::integral_constant<int, 1> {};
+template <class Kernel>
+struct PointsPerItem<Kernel, std::void_t<decltype(Kernel::width)>> : std::integral_constant<int, Kernel::width> {};
+
 // A stability map's points on `space`: make_kernel(params, records) is the
-// kernel of one slice (StabilityKernel, or seed 003's per-thread MCS), Params
-// its parameter type. The batch's inadmissible points are not computed; they
+// kernel of one slice (StabilityKernel, seed 003's per-thread MCS, or W points
+// per item in lockstep lanes on a space with host buffers), Params its
+// parameter type. The batch's inadmissible points are not computed; they
 // keep blank_stability_point(not_run) for the caller to flag.
 template <class Params, class Space, class MakeKernel>
 std::vector<StabilityPoint> run_points(const StabilityBatch& batch, Space& space, MakeKernel&& make_kernel) {
+  using Kernel = std::decay_t<decltype(make_kernel(static_cast<Params*>(nullptr), static_cast<StabilityRecord*>(nullptr)))>;
+  constexpr int W = PointsPerItem<Kernel>::value;
   const long n = batch.point_count(), P = batch.model->parameter_count();
   std::vector<StabilityPoint> out(static_cast<size_t>(n), blank_stability_point(Status::not_run));
   // The admissible points, packed: the kernel's index j is point index[j].
@@ -202,28 +213,35 @@ std::vector<StabilityPoint> run_points(const StabilityBatch& batch, Space& space
       StabilityRecord* records = consecutive ? out.data() + index[first] : here.data();
       const auto kernel = make_kernel(params.data(), records);
       const long* slice_index = index.data() + first;
+      // Item g: the points [g W, g W + W) of the slice (one point for W = 1).
       space.launch(
-          [&](long j) {
-            params[j] = unpack_row(batch.model->parameters, batch.parameters.data() + slice_index[j] * P, base);
-            kernel(j);
+          [&](long g) {
+            const long j0 = g * W, j1 = std::min<long>(count, j0 + W);
+            for (long j = j0; j < j1; ++j)
+              params[j] = unpack_row(batch.model->parameters, batch.parameters.data() + slice_index[j] * P, base);
+            if constexpr (W > 1)
+              kernel.run_group(j0, static_cast<int>(j1 - j0));
+            else
+              kernel(g);
           },
-          count, OnePerItem{});
+          (count + W - 1) / W, [count](long g) { return std::min<long>(W, count - g * W); });
       if (!consecutive)
         for (long j = 0; j < count; ++j) out[slice_index[j]] = here[j];
     }
-    return out;
-  }
-  std::vector<double> rows;
-  for (long first = 0; first < admissible; first += slice) {
-    const long count = std::min(slice, admissible - first);
-    rows.resize(static_cast<size_t>(count * P));
-    for (long j = 0; j < count; ++j)
-      std::copy_n(batch.parameters.data() + index[first + j] * P, P, rows.data() + j * P);
-    auto params = space.upload(params_of_rows<Params>(*batch.model, batch.friction, rows.data(), count));
-    auto records = space.filled(count, blank_stability_point(Status::not_run));
-    space.launch(make_kernel(space.data(params), space.data(records)), count, OnePerItem{});
-    space.download(records, here);
-    for (long j = 0; j < count; ++j) out[index[first + j]] = here[j];
+  } else {
+    static_assert(W == 1, "points in lockstep lanes run on a space with host buffers (the CPU's)");
+    std::vector<double> rows;
+    for (long first = 0; first < admissible; first += slice) {
+      const long count = std::min(slice, admissible - first);
+      rows.resize(static_cast<size_t>(count * P));
+      for (long j = 0; j < count; ++j)
+        std::copy_n(batch.parameters.data() + index[first + j] * P, P, rows.data() + j * P);
+      auto params = space.upload(params_of_rows<Params>(*batch.model, batch.friction, rows.data(), count));
+      auto records = space.filled(count, blank_stability_point(Status::not_run));
+      space.launch(make_kernel(space.data(params), space.data(records)), count, OnePerItem{});
+      space.download(records, here);
+      for (long j = 0; j < count; ++j) out[index[first + j]] = here[j];
+    }
   }
   return out;
 }
