@@ -57,8 +57,8 @@ struct PlanarChainDae {
   }
   template <class R, class T>
   HS_HD static T actuator_length(const ParamsOn<R>& P, const T* z) {
-    const auto pose = Chain::pose(P, z);
-    const V2<T> d{pose.actuator_point.x - P.actuator_ground_x, pose.actuator_point.y - P.actuator_ground_y};
+    const V2<T> f = Chain::actuator_point(P, z);  // pose's r_F, bodies up to the actuator's only
+    const V2<T> d{f.x - P.actuator_ground_x, f.y - P.actuator_ground_y};
     return math::sqrt(dot(d, d));
   }
   // Kinetic and gravitational potential energy of the bodies (the energy

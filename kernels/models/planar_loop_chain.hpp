@@ -127,6 +127,25 @@ struct PlanarLoopChain {
     return p;
   }
 
+  // r_F alone, as pose computes it (the same operations, the same bits): the
+  // joints up to the actuator's body, without the centres of mass and the
+  // bodies beyond it. All an actuator length needs: the linearization's
+  // passes carry it on jets of up to 24 doubles (PlanarChainDae::actuator_length,
+  // docs/performance.md §3), where the whole pose cost ~3x as much.
+  template <class T, class R>
+  HS_HD static V2<T> actuator_point(const ParamsOn<R>& P, const T* z) {
+    const int b = P.actuator_body;
+    T theta = z[0], c, s;
+    V2<T> r{T(P.base_x), T(P.base_y)};
+    for (int j = 0; j < NB; ++j) {
+      if (j > 0) theta = theta + z[j];
+      math::sincos(theta, &s, &c);
+      if (j == b) break;
+      r = {r.x + c * P.body[j].distal_x - s * P.body[j].distal_y, r.y + s * P.body[j].distal_x + c * P.body[j].distal_y};
+    }
+    return {r.x + c * P.actuator_local_x - s * P.actuator_local_y, r.y + s * P.actuator_local_x + c * P.actuator_local_y};
+  }
+
   // Assembly guess at the driving angle z_1 = initial_angle[0], in the
   // assembly mode of the guessed angles: what Newton on the closure starts
   // from (integrator initialization, equilibrium of the linearization).
