@@ -10,12 +10,47 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <random>
 #include <utility>
 #include <vector>
 
 #include "kernels/integrators/lockstep.hpp"
+#include "kernels/models/four_bar.hpp"
+#include "kernels/models/quick_return.hpp"
 
 namespace hs::lockstep_checks {
+
+// The batches' own variations, shared by the lockstep suites (runs:
+// test_lockstep.cpp; stability points: test_lockstep_stability.cpp). The
+// mechanisms: masses and inertias scaled by U(0.8, 1.25), and every fifth
+// instance (i % 5 == 3) given a link too short to close its loop, so that it
+// never assembles.
+inline void vary_mechanism(PlanarLoopChainParams<3>& m, std::mt19937_64& rng, int i) {
+  std::uniform_real_distribution<double> u(0.8, 1.25);
+  for (auto& b : m.body) { b.mass *= u(rng); b.inertia *= u(rng); }
+  if (i % 5 == 3) m.body[1] = slender_rod(1.0, 64.0);  // the coupler
+}
+inline void vary_mechanism(QuickReturnParams& m, std::mt19937_64& rng, int i) {
+  std::uniform_real_distribution<double> u(0.8, 1.25);
+  for (auto& b : m.body) { b.mass *= u(rng); b.inertia *= u(rng); }
+  if (i % 5 == 3) m.body[1] = quick_return_beam(0.1, 12.0);  // the link: the ram line out of its reach
+}
+// The cylinder's circuit (bulk moduli, valve, supply) and friction scaled by U(0.8, 1.25).
+template <class Cylinder>
+void vary_cylinder(Cylinder& a, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> u(0.8, 1.25);
+  auto& c = a.circuit;
+  c.oil_bulk_modulus *= u(rng);
+  c.hose_bulk_modulus *= u(rng);
+  c.dcv_flow_coefficient *= u(rng);
+  c.supply_pressure *= u(rng);
+  c.valve_time_constant *= u(rng);
+  auto& f = a.friction;
+  f.coulomb_force *= u(rng);
+  f.static_force *= u(rng);
+  f.viscous_coefficient *= u(rng);
+  f.lugre_stiffness *= u(rng);
+}
 
 inline bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof(double)) == 0; }
 

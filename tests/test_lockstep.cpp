@@ -37,6 +37,8 @@
 using namespace hs;
 using hs::lockstep_checks::expect_lanes_match_scalar;
 using hs::lockstep_checks::expect_same_summary;
+using hs::lockstep_checks::vary_cylinder;
+using hs::lockstep_checks::vary_mechanism;
 
 namespace {
 
@@ -56,19 +58,6 @@ Params with_law(Params P, const char* law) {
   return P;
 }
 
-// The mechanisms' own variations: masses and inertias scaled, and every
-// fifth instance (i % 5 == 3) given a link too short to close its loop, so
-// that it never assembles (never starts).
-void vary_mechanism(PlanarLoopChainParams<3>& m, std::mt19937_64& rng, int i) {
-  std::uniform_real_distribution<double> u(0.8, 1.25);
-  for (auto& b : m.body) { b.mass *= u(rng); b.inertia *= u(rng); }
-  if (i % 5 == 3) m.body[1] = slender_rod(1.0, 64.0);  // the coupler
-}
-void vary_mechanism(QuickReturnParams& m, std::mt19937_64& rng, int i) {
-  std::uniform_real_distribution<double> u(0.8, 1.25);
-  for (auto& b : m.body) { b.mass *= u(rng); b.inertia *= u(rng); }
-  if (i % 5 == 3) m.body[1] = quick_return_beam(0.1, 12.0);  // the link: the ram line out of its reach
-}
 // The nominal instance of each model: the papers' defaults.
 FourBarParams nominal(const FourBarParams*) { return seed002_four_bar(); }
 QuickReturnModelParams nominal(const QuickReturnModelParams*) { return seed001_quick_return(); }
@@ -92,17 +81,7 @@ std::vector<Params> varied_instances(int n, unsigned seed, const char* law) {
   for (int i = 0; i < n; ++i) {
     Params& P = out[i];
     vary_mechanism(P.mechanism, rng, i);
-    auto& c = P.actuator[0].circuit;
-    c.oil_bulk_modulus *= u(rng);
-    c.hose_bulk_modulus *= u(rng);
-    c.dcv_flow_coefficient *= u(rng);
-    c.supply_pressure *= u(rng);
-    c.valve_time_constant *= u(rng);
-    auto& f = P.actuator[0].friction;
-    f.coulomb_force *= u(rng);
-    f.static_force *= u(rng);
-    f.viscous_coefficient *= u(rng);
-    f.lugre_stiffness *= u(rng);
+    vary_cylinder(P.actuator[0], rng);
     P.input.gain *= u(rng);
     if (i % 5 == 1) P.input.gain = failing_gain(&P) * u(rng);  // a pressure leaves its range after ~1 s
   }
