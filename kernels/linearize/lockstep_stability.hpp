@@ -39,7 +39,8 @@ template <int W, class Scalar, class Wide>
 void lane_of_reals(const Wide& wide, int i, Scalar& out) {
   static_assert(sizeof(Wide) == W * sizeof(Scalar) && sizeof(Scalar) % sizeof(double) == 0, "a struct of reals only");
   constexpr int n = static_cast<int>(sizeof(Scalar) / sizeof(double));
-  const double* all = reinterpret_cast<const double*>(&wide);
+  double all[n * W];  // through its bytes, as transpose_reals fills it
+  std::memcpy(all, static_cast<const void*>(&wide), sizeof(all));
   double field[n];
   for (int k = 0; k < n; ++k) field[k] = all[k * W + i];
   std::memcpy(static_cast<void*>(&out), field, sizeof(field));
