@@ -209,6 +209,34 @@ TEST(StabilityCpu, LanesOptionRefusesWidthsThisBuildLacks) {
 
 // ---- end to end -------------------------------------------------------------------
 
+// `hydrosweep stability` on lanes by default and with --lanes 1: the same
+// stability.csv bytes; the summary line names the lanes as `run`'s does
+// ("8-lane lockstep") when the model's points ran on them, and not for the
+// lift-tilt's closed loop (no lanes) or with --lanes 1; --lanes 3 is refused.
+TEST(StabilityCli, LanesAreReportedAndGiveTheSameFiles) {
+  TempDir tmp;
+  const fs::path study = tmp.path / "map.toml";
+  write_file(study, small_grid("four-bar"));
+  const std::string lockstep = "-lane lockstep";
+  const Result lanes = hydrosweep("stability '" + study.string() + "' --out '" + (tmp.path / "lanes").string() + "'", tmp.path);
+  ASSERT_EQ(lanes.code, 0) << lanes.err;
+  const Result one = hydrosweep("stability '" + study.string() + "' --out '" + (tmp.path / "one").string() + "' --lanes 1", tmp.path);
+  ASSERT_EQ(one.code, 0) << one.err;
+  EXPECT_EQ(read_file(tmp.path / "lanes" / "stability.csv"), read_file(tmp.path / "one" / "stability.csv"));
+  if (hs::widest_lanes() > 1) {
+    EXPECT_NE(lanes.out.find(", " + std::to_string(hs::widest_lanes()) + lockstep + ")"), std::string::npos) << lanes.out;
+  }
+  EXPECT_EQ(one.out.find(lockstep), std::string::npos) << one.out;
+  const fs::path closed_loop = tmp.path / "closed.toml";
+  write_file(closed_loop, "[study]\nmodel = \"lift-tilt\"\n");
+  const Result closed = hydrosweep("stability '" + closed_loop.string() + "' --out '" + (tmp.path / "closed").string() + "'", tmp.path);
+  EXPECT_EQ(closed.code, 0) << closed.err;
+  EXPECT_EQ(closed.out.find(lockstep), std::string::npos) << closed.out;
+  const Result bad = hydrosweep("stability '" + study.string() + "' --out '" + (tmp.path / "bad").string() + "' --lanes 3", tmp.path);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("must be 1, 4 or 8"), std::string::npos) << bad.err;
+}
+
 TEST(StabilityCli, SmallGridEndToEnd) {
   TempDir tmp;
   const fs::path study = tmp.path / "map.toml", out = tmp.path / "o";

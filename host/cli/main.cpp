@@ -48,6 +48,7 @@
 #include "host/run/ranks.hpp"
 #include "host/cli/run_study.hpp"
 #include "host/run/memory_budget.hpp"
+#include "host/run/stability_lanes.hpp"
 #include "host/run/stability_map.hpp"
 #include "host/study/study.hpp"
 
@@ -469,8 +470,13 @@ int stability(const std::string& study_path, const std::string& out_dir, Stabili
     overdamped += p.overdamped != 0;
   }
   const long n = static_cast<long>(points.size());
+  // The CPU's lockstep lanes, as `run` prints them (the same records either way).
+  const int lanes = backend == hs::Backend::cpu && study.descriptor
+                        ? hs::stability_lanes_for(*study.descriptor, study.record().friction, flags.lanes)
+                        : 1;
   const std::string where = (ranks.size() > 1 ? plural(ranks.size(), "MPI rank") + " x " : std::string()) +
-                            (backend == hs::Backend::cpu ? plural(rec.threads, "thread") : rec.device);
+                            (backend == hs::Backend::cpu ? plural(rec.threads, "thread") : rec.device) +
+                            (lanes > 1 ? ", " + std::to_string(lanes) + "-lane lockstep" : std::string());
   std::printf("stability: %s (%s, %s) on %s (%s) in %.3f s (%.4g points/s): %ld failed, %ld stable, %ld unstable, %ld overdamped\n",
               plural(n, "point").c_str(), study.model.c_str(), study.friction.c_str(), rec.backend.c_str(), where.c_str(), wall,
               wall > 0 ? n / wall : 0.0, failed, stable, unstable, overdamped);

@@ -9,6 +9,7 @@
 
 #include "host/run/backends/cpu_space.hpp"
 #include "host/run/backends/space_batch.hpp"
+#include "host/run/stability_lanes.hpp"
 #include "host/run/stability_map.hpp"
 #include "kernels/linearize/lockstep_stability.hpp"
 
@@ -49,14 +50,25 @@ std::vector<StabilityPoint> run_on_lanes(const StabilityBatch& batch) {
 
 }  // namespace
 
-bool run_stability_cpu_lanes(const StabilityBatch& batch, std::vector<StabilityPoint>& out) {
-  if (batch.lanes != 0 && batch.lanes != 1 && batch.lanes != 4 && batch.lanes != 8)
-    throw std::invalid_argument("lanes: " + std::to_string(batch.lanes) + " is not one of 0 (automatic), 1, 4, 8");
-  if (batch.lanes > 1 && !lanes_built(batch.lanes))
-    throw std::invalid_argument("lanes: " + std::to_string(batch.lanes) + " is not built here (this build has lanes " +
+int stability_lanes_for(const ModelDescriptor& model, const std::string& friction, int lanes) {
+  if (lanes != 0 && lanes != 1 && lanes != 4 && lanes != 8)
+    throw std::invalid_argument("lanes: " + std::to_string(lanes) + " is not one of 0 (automatic), 1, 4, 8");
+  if (lanes > 1 && !lanes_built(lanes))
+    throw std::invalid_argument("lanes: " + std::to_string(lanes) + " is not built here (this build has lanes " +
                                 built_lane_widths() + "; CMake option HYDROSWEEP_LANE_WIDTHS)");
-  const int W = batch.lanes == 0 ? widest_lanes() : batch.lanes;
-  if (W <= 1 || !batch.model || batch.model->constrained) return false;
+  const int W = lanes == 0 ? widest_lanes() : lanes;
+  if (W <= 1 || model.constrained) return 1;
+  bool on_lanes = false;
+  with_stability_combination(
+      [&](auto combination) { on_lanes = StabilityOnLanes<typename decltype(combination)::System>::value; },
+      model.physics, friction);
+  return on_lanes ? W : 1;
+}
+
+bool run_stability_cpu_lanes(const StabilityBatch& batch, std::vector<StabilityPoint>& out) {
+  if (!batch.model) return false;
+  const int W = stability_lanes_for(*batch.model, batch.friction, batch.lanes);
+  if (W <= 1) return false;
   bool ran = false;
   with_batch_combination(batch, [&](auto combination) {
     using System = typename decltype(combination)::System;
