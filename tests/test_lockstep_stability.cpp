@@ -15,7 +15,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <random>
 #include <vector>
 
@@ -26,6 +25,7 @@
 #include "kernels/models/lift_tilt_descriptor.hpp"
 #include "kernels/models/quick_return_descriptor.hpp"
 #include "lockstep_checks.hpp"
+#include "stability_checks.hpp"
 
 using namespace hs;
 using hs::lockstep_checks::vary_cylinder;
@@ -36,25 +36,10 @@ namespace {
 using StaticLaws = FirstOf<CompiledFrictionPolicies<FrictionLawRegistry>::type>::type;
 static_assert(StaticLaws::n_states == 0, "the first compiled policy is the static choice");
 
-using hs::lockstep_checks::same_bits;
-
 template <class Record>
 void expect_same_record(const Record& lanes, const Record& scalar, int i) {
-  SCOPED_TRACE(testing::Message() << "point " << i);
-  EXPECT_EQ(lanes.status, scalar.status);
-  EXPECT_EQ(lanes.eigenvalue_count, scalar.eigenvalue_count);
-  EXPECT_EQ(lanes.pressure_count, scalar.pressure_count);
-  EXPECT_EQ(lanes.structural_zeros, scalar.structural_zeros);
-  EXPECT_EQ(lanes.overdamped, scalar.overdamped);
-  for (int k = 0; k < Record::capacity; ++k) {
-    EXPECT_TRUE(same_bits(lanes.re[k], scalar.re[k])) << "re[" << k << "]: " << lanes.re[k] << " vs " << scalar.re[k];
-    EXPECT_TRUE(same_bits(lanes.im[k], scalar.im[k])) << "im[" << k << "]: " << lanes.im[k] << " vs " << scalar.im[k];
-  }
-  EXPECT_TRUE(same_bits(lanes.max_real, scalar.max_real));
-  EXPECT_TRUE(same_bits(lanes.damping_ratio, scalar.damping_ratio));
-  EXPECT_TRUE(same_bits(lanes.frequency, scalar.frequency));
-  EXPECT_TRUE(same_bits(lanes.crank_angle, scalar.crank_angle));
-  for (int k = 0; k < kStabilityPressures; ++k) EXPECT_TRUE(same_bits(lanes.pressure[k], scalar.pressure[k]));
+  EXPECT_EQ(stability_checks::first_difference(lanes, scalar), "") << "point " << i << ": lanes status " << lanes.status
+                                                                   << ", scalar status " << scalar.status;
 }
 
 // The crank angle the planar chain holds (the quick-return's stays).

@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <limits>
 #include <map>
 #include <filesystem>
@@ -23,6 +22,7 @@
 #include "kernels/models/four_bar.hpp"
 
 #include "tests/cli_support.hpp"
+#include "tests/stability_checks.hpp"
 
 namespace fs = std::filesystem;
 using namespace cli_test;
@@ -133,21 +133,14 @@ values = [1.0471975511965976, 1.6]
 // give the same record through the same call.
 // Grids of 21 … 1512 points: ragged last groups.
 namespace {
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof(double)) == 0; }
 void expect_same_records(const std::vector<hs::StabilityPoint>& a, const std::vector<hs::StabilityPoint>& b,
                          const std::string& what) {
   ASSERT_EQ(a.size(), b.size()) << what;
   long differing = 0;
   for (size_t i = 0; i < a.size(); ++i) {
-    bool same = a[i].status == b[i].status && a[i].eigenvalue_count == b[i].eigenvalue_count &&
-                a[i].pressure_count == b[i].pressure_count && a[i].structural_zeros == b[i].structural_zeros &&
-                a[i].overdamped == b[i].overdamped && same_bits(a[i].max_real, b[i].max_real) &&
-                same_bits(a[i].damping_ratio, b[i].damping_ratio) && same_bits(a[i].frequency, b[i].frequency) &&
-                same_bits(a[i].crank_angle, b[i].crank_angle);
-    for (int k = 0; k < hs::StabilityPoint::capacity; ++k)
-      same = same && same_bits(a[i].re[k], b[i].re[k]) && same_bits(a[i].im[k], b[i].im[k]);
-    for (int k = 0; k < hs::kStabilityPressures; ++k) same = same && same_bits(a[i].pressure[k], b[i].pressure[k]);
-    if (!same && differing++ < 5) ADD_FAILURE() << what << ": point " << i << " differs (status " << a[i].status << ")";
+    const std::string field = hs::stability_checks::first_difference(a[i], b[i]);
+    if (!field.empty() && differing++ < 5)
+      ADD_FAILURE() << what << ": point " << i << " differs in " << field << " (status " << a[i].status << ")";
   }
   EXPECT_EQ(differing, 0) << what;
 }
