@@ -7,7 +7,8 @@
 #   here:   cmake -S . -B build-device -DCMAKE_BUILD_TYPE=Release -DHYDROSWEEP_NATIVE=OFF
 #           cmake --build build-device --target test_gpu test_gpu_eigen hydrosweep \
 #                 bench_throughput bench_stability_throughput bench_eigen_throughput device_trace \
-#                 device_trace_variants      # the trace at -G, -Xptxas -O0, -O1 (step "bisect")
+#                 device_trace_variants      # the trace at -G, -Xptxas -O0, -O1, and with the
+#                                            # branch decisions logged on both sides (step "bisect")
 #           bash scripts/device_check.sh pack build-device      # -> .devcarry/bundle.tar.xz (git-ignored)
 #   there:  bash scripts/device_check.sh run                    # -> $OUT/device-check.tar.gz, $OUT/device-check.log
 #
@@ -27,7 +28,7 @@ mode="${1:-}"
 programs=(${DEVICE_CHECK_PROGRAMS:-tests/test_gpu tests/test_gpu_eigen host/cli/hydrosweep bench/bench_throughput
           bench/bench_stability_throughput bench/bench_eigen_throughput tests/device_trace})
 # The trace's code-generation variants (tests/CMakeLists.txt), packed when built.
-variants=(tests/device_trace_debug tests/device_trace_ptxas_O0 tests/device_trace_ptxas_O1)
+variants=(tests/device_trace_debug tests/device_trace_ptxas_O0 tests/device_trace_ptxas_O1 tests/device_trace_decisions)
 
 if [[ "$mode" == pack ]]; then
   build="${2:?usage: device_check.sh pack BUILD_DIR}"
@@ -102,10 +103,12 @@ fi
 if want bisect; then
 # The same trace under other device code generation (-G, ptxas -O0/-O1): a
 # disagreement that one of them removes is the compiler's. Its lines are
-# compared with the normal build's in the log (docs/gpu.md §3).
-step "device_trace under other code generation (bisect)"
+# compared with the normal build's in the log (docs/gpu.md §3). Then the
+# normal build with the kernels' branch decisions logged on both sides: the
+# first decision where host and device part, and how close it was (§6).
+step "device_trace under other code generation, and its decisions (bisect)"
 # The normal trace takes ~4 s on an H200; -G runs unoptimized device code.
-for v in debug:90 ptxas_O0:45 ptxas_O1:45; do
+for v in debug:90 ptxas_O0:45 ptxas_O1:45 decisions:60; do
   limit="${v#*:}"; v="${v%%:*}"
   if [ -x "$bin/device_trace_$v" ]; then
     echo "--- device_trace_$v"

@@ -12,6 +12,12 @@
 //              (Φ, Γ) and the point's eigenvalues.
 // Each quantity is printed as "host device |difference|" where they differ
 // by more than 1e-9 of their scale.
+//
+// Built with -DHS_LOG_DECISIONS (target device_trace_decisions), each
+// combination also runs with the kernels' branch decisions logged on both
+// sides (kernels/core/decision_log.hpp) and prints the first decision where
+// the two runs part, the first logged value that differs and the closest calls
+// before it (tests/decision_log_compare.hpp; docs/gpu.md §7).
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -24,6 +30,10 @@
 #include "kernels/integrators/formulations.hpp"
 #include "kernels/linearize/sampled_loop.hpp"
 #include "kernels/catalog/catalog.hpp"
+#ifdef HS_LOG_DECISIONS
+#include "tests/decision_log_compare.hpp"
+#include "tests/decision_trace.hpp"
+#endif
 
 namespace hs {
 namespace {
@@ -206,6 +216,71 @@ __global__ void trace_run_kernel(const typename I::Params* P, IntegratorSettings
   trace_run<I>(*P, S, records);
 }
 
+#ifdef HS_LOG_DECISIONS
+// ~20 decisions per step of the planar models: 1500 steps take ~3e4 entries.
+constexpr long kDecisionCapacity = 1L << 20;
+
+template <class I>
+__global__ void decision_run_kernel(const typename I::Params* P, IntegratorSettings S, long steps, DecisionLog* log) {
+  typename I::State st;
+  run_with_decision_log<I>(*P, S, steps, log, st);
+}
+
+// The device's log of a launch that wrote into `log` (its entries in `entries`).
+decision_compare::Side read_back(const DeviceBuffer<DecisionLog>& log, const DeviceBuffer<DecisionEntry>& entries) {
+  DecisionLog l;
+  HS_CUDA_CHECK(cudaMemcpy(&l, log.ptr, sizeof l, cudaMemcpyDeviceToHost));
+  decision_compare::Side side;
+  side.count = l.count;
+  side.entries.resize(static_cast<size_t>(l.count < l.capacity ? l.count : l.capacity));
+  if (!side.entries.empty())
+    HS_CUDA_CHECK(cudaMemcpy(side.entries.data(), entries.ptr, sizeof(DecisionEntry) * side.entries.size(),
+                             cudaMemcpyDeviceToHost));
+  return side;
+}
+
+// A device log of kDecisionCapacity entries, installed by the kernel it is passed to.
+struct DeviceDecisionLog {
+  DeviceBuffer<DecisionEntry> entries{static_cast<size_t>(kDecisionCapacity)};
+  DeviceBuffer<DecisionLog> log{1};
+  DeviceDecisionLog() {
+    DecisionLog l;
+    l.entries = entries.ptr;
+    l.capacity = kDecisionCapacity;
+    HS_CUDA_CHECK(cudaMemcpy(log.ptr, &l, sizeof l, cudaMemcpyHostToDevice));
+  }
+  decision_compare::Side read() const { return read_back(log, entries); }
+};
+
+decision_compare::Side host_side(std::vector<DecisionEntry>& storage, const DecisionLog& l) {
+  decision_compare::Side side;
+  side.count = l.count;
+  storage.resize(static_cast<size_t>(l.count < l.capacity ? l.count : l.capacity));
+  side.entries = storage;
+  return side;
+}
+
+// The whole trace's run (kSteps steps) with its decisions logged on both sides.
+template <class I>
+void compare_run_decisions(const typename I::Params& P, const IntegratorSettings& S,
+                           const DeviceBuffer<typename I::Params>& dP, const std::string& what) {
+  std::vector<DecisionEntry> storage(static_cast<size_t>(kDecisionCapacity));
+  DecisionLog hl;
+  hl.entries = storage.data();
+  hl.capacity = kDecisionCapacity;
+  typename I::State st;
+  const DecisionRunReport hr = run_with_decision_log<I>(P, S, kSteps, &hl, st);
+  const decision_compare::Side host = host_side(storage, hl);
+  DeviceDecisionLog dl;
+  decision_run_kernel<I><<<1, 1>>>(dP.ptr, S, kSteps, dl.log.ptr);
+  HS_CUDA_CHECK(cudaGetLastError());
+  HS_CUDA_CHECK(cudaDeviceSynchronize());
+  std::printf("%s (host: status %d after %ld steps, %ld Newton iterations)\n",
+              decision_compare::describe(host, dl.read(), what).c_str(), static_cast<int>(hr.status), hr.steps_taken,
+              hr.newton_iterations);
+}
+#endif
+
 bool differs(double a, double b, double scale) {
   if (std::isnan(a) && std::isnan(b)) return false;
   return !(std::fabs(a - b) <= 1e-9 * scale);
@@ -277,6 +352,9 @@ void trace_model(const std::string& model) {
   HS_CUDA_CHECK(cudaMemcpy(device.data(), dR.ptr, sizeof(Record) * (kSteps + 1), cudaMemcpyDeviceToHost));
   const std::string what = model + " / " + Friction::name + " / double-step";
   compare(host, device, Names<I>::of_step(), what.c_str());
+#ifdef HS_LOG_DECISIONS
+  compare_run_decisions<I>(P, S, dP, what);
+#endif
   {
     Record h, d;
     init_probe<I>(P, S, h);
@@ -326,6 +404,9 @@ HS_HD void trace_stability(const typename System::Params& P, const StabilitySett
     Model::Actuator::static_state(P.actuator[a], R.K.actuator[a], F[a], z + Plant::ip + a * npa, w);
   }
   for (int k = 0; k < N; ++k) r[0].put(z[k]);  // start
+#ifdef HS_LOG_DECISIONS
+  mark_decision_log(1.0);  // the trace's own call of the equilibrium
+#endif
   const Status st = System::equilibrium(P, R, q_hold, z, m);
   r[1].put(static_cast<int>(st));
   for (int k = 0; k < N; ++k) r[1].put(z[k]);  // equilibrium
@@ -362,6 +443,9 @@ HS_HD void trace_stability(const typename System::Params& P, const StabilitySett
     for (int k = 0; k < N; ++k) r[5].put(Phi(i, k));
   for (int i = 0; i < N; ++i)
     for (int k = 0; k < 2 * na; ++k) r[6].put(Gamma(i, k));
+#ifdef HS_LOG_DECISIONS
+  mark_decision_log(2.0);  // stability_point's: the same function from the same start
+#endif
   const auto point = System::stability_point(P, S);
   r[7].put(point.status);
   r[7].put(point.max_real);
@@ -375,6 +459,15 @@ template <class System, class Model>
 __global__ void trace_stability_kernel(const typename System::Params* P, StabilitySettings S, Record* r) {
   trace_stability<System, Model>(*P, S, r);
 }
+#ifdef HS_LOG_DECISIONS
+template <class System, class Model>
+__global__ void trace_stability_logged_kernel(const typename System::Params* P, StabilitySettings S, Record* r,
+                                              DecisionLog* log) {
+  install_decision_log(log);
+  trace_stability<System, Model>(*P, S, r);
+  install_decision_log(nullptr);
+}
+#endif
 
 template <class Physics, class Friction>
 void trace_stability_model(const std::string& model) {
@@ -406,6 +499,28 @@ void trace_stability_model(const std::string& model) {
     std::printf("%s stability stage %-16s %d entries, %d differ (1e-9 relative)\n", model.c_str(), stage[s], host[s].n,
                 shown);
   }
+#ifdef HS_LOG_DECISIONS
+  {
+    // The same stages with their decisions logged (marks 1 and 2: the
+    // trace's call of the equilibrium, then stability_point's).
+    std::vector<Record> h(kStages);
+    std::vector<DecisionEntry> storage(static_cast<size_t>(kDecisionCapacity));
+    DecisionLog hl;
+    hl.entries = storage.data();
+    hl.capacity = kDecisionCapacity;
+    install_decision_log(&hl);
+    trace_stability<System, Model>(P, S, h.data());
+    install_decision_log(nullptr);
+    const decision_compare::Side host_log = host_side(storage, hl);
+    DeviceDecisionLog dl;
+    const std::vector<Record> fresh(kStages);
+    HS_CUDA_CHECK(cudaMemcpy(dR.ptr, fresh.data(), sizeof(Record) * kStages, cudaMemcpyHostToDevice));
+    trace_stability_logged_kernel<System, Model><<<1, 1>>>(dP.ptr, S, dR.ptr, dl.log.ptr);
+    HS_CUDA_CHECK(cudaGetLastError());
+    HS_CUDA_CHECK(cudaDeviceSynchronize());
+    std::printf("%s", decision_compare::describe(host_log, dl.read(), model + " stability").c_str());
+  }
+#endif
 }
 
 }  // namespace
@@ -417,6 +532,7 @@ int main() {
     HS_CUDA_CHECK(cudaDeviceSetLimit(cudaLimitStackSize, 256 * 1024));
     trace_model<PlanarFourBarPhysics, BrownMcPhee>("four-bar");  // agrees (control)
     trace_model<PlanarFourBarPhysics, NoFriction>("four-bar");   // did not move on the GPU
+    trace_model<QuickReturnPhysics, ModifiedLuGre>("quick-return");  // Newton failed at the first step on the GPU
     trace_model<SpatialFourBarPhysics, NoFriction>("four-bar-3d");
     trace_model<SpatialFourBarPhysics, BrownMcPhee>("four-bar-3d");
     trace_stability_model<LiftTiltPhysics, BrownMcPhee>("lift-tilt");

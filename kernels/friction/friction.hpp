@@ -9,6 +9,7 @@
 // Static models have n_states = 0 and ignore w, ẇ.
 // All laws are odd in v (docs/models/friction.md §1).
 #pragma once
+#include "../core/decision_log.hpp"
 #include "../core/dual.hpp"
 
 namespace hs {
@@ -91,7 +92,7 @@ struct BengisuAkay {
     const T speed = math::abs(v);
     const R vs = f.stribeck_velocity;
     return lane_if(
-        speed < vs,
+        HS_DECISION(bengisu_akay_sticking, speed < vs, speed, vs),
         [&]() -> T {
           // (F_s − F_s/v_s² (|v| − v_s)²) sgn v = F_s (2v/v_s − v|v|/v_s²): written
           // without sgn so that the dual-number slope at v = 0 is 2F_s/v_s, not 0.

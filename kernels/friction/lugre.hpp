@@ -87,14 +87,16 @@ struct ModifiedLuGre {
     const R vb = f.film_velocity;
     const R Kf = (1.0 - f.coulomb_force / f.static_force) * math::pow(vb, -2.0 / 3.0);
     return lane_if(
-        math::abs(value(v)) > vb, [&]() -> T { return T(Kf * math::pow(vb, 2.0 / 3.0)); },
+        HS_DECISION(film_saturated, math::abs(value(v)) > vb, math::abs(value(v)), vb), [&]() -> T { return T(Kf * math::pow(vb, 2.0 / 3.0)); },
         [&]() -> T { return Kf * lugre_detail::two_thirds_power(v, R(1e-4 * f.stribeck_velocity)); });
   }
   // τ_h (eq 31): dwell below 1e-4 v_s, else acceleration while |h| ≤ |h_ss|.
   template <class R>
   HS_HD static R film_time_constant(const FrictionParamsT<R>& f, const R& v, const R& h, const R& h_ss) {
-    return choose(math::abs(v) < 1e-4 * f.stribeck_velocity, f.film_time_dwell,
-                  choose(math::abs(h) <= math::abs(h_ss), f.film_time_acceleration, f.film_time_deceleration));
+    return choose(HS_DECISION(film_dwell, math::abs(v) < 1e-4 * f.stribeck_velocity, math::abs(v), 1e-4 * f.stribeck_velocity),
+                  f.film_time_dwell,
+                  choose(HS_DECISION(film_accelerating, math::abs(h) <= math::abs(h_ss), math::abs(h), math::abs(h_ss)),
+                         f.film_time_acceleration, f.film_time_deceleration));
   }
   template <class R, class T>
   HS_HD static T g(const FrictionParamsT<R>& f, const T& speed, const T& h) {

@@ -17,6 +17,7 @@
 //   FirstOrderSpool dU/dt = (U_ref − U)/τ, seed 001 eq (27), closed-form trapezoid (A9)
 //   IdealSpool      U = U_ref (no spool state)
 #pragma once
+#include "../core/decision_log.hpp"
 #include "../core/dual.hpp"
 #include "valve.hpp"
 
@@ -120,7 +121,7 @@ struct DirectionalValve43 {
     const auto gamma_dcv = C_vd * U;
     // The side the spool opens picks each port's pressure drop (per lane on
     // lanes); one orifice law per port then gives its flow.
-    const auto opening = U >= 0.0;
+    const auto opening = HS_DECISION(valve_opening, U >= 0.0, U, 0.0);
     Q_A = orifice_flow(gamma_dcv, lane_if(opening, [&]() -> T { return p_supply - p_A; }, [&]() -> T { return p_A - p_tank; }),
                        dp_lim);
     Q_B = orifice_flow(gamma_dcv, lane_if(opening, [&]() -> T { return p_B - p_tank; }, [&]() -> T { return p_supply - p_B; }),

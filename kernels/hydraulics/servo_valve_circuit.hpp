@@ -127,7 +127,7 @@ struct ServoValveCircuit {
                                                const T& pb, T& Qa, T& Qb) {
     // The side u opens picks each chamber's edge and pressure drop (per lane
     // on lanes); one orifice law per chamber then gives its flow.
-    const auto opening = u > 0.0;
+    const auto opening = HS_DECISION(valve_opening, u > 0.0, u, 0.0);
     Qa = orifice_flow(choose(opening, e.pa, e.at) * u,
                       lane_if(opening, [&]() -> T { return c.supply_pressure - pa; }, [&]() -> T { return pa - c.return_pressure; }),
                       c.laminar_limit);

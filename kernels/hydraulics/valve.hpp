@@ -8,6 +8,7 @@
 // γ1 makes Q continuous at ±Δp_lim. The slope is not: γ2/√Δp_lim inside,
 // γ2/(2√Δp_lim) just outside (a factor 2 jump the Newton tangent sees).
 #pragma once
+#include "../core/decision_log.hpp"
 #include "../core/dual.hpp"
 
 namespace hs {
@@ -18,7 +19,7 @@ namespace hs {
 template <class T, class G, class R>
 HS_HD HS_FORCEINLINE T orifice_flow(const G& gamma2, const T& dp, const R& dp_lim) {
   return lane_if(
-      math::abs(dp) <= dp_lim, [&]() -> T { return gamma2 * dp * (1.0 / math::sqrt(dp_lim)); },
+      HS_DECISION(orifice_laminar, math::abs(dp) <= dp_lim, math::abs(dp), dp_lim), [&]() -> T { return gamma2 * dp * (1.0 / math::sqrt(dp_lim)); },
       [&]() -> T { return gamma2 * math::sign(dp) * math::sqrt(math::abs(dp)); });
 }
 

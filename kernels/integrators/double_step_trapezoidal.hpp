@@ -36,6 +36,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "../core/decision_log.hpp"
 #include "../core/dual.hpp"
 #include "../core/lu.hpp"
 #include "../core/small_matrix.hpp"
@@ -195,7 +196,7 @@ struct DoubleStepTrapezoidal {
       R err(0.0);
       for (int r = 0; r < nc; ++r) err = choose(math::abs(phi[r]) > err, math::abs(phi[r]), err);
       pending = pending && (err < 1e30);
-      const Mask converged = pending && (err <= tol);
+      const Mask converged = pending && HS_DECISION(closure_converged, err <= tol, err, tol);
       if (any_lane(converged)) {
         for (int j = 0; j < ni; ++j) {
           R b[nc], y[nc];
@@ -332,7 +333,7 @@ struct DoubleStepTrapezoidal {
   HS_HD static void choose_partition(const R (&Phi_q)[nc][nq], const R& current_det, Partition& part) {
     Partition best;
     const R best_det = full_pivot_partition(Phi_q, best.indep, best.dep);
-    const Mask change = current_det < 0.5 * best_det;
+    const Mask change = HS_DECISION(partition_change, current_det < 0.5 * best_det, current_det, 0.5 * best_det);
     for (int j = 0; j < ni; ++j) part.indep[j] = choose(change, best.indep[j], part.indep[j]);
     for (int r = 0; r < nc; ++r) part.dep[r] = choose(change, best.dep[r], part.dep[r]);
   }
@@ -475,7 +476,10 @@ struct DoubleStepTrapezoidal {
       for (int k = o; k < o + npa; ++k) step_and_max(k, dp);
       for (int k = o + npa; k < o + nsa; ++k) step_and_max(k, dw);
     }
-    converged = dq <= S.position_tolerance && dp <= S.pressure_tolerance && dw <= S.friction_state_tolerance;
+    converged = HS_DECISION(newton_converged,
+                            dq <= S.position_tolerance && dp <= S.pressure_tolerance && dw <= S.friction_state_tolerance,
+                            largest_ratio(dq, S.position_tolerance, dp, S.pressure_tolerance, dw, S.friction_state_tolerance),
+                            1.0);
     if constexpr (one_instance) return Status::ok;
     else return finite;
   }
@@ -674,7 +678,8 @@ struct DoubleStepTrapezoidal {
     // indeterminate value (NaN asks for the closure again, the safe side).
     R err = R(NAN);
     evaluate_at(P, K, S, ctx, x, e, pd, wd.data(), Outputs::state, pending, false, &err);
-    const Mask redo = pending && !(err <= S.constraint_tolerance);  // a NaN too
+    const Mask redo = pending && HS_DECISION(state_closure_redo, !(err <= S.constraint_tolerance), err,
+                                             S.constraint_tolerance);  // a NaN too
     ctx.constraint_residual = choose(pending && !redo, err, ctx.constraint_residual);
     if (!any_lane(redo)) return pending;
     if constexpr (one_instance) {

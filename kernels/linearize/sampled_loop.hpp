@@ -36,6 +36,7 @@
 // actuator without leakage adds a multiplier μ = 1, λ = 0, whatever the
 // gains: excluded from max_real like the open-loop map's structural zeros.
 #pragma once
+#include "../core/decision_log.hpp"
 #include "../core/matrix_exponential.hpp"
 #include "minimal_coordinates.hpp"
 #include "stability.hpp"
@@ -125,7 +126,8 @@ struct SampledClosedLoop {
         scale_v = fmax(scale_v, fabs(step[ni + a]) / fmax(fabs(p), 1.0));
       }
       if (!(scale_q < 1e30) || !(scale_v < 1e30)) return Status::newton_failure;
-      if (scale_q <= 1e-14 && scale_v <= 1e-14) return Status::ok;
+      if (HS_DECISION(equilibrium_converged, scale_q <= 1e-14 && scale_v <= 1e-14, fmax(scale_q, scale_v), 1e-14))
+        return Status::ok;
     }
     return Status::newton_failure;
   }

@@ -1,6 +1,7 @@
 // Piecewise-constant valve reference U_ref(t), e.g. seed 002 eq (46):
 //   0 on [0,1), +10 V on [1,2.5), 0 on [2.5,5), −10 V on [5,8), 0 on [8,10].
 #pragma once
+#include "../core/decision_log.hpp"
 #include "../core/hd.hpp"
 
 namespace hs {
@@ -20,7 +21,7 @@ struct InputScheduleT {
   HS_HD R operator()(double t) const {
     double u = 0.0;
     for (int i = 0; i < count; ++i)
-      if (t >= start[i]) u = value[i];
+      if (HS_DECISION(schedule_segment, t >= start[i], t, start[i])) u = value[i];
     return gain * u;
   }
 };
