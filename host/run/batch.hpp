@@ -3,6 +3,7 @@
 // over instances runs; the per-instance work is run_instance() of kernels/.
 #pragma once
 #include <atomic>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -137,6 +138,18 @@ inline std::string built_lane_widths() {
   for (int w : {4, 8})
     if (lanes_built(w)) s += (s.empty() ? "" : ", ") + std::to_string(w);
   return s.empty() ? std::string("none") : s;
+}
+
+// The lane width a request names (BatchSpec::lanes, StabilityBatch::lanes:
+// 0 the widest built, 1 none, 4 or 8), checked: std::invalid_argument names
+// the values allowed and the widths this build has.
+inline int requested_lanes(int lanes) {
+  if (lanes != 0 && lanes != 1 && lanes != 4 && lanes != 8)
+    throw std::invalid_argument("lanes: " + std::to_string(lanes) + " is not one of 0 (automatic), 1, 4, 8");
+  if (lanes > 1 && !lanes_built(lanes))
+    throw std::invalid_argument("lanes: " + std::to_string(lanes) + " is not built here (this build has lanes " +
+                                built_lane_widths() + "; CMake option HYDROSWEEP_LANE_WIDTHS)");
+  return lanes == 0 ? widest_lanes() : lanes;
 }
 
 // Dispatch (b must be available; throws std::runtime_error otherwise).

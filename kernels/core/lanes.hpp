@@ -306,16 +306,24 @@ P<Lanes<W>> gather_lanes(const P<double>* instances, int count) {
   transpose_reals<W>(instances, count, r, L::fields);
   return r;
 }
-// Lane i of a transposed struct: that instance's scalar struct.
+// Lane i of a struct of reals on Lanes<W> (the inverse of transpose_reals):
+// that instance's scalar struct.
+template <int W, class Scalar, class Wide>
+void lane_of_reals(const Wide& wide, int i, Scalar& out) {
+  static_assert(sizeof(Wide) == W * sizeof(Scalar) && sizeof(Scalar) % sizeof(double) == 0, "a struct of reals only");
+  constexpr int n = static_cast<int>(sizeof(Scalar) / sizeof(double));
+  double all[n * W];  // through its bytes, as transpose_reals fills it
+  std::memcpy(all, static_cast<const void*>(&wide), sizeof(all));
+  double field[n];
+  for (int k = 0; k < n; ++k) field[k] = all[k * W + i];
+  std::memcpy(static_cast<void*>(&out), field, sizeof(field));
+}
+// The same for a lane parameter struct P<Lanes<W>> (LaneLayout's checks).
 template <int W, template <class> class P>
 P<double> lane_of(const P<Lanes<W>>& wide, int i) {
-  using L = LaneLayout<P, W>;
-  double all[L::fields * W];
-  std::memcpy(all, static_cast<const void*>(&wide), sizeof(all));
-  double field[L::fields];
-  for (int k = 0; k < L::fields; ++k) field[k] = all[k * W + i];
+  static_assert(LaneLayout<P, W>::fields > 0, "a lane parameter struct");
   P<double> r;
-  std::memcpy(static_cast<void*>(&r), field, sizeof(field));
+  lane_of_reals<W>(wide, i, r);
   return r;
 }
 

@@ -34,18 +34,6 @@ template <class System>
 struct StabilityOnLanes<System, std::enable_if_t<!HasOwnStabilityPoint<System>::value>>
     : MechanismOnLanes<typename System::Mechanism> {};
 
-// Lane i of a struct of reals on Lanes<W> (the inverse of transpose_reals).
-template <int W, class Scalar, class Wide>
-void lane_of_reals(const Wide& wide, int i, Scalar& out) {
-  static_assert(sizeof(Wide) == W * sizeof(Scalar) && sizeof(Scalar) % sizeof(double) == 0, "a struct of reals only");
-  constexpr int n = static_cast<int>(sizeof(Scalar) / sizeof(double));
-  double all[n * W];  // through its bytes, as transpose_reals fills it
-  std::memcpy(all, static_cast<const void*>(&wide), sizeof(all));
-  double field[n];
-  for (int k = 0; k < n; ++k) field[k] = all[k * W + i];
-  std::memcpy(static_cast<void*>(&out), field, sizeof(field));
-}
-
 // Points P[0 … count) (1 ≤ count ≤ W, one mechanism structure:
 // same_mechanism_structure) into out[0 … count), each what stability_point
 // gives it. A ragged group repeats its last point in the spare lanes.
@@ -76,9 +64,7 @@ void stability_points_on_lanes(const typename System::Params* P, int count, cons
     blank_stability(o);
     o.status = static_cast<int>(St::lane(status, i));
     if (!equilibrated[i]) continue;
-    o.crank_angle = eq.x[eq.indep[0]][i];
-    o.pressure_count = System::r < kStabilityPressures ? System::r : kStabilityPressures;
-    for (int k = 0; k < o.pressure_count; ++k) o.pressure[k] = eq.p[k][i];
+    record_equilibrium<System>(eq, [i](const L& v) { return v[i]; }, o);
     if (!linearized) {
       o.status = static_cast<int>(Status::constraint_failure);
       continue;

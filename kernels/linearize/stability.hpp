@@ -208,6 +208,16 @@ HS_HD void finish_stability_point(const typename System::Params& P, const Linear
   classify_eigenvalues(ev.re, ev.im, S, out, count);
 }
 
+// The equilibrium's figures in a point's record: the driving coordinate and
+// the first pressures; `value` reads the point's own from a real of eq (one
+// instance: the real itself; lanes: its lane).
+template <class System, class R, class Value>
+HS_HD void record_equilibrium(const Equilibrium<System, R>& eq, const Value& value, StabilityOf<System>& out) {
+  out.crank_angle = value(eq.x[eq.indep[0]]);
+  out.pressure_count = System::r < kStabilityPressures ? System::r : kStabilityPressures;
+  for (int k = 0; k < out.pressure_count; ++k) out.pressure[k] = value(eq.p[k]);
+}
+
 template <class System>
 HS_HD StabilityOf<System> stability_point(const typename System::Params& P, const StabilitySettings& S) {
   if constexpr (HasOwnStabilityPoint<System>::value) {
@@ -220,9 +230,7 @@ HS_HD StabilityOf<System> stability_point(const typename System::Params& P, cons
     const Status st = solve_equilibrium<System>(P, eq, S.equilibrium);
     out.status = static_cast<int>(st);
     if (st != Status::ok) return out;
-    out.crank_angle = eq.x[eq.indep[0]];
-    out.pressure_count = System::r < kStabilityPressures ? System::r : kStabilityPressures;
-    for (int k = 0; k < out.pressure_count; ++k) out.pressure[k] = eq.p[k];
+    record_equilibrium<System>(eq, [](double v) { return v; }, out);
     LinearizationTerms<System> L;
     if (!linearization_terms<System>(P, eq, L)) {
       out.status = static_cast<int>(Status::constraint_failure);

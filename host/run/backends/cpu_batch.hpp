@@ -30,13 +30,9 @@ namespace cpu_batch {
 // lanes (kernels/integrators/lockstep.hpp); automatic is 8.
 template <class Integrator>
 int lanes_for(const BatchSpec& spec, const RunOptions& options) {
-  if (spec.lanes != 0 && spec.lanes != 1 && spec.lanes != 4 && spec.lanes != 8)
-    throw std::invalid_argument("lanes: " + std::to_string(spec.lanes) + " is not one of 0 (automatic), 1, 4, 8");
-  if (spec.lanes > 1 && !lanes_built(spec.lanes))
-    throw std::invalid_argument("lanes: " + std::to_string(spec.lanes) + " is not built here (this build has lanes " +
-                                built_lane_widths() + "; CMake option HYDROSWEEP_LANE_WIDTHS)");
+  const int W = requested_lanes(spec.lanes);
   if constexpr (LockstepFor<Integrator>::value) {
-    if (spec.lanes != 1 && lockstep_supported(spec.settings, options)) return spec.lanes == 0 ? widest_lanes() : spec.lanes;
+    if (W > 1 && lockstep_supported(spec.settings, options)) return W;
   }
   return 1;
 }

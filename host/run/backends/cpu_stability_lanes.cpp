@@ -51,12 +51,7 @@ std::vector<StabilityPoint> run_on_lanes(const StabilityBatch& batch) {
 }  // namespace
 
 int stability_lanes_for(const ModelDescriptor& model, const std::string& friction, int lanes) {
-  if (lanes != 0 && lanes != 1 && lanes != 4 && lanes != 8)
-    throw std::invalid_argument("lanes: " + std::to_string(lanes) + " is not one of 0 (automatic), 1, 4, 8");
-  if (lanes > 1 && !lanes_built(lanes))
-    throw std::invalid_argument("lanes: " + std::to_string(lanes) + " is not built here (this build has lanes " +
-                                built_lane_widths() + "; CMake option HYDROSWEEP_LANE_WIDTHS)");
-  const int W = lanes == 0 ? widest_lanes() : lanes;
+  const int W = requested_lanes(lanes);
   if (W <= 1 || model.constrained) return 1;
   bool on_lanes = false;
   with_stability_combination(
