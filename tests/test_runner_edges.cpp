@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "host/run/batch.hpp"
+#include "host/run/chunk_store.hpp"
 #include "host/study/study.hpp"
 #include "tests/cli_support.hpp"
 
@@ -167,6 +168,50 @@ TEST(RunnerEdges, ResumeRefusesAManifestFromAnotherBuild) {
 // is changed, and a leftover *.tmp (normal after a kill) is not mistaken for
 // damage. Deleting the named files as told, the resumed run re-runs those
 // chunks and writes what an uninterrupted run writes.
+// The chunk files written behind the next chunk's integration (ChunkWriter,
+// host/run/chunk_store.hpp): the same file as a write in place, each one on
+// disk once the next is handed over or the writer finishes; a write that
+// fails is reported at the next hand-over or at finish, and the instances
+// counted as written are those of the files that are there.
+TEST(ChunkStore, WritingBehindGivesTheSameFilesAndReportsAFailureAtTheNextStep) {
+  TempDir tmp;
+  hs::BatchResult r;
+  r.status = {hs::Status::ok, hs::Status::diverged, hs::Status::ok};
+  r.summary_width = 2;
+  r.summaries = {1.0, 2.0, 3.0, 4.0, 5.0, 6.0};
+  const hs::ChunkIdentity id{0x1234u, 3};
+  const hs::ChunkLayout layout{3, 0, 2, 0};
+  for (const bool behind : {false, true}) {
+    const fs::path dir = tmp.path / (behind ? "behind" : "in_place");
+    fs::create_directories(dir);
+    hs::ChunkWriter writer(behind);
+    writer.write(dir / "c0.bin", 0, r, id);
+    writer.write(dir / "c1.bin", 3, r, id);
+    // In place both are written; behind, the first finished before the second began.
+    EXPECT_EQ(writer.written(), behind ? 3 : 6) << behind;
+    EXPECT_TRUE(fs::exists(dir / "c0.bin"));
+    writer.finish();
+    EXPECT_EQ(writer.written(), 6) << behind;
+    std::vector<hs::Status> status(3);
+    std::vector<double> rows(6);
+    EXPECT_EQ(hs::read_chunk_summaries(dir / "c1.bin", 3, layout, id, status.data(), rows.data()), "") << behind;
+    EXPECT_EQ(rows, r.summaries);
+    EXPECT_EQ(status, r.status);
+    // A directory that is not there: behind, the write's error comes at finish.
+    const fs::path missing = dir / "missing" / "c2.bin";
+    std::string message;
+    try {
+      writer.write(missing, 6, r, id);
+      EXPECT_TRUE(behind) << "a write in place throws at once";
+      writer.finish();
+    } catch (const hs::OutputError& e) { message = e.what(); }
+    EXPECT_NE(message.find(missing.string() + ".tmp"), npos) << message;
+    EXPECT_EQ(writer.written(), 6) << behind;
+    writer.finish();  // the error was reported once
+  }
+  EXPECT_EQ(read_file(tmp.path / "behind" / "c1.bin"), read_file(tmp.path / "in_place" / "c1.bin"));
+}
+
 TEST(RunnerEdges, ResumeRefusesDamagedChunkFiles) {
   TempDir tmp;
   const fs::path study = write_study(tmp.path, "study.toml", kStudy);

@@ -251,8 +251,11 @@ StudyRunReport run_study(const StudyRecord& record, const Design& design, const 
 
   // An output failure (disk full, file-size limit) keeps the finished chunks
   // for --resume, and says so.
+  // Each chunk file is written behind the next chunk's integration where
+  // memory holds a second chunk's results (run_chunk_bytes counts two copies).
+  ChunkWriter chunk_writer(1.5 * run_chunk_bytes(record, design, chunk) <= memory_budget().bytes);
   auto keeping_finished_chunks = [&](const OutputError& e) {
-    const long saved = rep.resumed + rep.ran;
+    const long saved = rep.resumed + chunk_writer.written();
     if (saved == 0) return e;
     return OutputError(std::string(e.what()) + "\n" + std::to_string(saved) + " finished instances are kept in " +
                        partial.string() +
@@ -295,9 +298,6 @@ StudyRunReport run_study(const StudyRecord& record, const Design& design, const 
       // than the piston): flagged, whatever the kernel made of them; they have
       // no state to report (unstarted_summary: NaN values, blank samples).
       for (long k : inadmissible) r.mark_unstarted(k, Status::invalid_parameters);
-      try {
-        write_chunk(chunk_path(partial, c), first, r, identity);
-      } catch (const OutputError& e) { throw keeping_finished_chunks(e); }
       std::copy(r.status.begin(), r.status.end(), status.begin() + first);
       keep_analysed(first, count, r.summaries.data());
       rep.ran += count;
@@ -307,7 +307,14 @@ StudyRunReport run_study(const StudyRecord& record, const Design& design, const 
       rep.lane_iterations += r.lane_iterations;
       const long steps_column = design.descriptor->summary_column("steps");
       for (long k = 0; k < count; ++k) rep.steps += static_cast<long>(r.summary(k, steps_column));
+      try {
+        chunk_writer.write(chunk_path(partial, c), first, std::move(r), identity);
+      } catch (const OutputError& e) { throw keeping_finished_chunks(e); }
     }
+    // Every chunk file on disk before the ranks compare and rank 0 reads them back.
+    try {
+      chunk_writer.finish();
+    } catch (const OutputError& e) { throw keeping_finished_chunks(e); }
   });
   progress.stop();
   if (ranks.size() > 1) {

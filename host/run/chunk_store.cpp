@@ -11,7 +11,9 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
+#include <system_error>
 
 #include "host/version.hpp"
 
@@ -97,6 +99,50 @@ void write_chunk(const fs::path& path, long first, const BatchResult& r, const C
   std::error_code ec;
   fs::rename(tmp, path, ec);  // atomic: the chunk is complete or absent
   if (ec) throw OutputError("cannot rename " + tmp.string() + ": " + ec.message());
+}
+
+ChunkWriter::~ChunkWriter() {
+  if (worker_.joinable()) worker_.join();
+}
+
+void ChunkWriter::finish() {
+  if (worker_.joinable()) worker_.join();
+  if (error_) {
+    pending_ = 0;
+    std::rethrow_exception(std::exchange(error_, nullptr));
+  }
+  written_ += std::exchange(pending_, 0L);
+}
+
+void ChunkWriter::write(fs::path path, long first, BatchResult r, const ChunkIdentity& run) {
+  finish();
+  pending_ = r.instance_count();
+  if (!behind_) {
+    try {
+      write_chunk(path, first, r, run);
+    } catch (...) {
+      pending_ = 0;
+      throw;
+    }
+    written_ += std::exchange(pending_, 0L);
+    return;
+  }
+  // Shared with the thread, so that the chunk is still here to be written
+  // in this thread if no thread can be started.
+  auto chunk = std::make_shared<const BatchResult>(std::move(r));
+  try {
+    worker_ = std::thread([this, path, first, chunk, run] {
+      try {
+        write_chunk(path, first, *chunk, run);
+      } catch (...) {
+        error_ = std::current_exception();
+      }
+    });
+  } catch (const std::system_error&) {
+    pending_ = 0;
+    behind_ = false;
+    write(std::move(path), first, *chunk, run);
+  }
 }
 
 // Reads the statuses and summary rows of a chunk file and verifies it (size,

@@ -12,8 +12,10 @@
 // finished chunk removes what it created (PartialDirGuard).
 #pragma once
 #include <cstdint>
+#include <exception>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -54,6 +56,35 @@ std::filesystem::path chunk_path(const std::filesystem::path& partial, long chun
 // Writes a chunk's statuses, summary rows and trajectories (synced, renamed
 // into place); throws OutputError.
 void write_chunk(const std::filesystem::path& path, long first, const BatchResult& r, const ChunkIdentity& run);
+
+// Chunk files written behind the integration of the next chunk: a chunk's
+// write ends in an fsync (~0.4 ms on this project's VM, the first of a run
+// ~12 ms, which commits the directory's creation too) that every thread
+// would otherwise wait for (docs/performance.md §1). One write at a time;
+// write() first finishes the one under way. `behind` false: each write
+// finishes before write() returns (when memory has no room for the second
+// chunk's results that writing behind holds).
+class ChunkWriter {
+ public:
+  explicit ChunkWriter(bool behind) : behind_(behind) {}
+  ~ChunkWriter();  // waits for the write under way; its error is dropped (an exception is already leaving)
+  ChunkWriter(const ChunkWriter&) = delete;
+  ChunkWriter& operator=(const ChunkWriter&) = delete;
+  // Writes chunk `r` (its instances first … first + count) to `path`, as
+  // write_chunk; throws the OutputError of this write or of the one before.
+  void write(std::filesystem::path path, long first, BatchResult r, const ChunkIdentity& run);
+  // Waits for the write under way; throws its OutputError.
+  void finish();
+  // Instances in the chunk files written so far (not the one under way).
+  long written() const { return written_; }
+
+ private:
+  bool behind_;
+  std::thread worker_;
+  std::exception_ptr error_;
+  long pending_ = 0, written_ = 0;
+};
+
 // Reads the statuses and summary rows of a chunk file and verifies it (size,
 // magic, checksum, the instances it holds): "" when it is intact, else what is wrong.
 std::string read_chunk_summaries(const std::filesystem::path& path, long first, const ChunkLayout& L,

@@ -9,6 +9,10 @@ std::vector<double> reference_trajectory(const StudyRecord& record, const Design
   BatchSpec one = batch_spec(record, design, 1, 0, 0);
   one.parameters = design.base;
   one.trajectory_stride = 1;
+  // One instance: lanes would run it beside seven copies of itself (the same
+  // bits, docs/models/lanes.md §4) for about twice the serial time before the
+  // first chunk can start.
+  one.lanes = 1;
   one.cancel = cancel;  // Ctrl-C stops the reference run too (the caller then stops before the first chunk)
   const BatchResult r = run_batch_cpu(one);
   if (r.cancelled || r.status[0] != Status::ok) return {};
