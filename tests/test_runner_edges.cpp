@@ -212,6 +212,29 @@ TEST(ChunkStore, WritingBehindGivesTheSameFilesAndReportsAFailureAtTheNextStep) 
   EXPECT_EQ(read_file(tmp.path / "behind" / "c1.bin"), read_file(tmp.path / "in_place" / "c1.bin"));
 }
 
+// A chunk size that is not a whole number of lane groups on every thread
+// leaves lanes or a thread idle at each chunk's end: the run says so and
+// names the next size that does not (main.cpp); the automatic size and a
+// whole multiple say nothing.
+TEST(RunnerEdges, AChunkSizeThatLeavesLanesIdleGetsANote) {
+  TempDir tmp;
+  const fs::path study = write_study(tmp.path, "s.toml", kSmallStudy);  // 20 instances
+  Result r = run(study, tmp.path / "a", "-j 2 --chunk-size 10", tmp.path);
+  ASSERT_EQ(r.code, 0) << r.err;
+  if (r.out.find("-lane lockstep") != npos) {
+    // 8 lanes x 2 threads, or 4 x 2: 16 is the next whole number of groups either way.
+    EXPECT_NE(r.err.find("note: chunks of 10 instances do not fill whole lane groups on every thread ("), npos) << r.err;
+    EXPECT_NE(r.err.find("--chunk-size 16 would keep every lane busy"), npos) << r.err;
+  } else {
+    EXPECT_EQ(r.err.find("lane groups"), npos) << r.err;  // a build without lanes
+  }
+  for (const char* flags : {"-j 2 --chunk-size 16", "-j 2"}) {
+    r = run(study, tmp.path / "b", flags, tmp.path);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.err.find("lane groups"), npos) << flags << ": " << r.err;
+  }
+}
+
 TEST(RunnerEdges, ResumeRefusesDamagedChunkFiles) {
   TempDir tmp;
   const fs::path study = write_study(tmp.path, "study.toml", kStudy);

@@ -222,6 +222,16 @@ int run(const std::string& study_path, const std::string& out_dir, RunFlags flag
   if (rep.invalid_count > static_cast<long>(rep.invalid_reasons.size()))
     std::fprintf(stderr, "hydrosweep: note: ... and %ld more instances not run as invalid_parameters\n",
                  rep.invalid_count - static_cast<long>(rep.invalid_reasons.size()));
+  // A chunk that is not a whole number of lane groups on every thread ends in
+  // a part-filled group or an idle thread at each chunk's end (its padding
+  // lanes idle, docs/models/lanes.md §4); the automatic chunk size never is.
+  const long lane_group = static_cast<long>(rep.lanes) * std::max(rep.threads, 1);
+  if (rep.lanes > 1 && rep.chunks > 1 && rep.chunk_size % lane_group != 0)
+    std::fprintf(stderr,
+                 "hydrosweep: note: chunks of %ld instances do not fill whole lane groups on every thread (%d lanes x %s); "
+                 "--chunk-size %ld would keep every lane busy\n",
+                 rep.chunk_size, rep.lanes, plural(rep.threads, "thread").c_str(),
+                 (rep.chunk_size + lane_group - 1) / lane_group * lane_group);
   const std::string where = (rep.ranks > 1 ? plural(rep.ranks, "MPI rank") + " x " : std::string()) +
                             (rep.backend == "cpu" ? plural(rep.threads, "thread") : std::string("device"));
   std::printf("ran %s on %s (%s) in %.3f s: %.4g instance-steps/s", plural(rep.ran, "instance").c_str(),
