@@ -143,9 +143,13 @@ long plan_run_memory(const StudyRecord& record, const Design& design, long reque
   // widest lane width times the threads): one of 9 instances on one thread
   // ran as two groups of 8 lanes, the second with one lane busy, and so took
   // as long as 16 (200 instances: 0.82 s instead of 0.52 s, docs/performance.md §1).
+  // At least four groups per thread: the threads wait for each other at every
+  // chunk's end, and with one group each the slower group sets the pace of
+  // every chunk (200 four-bars on 2 threads: 13 chunks of one group per
+  // thread ran ~4 % slower than 2 chunks; a small study needs no 20 chunks).
   const long group = static_cast<long>(widest_lanes()) * std::max(threads, 1);
   long chunk = device ? std::min<long>(instances, 262144)
-                      : (std::clamp<long>(instances / 20, group, 65536) + group - 1) / group * group;
+                      : (std::clamp<long>(instances / 20, 4 * group, 65536) + group - 1) / group * group;
   chunk = std::min(chunk, instances);
   while (chunk > 1 && run_chunk_bytes(record, design, chunk) > quarter) {
     chunk = std::max<long>(1, chunk / 2);
