@@ -502,7 +502,10 @@ TEST(Cli, ResumeAfterSigkillGivesIdenticalResults) {
   ASSERT_EQ(whole.code, 0) << whole.err;
 
   const fs::path out = tmp.path / "killed";
-  const pid_t pid = spawn({"run", study.string(), "--out", out.string(), "-j", "1", "--progress", "none"}, tmp.path / "log");
+  // One instance at a time (the same bits as lanes, docs/models/lanes.md §4): ~45 ms a chunk, so the
+  // run is still going when its second chunk file appears (each file is written while the next chunk runs).
+  const pid_t pid = spawn({"run", study.string(), "--out", out.string(), "-j", "1", "--lanes", "1", "--progress", "none"},
+                          tmp.path / "log");
   wait_for_chunks(out / ".hydrosweep-partial", 2, pid);
   ::kill(pid, SIGKILL);
   int status = 0;
@@ -545,7 +548,9 @@ TEST(Cli, InterruptStopsCleanlyAndResumeChecksTheStudy) {
   const fs::path study = tmp.path / "chunked.toml";
   write_file(study, kChunkedStudy);
   const fs::path out = tmp.path / "o";
-  const pid_t pid = spawn({"run", study.string(), "--out", out.string(), "-j", "1", "--progress", "lines"}, tmp.path / "log");
+  // One instance at a time, as above: the run is still going when its first chunk file appears.
+  const pid_t pid = spawn({"run", study.string(), "--out", out.string(), "-j", "1", "--lanes", "1", "--progress", "lines"},
+                          tmp.path / "log");
   wait_for_chunks(out / ".hydrosweep-partial", 1, pid);
   ::kill(pid, SIGINT);
   int status = 0;

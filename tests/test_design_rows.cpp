@@ -201,7 +201,10 @@ TEST(DesignRows, ResumeRefusesEditedRows) {
   write_file(tmp.path / "s.toml", "[integrator]\nduration = 10.0\n[sample]\nmethod = \"rows\"\nfile = \"rows.csv\"\n"
                                   "[execution]\nchunk_size = 3\n");
   const fs::path out = tmp.path / "out";
-  const pid_t pid = spawn({"run", (tmp.path / "s.toml").string(), "--out", out.string(), "-j", "1", "--progress", "none"},
+  // One instance at a time (~75 ms each): still running when the first chunk file appears (it is written
+  // while the next chunk runs).
+  const pid_t pid = spawn({"run", (tmp.path / "s.toml").string(), "--out", out.string(), "-j", "1", "--lanes", "1",
+                           "--progress", "none"},
                           tmp.path / "log");
   wait_for_chunks(out / ".hydrosweep-partial", 1, pid);
   ::kill(pid, SIGINT);
