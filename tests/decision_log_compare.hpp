@@ -21,6 +21,25 @@ struct Side {
   long count = 0;
 };
 
+// The entries a log holds: all it took, or its capacity when it was full.
+inline long stored_entries(const DecisionLog& l) { return l.count < l.capacity ? l.count : l.capacity; }
+
+// A log in host memory of `capacity` entries: install `log`, run, read `side()`.
+struct HostDecisionLog {
+  std::vector<DecisionEntry> storage;
+  DecisionLog log;
+  explicit HostDecisionLog(long capacity) : storage(static_cast<size_t>(capacity)) {
+    log.entries = storage.data();
+    log.capacity = capacity;
+  }
+  Side side() const {
+    Side s;
+    s.count = log.count;
+    s.entries.assign(storage.begin(), storage.begin() + stored_entries(log));
+    return s;
+  }
+};
+
 struct Parting {
   long index = -1;  // the first entry whose site or outcome differs, or where one log ends; -1: none
   long marks = 0;   // trace marks before it (a run trace marks each step: its step number)

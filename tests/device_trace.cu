@@ -232,7 +232,7 @@ decision_compare::Side read_back(const DeviceBuffer<DecisionLog>& log, const Dev
   HS_CUDA_CHECK(cudaMemcpy(&l, log.ptr, sizeof l, cudaMemcpyDeviceToHost));
   decision_compare::Side side;
   side.count = l.count;
-  side.entries.resize(static_cast<size_t>(l.count < l.capacity ? l.count : l.capacity));
+  side.entries.resize(static_cast<size_t>(decision_compare::stored_entries(l)));
   if (!side.entries.empty())
     HS_CUDA_CHECK(cudaMemcpy(side.entries.data(), entries.ptr, sizeof(DecisionEntry) * side.entries.size(),
                              cudaMemcpyDeviceToHost));
@@ -252,25 +252,14 @@ struct DeviceDecisionLog {
   decision_compare::Side read() const { return read_back(log, entries); }
 };
 
-decision_compare::Side host_side(std::vector<DecisionEntry>& storage, const DecisionLog& l) {
-  decision_compare::Side side;
-  side.count = l.count;
-  storage.resize(static_cast<size_t>(l.count < l.capacity ? l.count : l.capacity));
-  side.entries = storage;
-  return side;
-}
-
 // The whole trace's run (kSteps steps) with its decisions logged on both sides.
 template <class I>
 void compare_run_decisions(const typename I::Params& P, const IntegratorSettings& S,
                            const DeviceBuffer<typename I::Params>& dP, const std::string& what) {
-  std::vector<DecisionEntry> storage(static_cast<size_t>(kDecisionCapacity));
-  DecisionLog hl;
-  hl.entries = storage.data();
-  hl.capacity = kDecisionCapacity;
+  decision_compare::HostDecisionLog hl(kDecisionCapacity);
   typename I::State st;
-  const DecisionRunReport hr = run_with_decision_log<I>(P, S, kSteps, &hl, st);
-  const decision_compare::Side host = host_side(storage, hl);
+  const DecisionRunReport hr = run_with_decision_log<I>(P, S, kSteps, &hl.log, st);
+  const decision_compare::Side host = hl.side();
   DeviceDecisionLog dl;
   decision_run_kernel<I><<<1, 1>>>(dP.ptr, S, kSteps, dl.log.ptr);
   HS_CUDA_CHECK(cudaGetLastError());
@@ -504,14 +493,11 @@ void trace_stability_model(const std::string& model) {
     // The same stages with their decisions logged (marks 1 and 2: the
     // trace's call of the equilibrium, then stability_point's).
     std::vector<Record> h(kStages);
-    std::vector<DecisionEntry> storage(static_cast<size_t>(kDecisionCapacity));
-    DecisionLog hl;
-    hl.entries = storage.data();
-    hl.capacity = kDecisionCapacity;
-    install_decision_log(&hl);
+    decision_compare::HostDecisionLog hl(kDecisionCapacity);
+    install_decision_log(&hl.log);
     trace_stability<System, Model>(P, S, h.data());
     install_decision_log(nullptr);
-    const decision_compare::Side host_log = host_side(storage, hl);
+    const decision_compare::Side host_log = hl.side();
     DeviceDecisionLog dl;
     const std::vector<Record> fresh(kStages);
     HS_CUDA_CHECK(cudaMemcpy(dR.ptr, fresh.data(), sizeof(Record) * kStages, cudaMemcpyHostToDevice));

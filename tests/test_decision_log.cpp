@@ -46,14 +46,10 @@ LoggedRun logged_run(const std::string& model, long steps, long capacity = 1L <<
   const auto P = default_params<typename I::Params>(descriptor<Physics>(model), Friction::name);
   IntegratorSettings S;
   LoggedRun out;
-  out.log.entries.resize(static_cast<size_t>(capacity));
-  DecisionLog log;
-  log.entries = out.log.entries.data();
-  log.capacity = capacity;
+  decision_compare::HostDecisionLog log(capacity);
   typename I::State st;
-  out.report = run_with_decision_log<I>(P, S, steps, install ? &log : nullptr, st);
-  out.log.count = log.count;
-  out.log.entries.resize(static_cast<size_t>(std::min(log.count, capacity)));
+  out.report = run_with_decision_log<I>(P, S, steps, install ? &log.log : nullptr, st);
+  out.log = log.side();
   out.state.resize((sizeof st + sizeof(double) - 1) / sizeof(double));
   std::memcpy(out.state.data(), &st, sizeof st);
   return out;
@@ -172,16 +168,11 @@ TEST(DecisionLog, ClosedLoopEquilibriumRecordsItsNewtonTests) {
   // elsewhere on a GPU.
   using System = LiftTiltPhysics::Linearized<BrownMcPhee>;
   const auto P = default_params<System::Params>(descriptor<LiftTiltPhysics>("lift-tilt"), BrownMcPhee::name);
-  std::vector<DecisionEntry> entries(1 << 16);
-  DecisionLog log;
-  log.entries = entries.data();
-  log.capacity = static_cast<long>(entries.size());
-  const auto point = stability_with_decision_log<System>(P, StabilitySettings{}, &log);
+  decision_compare::HostDecisionLog log(1 << 16);
+  const auto point = stability_with_decision_log<System>(P, StabilitySettings{}, &log.log);
   ASSERT_EQ(point.status, 0);
-  ASSERT_LE(log.count, log.capacity);
-  Side side;
-  side.entries.assign(entries.begin(), entries.begin() + log.count);
-  side.count = log.count;
+  ASSERT_LE(log.log.count, log.log.capacity);
+  const Side side = log.side();
   expect_outcomes_follow_values(side, "lift-tilt stability");
   // Its Newton iterates until one test passes, and stops there.
   std::vector<DecisionEntry> tests;
