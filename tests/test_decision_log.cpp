@@ -36,7 +36,7 @@ const ModelDescriptor& descriptor(const std::string& model) {
 struct LoggedRun {
   Side log;
   DecisionRunReport report;
-  std::vector<double> state;  // the final state's bytes, as doubles
+  std::vector<double> state;  // the final state's reals
 };
 
 // One instance of the default parameters, double step, for `steps` steps.
@@ -50,8 +50,26 @@ LoggedRun logged_run(const std::string& model, long steps, long capacity = 1L <<
   typename I::State st;
   out.report = run_with_decision_log<I>(P, S, steps, install ? &log.log : nullptr, st);
   out.log = log.side();
-  out.state.resize((sizeof st + sizeof(double) - 1) / sizeof(double));
-  std::memcpy(out.state.data(), &st, sizeof st);
+  // The state's reals, not its bytes: the struct's padding (beside the
+  // partition's indices) is no part of the state and differs between stacks.
+  auto put = [&](const void* from, size_t bytes) {
+    const size_t k = out.state.size();
+    out.state.resize(k + bytes / sizeof(double));
+    std::memcpy(out.state.data() + k, from, bytes / sizeof(double) * sizeof(double));
+  };
+  put(&st.t, sizeof st.t);
+  put(st.q, sizeof st.q);
+  put(st.qd, sizeof st.qd);
+  put(st.qdd, sizeof st.qdd);
+  put(st.p, sizeof st.p);
+  put(st.pd, sizeof st.pd);
+  if constexpr (I::nw > 0) {
+    put(&st.w, sizeof st.w);
+    put(&st.wd, sizeof st.wd);
+  }
+  put(st.U, sizeof st.U);
+  put(st.s_act, sizeof st.s_act);
+  put(st.sdot_act, sizeof st.sdot_act);
   return out;
 }
 
